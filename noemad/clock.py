@@ -1,0 +1,98 @@
+"""The one injectable clock every timer goes through.
+
+The daemon runs on `SystemClock`; tests run it on `ManualClock` and move time
+by hand (over the API when the daemon was started with `NOEMA_CLOCK=manual`),
+so no test ever sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from datetime import datetime, timezone
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What every timer in noemad asks for the time and waits on."""
+
+    def now(self) -> float:
+        """Wall-clock time in seconds since the epoch."""
+
+    def monotonic(self) -> float:
+        """A clock that never goes backward, for durations."""
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait `seconds` of this clock's time."""
+
+
+class SystemClock:
+    """The real time of the machine."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+
+class ManualClock:
+    """A clock that moves only when `advance` is called."""
+
+    def __init__(self, start: float) -> None:
+        self._now = start
+        self._start = start
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    def now(self) -> float:
+        return self._now
+
+    def monotonic(self) -> float:
+        return self._now - self._start
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self._now + seconds, next(self._seq), fut))
+        await fut
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward and wake, in deadline order, every sleeper now due."""
+        if seconds < 0:
+            raise ValueError("a clock only moves forward")
+        self._now += seconds
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, fut = heapq.heappop(self._sleepers)
+            if not fut.done():
+                fut.set_result(None)
+
+
+def clock_from_spec(spec: str | None) -> Clock:
+    """Build the clock named by `NOEMA_CLOCK`: unset or `system`, or `manual[:ISO-TIME]`."""
+    if not spec or spec == "system":
+        return SystemClock()
+    if spec == "manual" or spec.startswith("manual:"):
+        start = spec.partition(":")[2]
+        return ManualClock(parse_iso(start) if start else 1_767_225_600.0)  # 2026-01-01
+    raise ValueError(f"NOEMA_CLOCK={spec!r} is not a clock: use 'system' or 'manual[:2026-01-01T00:00:00Z]'")
+
+
+def iso(ts: float) -> str:
+    """Render epoch seconds as the ISO-8601 UTC text stored and shown everywhere."""
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_iso(text: str) -> float:
+    """Parse ISO-8601 text (a trailing Z is UTC) into epoch seconds."""
+    dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()

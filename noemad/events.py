@@ -1,0 +1,257 @@
+"""Appending events with their causal links: the only way state changes.
+
+A state change is a function run on the writer that calls `append` for the
+event recording it, in the same transaction. Links (`causation_id`, parents,
+evidence refs) are checked here: each must exist and belong to the same mind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+from noemad.errors import EventNotFound, InvalidLink
+
+RefType = Literal["event", "memory", "belief", "model_call"]
+_REF_TABLES: dict[str, str] = {"event": "events", "memory": "memories", "belief": "beliefs", "model_call": "model_calls"}
+_MAX_LINKS = 64  # parents or refs on one event; more is a bug upstream
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a row: an event, a memory, a belief or a model call."""
+
+    type: RefType
+    id: int
+
+
+@dataclass(frozen=True)
+class EventDraft:
+    """An event as written, before it has an id."""
+
+    mind: str
+    kind: str
+    actor: str
+    text: str | None = None
+    channel: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    cycle_id: str | None = None
+    causation_id: int | None = None
+    parents: Sequence[int] = ()
+    refs: Sequence[Ref] = ()
+    subject: Ref | None = None  # the memory or belief this event writes or changes
+
+
+@dataclass(frozen=True)
+class Event:
+    """A stored event with its links."""
+
+    id: int
+    mind: str
+    kind: str
+    actor: str
+    at: str
+    text: str | None
+    channel: str | None
+    data: dict[str, Any]
+    cycle_id: str | None
+    causation_id: int | None
+    parents: tuple[int, ...]
+    refs: tuple[Ref, ...]
+    subject: Ref | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as the API shows it."""
+        return {
+            "id": self.id,
+            "mind": self.mind,
+            "kind": self.kind,
+            "actor": self.actor,
+            "at": self.at,
+            "channel": self.channel,
+            "text": self.text,
+            "data": self.data,
+            "cycle_id": self.cycle_id,
+            "causation_id": self.causation_id,
+            "parents": list(self.parents),
+            "refs": [{"type": r.type, "id": r.id} for r in self.refs],
+            "subject": {"type": self.subject.type, "id": self.subject.id} if self.subject else None,
+        }
+
+
+def _check_links(db: Database, draft: EventDraft) -> None:
+    if len(draft.parents) > _MAX_LINKS or len(draft.refs) > _MAX_LINKS:
+        raise InvalidLink(f"an event may name at most {_MAX_LINKS} parents and {_MAX_LINKS} refs")
+    wanted: dict[str, set[int]] = {}
+    if draft.causation_id is not None:
+        wanted.setdefault("event", set()).add(draft.causation_id)
+    wanted.setdefault("event", set()).update(draft.parents)
+    for ref in draft.refs:
+        if ref.type not in _REF_TABLES:
+            raise InvalidLink(f"ref type {ref.type!r} is not one of {', '.join(_REF_TABLES)}")
+        wanted.setdefault(ref.type, set()).add(ref.id)
+    if draft.subject is not None:
+        if draft.subject.type not in ("memory", "belief"):
+            raise InvalidLink(f"an event's subject is a memory or a belief, not {draft.subject.type!r}")
+        wanted.setdefault(draft.subject.type, set()).add(draft.subject.id)
+    for ref_type, ids in wanted.items():
+        if not ids:
+            continue
+        table = _REF_TABLES[ref_type]
+        marks = ",".join("?" * len(ids))
+        found = dict(db.execute(f"SELECT id, mind FROM {table} WHERE id IN ({marks})", list(ids)).fetchall())
+        for ref_id in sorted(ids):
+            owner = found.get(ref_id)
+            if owner is None:
+                raise InvalidLink(f"{ref_type.replace('_', ' ')} {ref_id} does not exist; link only to what is stored")
+            if owner != draft.mind:
+                raise InvalidLink(
+                    f"{ref_type.replace('_', ' ')} {ref_id} belongs to mind {owner!r}, not {draft.mind!r}; "
+                    "events link only within their own mind"
+                )
+
+
+def append(db: Database, draft: EventDraft, now: float) -> Event:
+    """Write one event and its links. Run it on the writer, inside the change it records."""
+    _check_links(db, draft)
+    at = iso(now)
+    cur = db.execute(
+        "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            draft.mind,
+            draft.kind,
+            draft.cycle_id,
+            draft.causation_id,
+            draft.actor,
+            draft.channel,
+            draft.text,
+            json.dumps(draft.data, separators=(",", ":"), sort_keys=True),
+            draft.subject.type if draft.subject else None,
+            draft.subject.id if draft.subject else None,
+            at,
+        ],
+    )
+    event_id = int(cur.lastrowid or 0)
+    parents = tuple(dict.fromkeys(draft.parents))
+    refs = tuple(dict.fromkeys(draft.refs))
+    if parents:
+        db.conn.executemany(
+            "INSERT INTO event_parents (event_id, parent_id, mind) VALUES (?, ?, ?)",
+            [(event_id, p, draft.mind) for p in parents],
+        )
+    if refs:
+        db.conn.executemany(
+            "INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)",
+            [(event_id, r.type, r.id, draft.mind) for r in refs],
+        )
+    return Event(
+        id=event_id,
+        mind=draft.mind,
+        kind=draft.kind,
+        actor=draft.actor,
+        at=at,
+        text=draft.text,
+        channel=draft.channel,
+        data=dict(draft.data),
+        cycle_id=draft.cycle_id,
+        causation_id=draft.causation_id,
+        parents=parents,
+        refs=refs,
+        subject=draft.subject,
+    )
+
+
+_COLUMNS = "id, mind, kind, actor, at, text, channel, data, cycle_id, causation_id, subject_type, subject_id"
+
+
+def _links(db: Database, ids: Sequence[int]) -> tuple[dict[int, list[int]], dict[int, list[Ref]]]:
+    parents: dict[int, list[int]] = {}
+    refs: dict[int, list[Ref]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        for event_id, parent_id in db.execute(
+            f"SELECT event_id, parent_id FROM event_parents WHERE event_id IN ({marks}) ORDER BY event_id, parent_id", chunk
+        ):
+            parents.setdefault(event_id, []).append(parent_id)
+        for event_id, ref_type, ref_id in db.execute(
+            f"SELECT event_id, ref_type, ref_id FROM event_refs WHERE event_id IN ({marks}) ORDER BY event_id, ref_type, ref_id",
+            chunk,
+        ):
+            refs.setdefault(event_id, []).append(Ref(ref_type, ref_id))
+    return parents, refs
+
+
+def _rows_to_events(db: Database, rows: Iterable[tuple[Any, ...]]) -> list[Event]:
+    rows = list(rows)
+    parents, refs = _links(db, [r[0] for r in rows])
+    return [
+        Event(
+            id=r[0],
+            mind=r[1],
+            kind=r[2],
+            actor=r[3],
+            at=r[4],
+            text=r[5],
+            channel=r[6],
+            data=json.loads(r[7]),
+            cycle_id=r[8],
+            causation_id=r[9],
+            parents=tuple(parents.get(r[0], ())),
+            refs=tuple(refs.get(r[0], ())),
+            subject=Ref(r[10], r[11]) if r[10] else None,
+        )
+        for r in rows
+    ]
+
+
+def get_event(db: Database, event_id: int) -> Event:
+    """One event by id, or `EventNotFound`."""
+    rows = db.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ?", [event_id]).fetchall()
+    if not rows:
+        raise EventNotFound(f"event {event_id} does not exist; list a mind's events with `noemactl events MIND`")
+    return _rows_to_events(db, rows)[0]
+
+
+def get_events(db: Database, ids: Iterable[int]) -> dict[int, Event]:
+    """Several events by id; missing ids are left out."""
+    ids = sorted(set(ids))
+    out: dict[int, Event] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT {_COLUMNS} FROM events WHERE id IN ({marks})", chunk).fetchall()
+        out.update((e.id, e) for e in _rows_to_events(db, rows))
+    return out
+
+
+def list_events(
+    db: Database, mind: str, *, kinds: Sequence[str] = (), since: int = 0, limit: int = 100
+) -> list[Event]:
+    """A mind's events after id `since`, oldest first, optionally of some kinds only."""
+    sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ? AND id > ?"
+    params: list[Any] = [mind, since]
+    if kinds:
+        sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+        params.extend(kinds)
+    sql += " ORDER BY id LIMIT ?"
+    params.append(limit)
+    return _rows_to_events(db, db.execute(sql, params).fetchall())
+
+
+def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:
+    """A mind's newest `limit` events, oldest first."""
+    sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ?"
+    params: list[Any] = [mind]
+    if kinds:
+        sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+        params.extend(kinds)
+    sql += " ORDER BY id DESC LIMIT ?"
+    params.append(limit)
+    return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall())))

@@ -1,0 +1,33 @@
+"""Opening connections with the settings every noemad connection shares."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+
+# WAL with synchronous=FULL: a commit is on disk before the writer answers,
+# so an event acknowledged with 201 survives a power cut. The writer groups
+# concurrent commits to keep that affordable.
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=FULL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA busy_timeout=5000",
+    "PRAGMA cache_size=-32000",
+)
+
+
+def open_db(path: Path | str, *, readonly: bool = False) -> Database:
+    """Open the store with WAL, foreign keys and a busy timeout set.
+
+    A readonly connection runs in autocommit mode (no snapshot held between
+    queries) and refuses writes with `query_only`.
+    """
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None if readonly else "")
+    for pragma in _PRAGMAS:
+        conn.execute(pragma)
+    if readonly:
+        conn.execute("PRAGMA query_only=1")
+    return Database(conn, execute_plugins=False)

@@ -1,0 +1,141 @@
+"""The one writer: a thread that owns the only writing connection.
+
+Jobs are functions of the database. The thread takes every job waiting,
+runs each in its own savepoint inside one `BEGIN IMMEDIATE` transaction and
+commits once (group commit), then answers each caller. A job that raises is
+rolled back alone; the others commit. Nothing is answered before its commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlite_utils import Database
+
+from noemad.errors import ShuttingDown, StoreError
+from noemad.store.connection import open_db
+
+T = TypeVar("T")
+log = logging.getLogger("noemad.store")
+
+_MAX_GROUP = 256  # jobs per transaction: bounds the latency one commit adds
+_STOP = object()
+
+Job = Callable[[Database], Any]
+AfterCommit = Callable[[Any], None]
+
+
+class Writer:
+    """Runs write jobs on one thread, one connection, in group commits."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.db = open_db(path)
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._closed = False
+        self._after_commit: list[AfterCommit] = []
+        self.commits = 0
+        self.jobs = 0
+        self._thread = threading.Thread(target=self._loop, name="noemad-writer", daemon=True)
+        self._thread.start()
+
+    def on_commit(self, callback: AfterCommit) -> None:
+        """Call `callback(result)` on the writer thread after each committed job."""
+        self._after_commit.append(callback)
+
+    def submit(self, job: Job) -> concurrent.futures.Future[Any]:
+        """Queue a job; the future resolves once its transaction has committed."""
+        if self._closed:
+            raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
+        fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._queue.put((job, fut))
+        return fut
+
+    async def run(self, job: Callable[[Database], T]) -> T:
+        """Run a job and await its commit without blocking the event loop."""
+        return await asyncio.wrap_future(self.submit(job))
+
+    def run_sync(self, job: Callable[[Database], T]) -> T:
+        """Run a job and wait for its commit (for code outside the event loop)."""
+        return self.submit(job).result()
+
+    def close(self) -> None:
+        """Finish every queued job, checkpoint the WAL and close the connection."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(_STOP)
+        self._thread.join()
+        try:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:  # a reader may still hold the WAL; the data is safe either way
+            log.warning("WAL checkpoint at close did not complete: %s", exc)
+        self.db.close()
+
+    def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            batch = [first]
+            while len(batch) < _MAX_GROUP:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is _STOP:
+                    stopping = True
+                    break
+                batch.append(item)
+            self._commit_group(batch)
+
+    def _commit_group(self, batch: list[tuple[Job, concurrent.futures.Future[Any]]]) -> None:
+        conn = self.db.conn
+        outcomes: list[tuple[concurrent.futures.Future[Any], bool, Any]] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            for _, fut in batch:
+                fut.set_exception(StoreError(f"cannot start a write: {exc}"))
+            return
+        for job, fut in batch:
+            if not fut.set_running_or_notify_cancel():
+                continue
+            conn.execute("SAVEPOINT job")
+            try:
+                result = job(self.db)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
+                conn.execute("ROLLBACK TO SAVEPOINT job")
+                conn.execute("RELEASE SAVEPOINT job")
+                outcomes.append((fut, False, exc))
+            else:
+                conn.execute("RELEASE SAVEPOINT job")
+                outcomes.append((fut, True, result))
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK") if conn.in_transaction else None
+            err = StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
+            for fut, _, _ in outcomes:
+                fut.set_exception(err)
+            return
+        self.commits += 1
+        for fut, ok, value in outcomes:
+            if ok:
+                self.jobs += 1
+                for callback in self._after_commit:
+                    try:
+                        callback(value)
+                    except Exception:  # a listener must never undo or block a commit
+                        log.exception("after-commit listener failed")
+                fut.set_result(value)
+            else:
+                fut.set_exception(value)
