@@ -16,6 +16,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.errors import EventNotFound, InvalidLink
+from noemad.store.writer import emit
 
 RefType = Literal["event", "memory", "belief", "model_call"]
 _REF_TABLES: dict[str, str] = {"event": "events", "memory": "memories", "belief": "beliefs", "model_call": "model_calls"}
@@ -150,7 +151,7 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
             "INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)",
             [(event_id, r.type, r.id, draft.mind) for r in refs],
         )
-    return Event(
+    event = Event(
         id=event_id,
         mind=draft.mind,
         kind=draft.kind,
@@ -165,6 +166,8 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
         refs=refs,
         subject=draft.subject,
     )
+    emit(event)
+    return event
 
 
 _COLUMNS = "id, mind, kind, actor, at, text, channel, data, cycle_id, causation_id, subject_type, subject_id"

@@ -227,10 +227,11 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
                 hops[new] = direction * hop
                 reached[new] = (best[new][1], best[new][2])
             frontier[direction] = taken
-            if left:
-                # The limit is reached: nothing more is taken either way.
-                frontier = {-1: [], 1: []}
-                break
+        if by_limit:
+            # The limit is reached: nothing more is taken either way. Both
+            # directions of this hop have been looked at, so what each left
+            # out at the cut is counted.
+            break
 
     ids = sorted(hops)
     events = get_events(db, ids)

@@ -28,9 +28,22 @@ log = logging.getLogger("noemad.store")
 
 _MAX_GROUP = 256  # jobs per transaction: bounds the latency one commit adds
 _STOP = object()
+_outbox = threading.local()
+
+
+def emit(item: Any) -> None:
+    """Hand `item` to the commit listeners once the running job commits.
+
+    Called by `events.append`; outside a writer job (bulk loads, tests of a
+    bare connection) there is nobody to tell and it does nothing. A job that
+    rolls back emits nothing.
+    """
+    items: list[Any] | None = getattr(_outbox, "items", None)
+    if items is not None:
+        items.append(item)
 
 Job = Callable[[Database], Any]
-AfterCommit = Callable[[Any], None]
+AfterCommit = Callable[[list[Any]], None]
 
 
 class Writer:
@@ -46,8 +59,13 @@ class Writer:
         self._thread = threading.Thread(target=self._loop, name="noemad-writer", daemon=True)
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """Whether the writer thread is running."""
+        return self._thread.is_alive()
+
     def on_commit(self, callback: AfterCommit) -> None:
-        """Call `callback(result)` on the writer thread after each committed job."""
+        """Call `callback(items)` on the writer thread with what each transaction emitted, in commit order."""
         self._after_commit.append(callback)
 
     def submit(self, job: Job) -> concurrent.futures.Future[Any]:
@@ -100,6 +118,7 @@ class Writer:
     def _commit_group(self, batch: list[tuple[Job, concurrent.futures.Future[Any]]]) -> None:
         conn = self.db.conn
         outcomes: list[tuple[concurrent.futures.Future[Any], bool, Any]] = []
+        emitted: list[Any] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -110,6 +129,7 @@ class Writer:
             if not fut.set_running_or_notify_cancel():
                 continue
             conn.execute("SAVEPOINT job")
+            _outbox.items = []
             try:
                 result = job(self.db)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
@@ -119,6 +139,9 @@ class Writer:
             else:
                 conn.execute("RELEASE SAVEPOINT job")
                 outcomes.append((fut, True, result))
+                emitted.extend(_outbox.items)
+            finally:
+                _outbox.items = None
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -128,14 +151,15 @@ class Writer:
                 fut.set_exception(err)
             return
         self.commits += 1
+        if emitted:
+            for callback in self._after_commit:
+                try:
+                    callback(emitted)
+                except Exception:  # a listener must never undo or block a commit
+                    log.exception("after-commit listener failed")
         for fut, ok, value in outcomes:
             if ok:
                 self.jobs += 1
-                for callback in self._after_commit:
-                    try:
-                        callback(value)
-                    except Exception:  # a listener must never undo or block a commit
-                        log.exception("after-commit listener failed")
                 fut.set_result(value)
             else:
                 fut.set_exception(value)

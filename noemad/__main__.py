@@ -1,0 +1,5 @@
+import sys
+
+from noemad.main import main
+
+sys.exit(main())

@@ -1,0 +1,169 @@
+"""The FastAPI application served on the daemon's socket (`/api/v1`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from noemad import __version__
+from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
+from noemad.api.schemas import (
+    ClockAdvance,
+    EventList,
+    EventOut,
+    MessageIn,
+    MindCreate,
+    MindDelete,
+    MindDeleted,
+    MindList,
+    MindOut,
+    MindOverview,
+    Problem,
+    StatusOut,
+    StimulusIn,
+    TimelineOut,
+)
+from noemad.clock import ManualClock
+from noemad.events import Event
+from noemad.runtime.supervisor import Supervisor
+from noemad.stimuli import Message, Observation, Stimulus
+
+MindName = Annotated[str, Path(description="The mind's name.")]
+_ERRORS = {code: {"model": Problem, "content": {PROBLEM: {}}} for code in (400, 404, 409, 413, 422, 503)}
+
+
+def _stimulus(body: StimulusIn) -> Stimulus:
+    if isinstance(body, MessageIn):
+        return Message(author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions))
+    return Observation(source=body.source, text=body.text, data=body.data)
+
+
+def _sse(event: Event) -> bytes:
+    return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(event.to_json())}\n\n".encode()
+
+
+def create_app(sup: Supervisor) -> FastAPI:
+    """Build the API over one supervisor."""
+    app = FastAPI(
+        title="noemad",
+        version=__version__,
+        description="The API of noemad, served over its Unix socket. Errors are problem+json.",
+        openapi_url="/api/v1/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes)
+    api = APIRouter(prefix="/api/v1", responses=_ERRORS)
+
+    @api.get("/status", response_model=StatusOut, summary="The daemon's state")
+    def status() -> dict:
+        return sup.status()
+
+    @api.get("/minds", response_model=MindList, summary="List minds")
+    def minds() -> dict:
+        from noemad.minds import list_minds
+
+        return {"minds": [m.to_json() for m in list_minds(sup.store.reader())]}
+
+    @api.post("/minds", response_model=MindOut, status_code=201, summary="Create a mind")
+    async def create(body: MindCreate) -> dict:
+        return (await sup.create_mind(body.name, body.settings)).to_json()
+
+    @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
+    def show(mind: MindName) -> dict:
+        return sup.mind_overview(sup.store.reader(), mind)
+
+    @api.delete("/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
+    async def delete(mind: MindName, body: MindDelete) -> dict:
+        return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
+
+    @api.post("/minds/{mind}/events", response_model=EventOut, status_code=201, summary="Ingest a stimulus")
+    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> dict:
+        """Store a stimulus; answered once it is committed, then offered to the mind's gate."""
+        return (await sup.ingest(mind, _stimulus(body))).to_json()
+
+    @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
+    def events(
+        mind: MindName,
+        kind: Annotated[list[str], Query(description="Only these kinds (repeatable).")] = [],  # noqa: B006
+        since: Annotated[int, Query(ge=0, description="Only events with a larger id.")] = 0,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        found = sup.events(sup.store.reader(), mind, kind, since, limit)
+        return {"events": [e.to_json() for e in found], "next_since": found[-1].id if found else since}
+
+    @api.get(
+        "/minds/{mind}/events/stream",
+        summary="Follow a mind's new events (server-sent events)",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}}}},
+    )
+    async def stream(
+        mind: MindName,
+        request: Request,
+        since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
+    ) -> StreamingResponse:
+        from noemad.minds import get_mind
+
+        await run_in_threadpool(lambda: get_mind(sup.store.reader(), mind))
+        assert sup.bus is not None
+        sub = sup.bus.subscribe(mind)  # before the backlog query, so nothing falls in between
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                last = since
+                if last is None:
+                    last = sup.counts.last_event_id
+                    yield b": following\n\n"
+                else:
+                    while True:
+                        page = await run_in_threadpool(sup.events, sup.store.reader(), mind, [], last, 1000)
+                        for event in page:
+                            yield _sse(event)
+                            last = event.id
+                        if len(page) < 1000:
+                            break
+                while True:
+                    event = await sub.queue.get()
+                    if event is None:
+                        yield b"event: end\ndata: {\"reason\": \"the mind was deleted or the daemon is stopping\"}\n\n"
+                        return
+                    if event.id > last:
+                        yield _sse(event)
+                        last = event.id
+            finally:
+                sup.bus.unsubscribe(sub) if sup.bus else None
+
+        return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
+
+    @api.get("/events/{event_id}", response_model=EventOut, summary="One event")
+    def event(event_id: Annotated[int, Path(ge=1)]) -> dict:
+        return sup.event(sup.store.reader(), event_id).to_json()
+
+    @api.get("/events/{event_id}/chain", response_model=TimelineOut, summary="The causal walk around an event")
+    def chain(
+        event_id: Annotated[int, Path(ge=1)],
+        back: Annotated[int | None, Query(ge=0, le=6, description="Hops toward causes (at most 6).")] = None,
+        forward: Annotated[int | None, Query(ge=0, le=6, description="Hops toward consequences (at most 6).")] = None,
+        limit: Annotated[int | None, Query(ge=1, le=200, description="Most events (at most 200).")] = None,
+    ) -> dict:
+        return sup.chain(sup.store.reader(), event_id, back, forward, limit).to_json()
+
+    if isinstance(sup.clock, ManualClock):
+        clock = sup.clock
+
+        @api.post("/clock/advance", summary="Move the manual clock forward (test daemons only)")
+        async def advance(body: ClockAdvance) -> dict:
+            clock.advance(body.seconds)
+            await asyncio.sleep(0)  # let the woken timers run before answering
+            return {"now": clock.now()}
+
+    app.include_router(api)
+    return app

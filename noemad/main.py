@@ -1,0 +1,79 @@
+"""`noemad`: run the daemon in the foreground, or check its config."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from noemad import __version__
+from noemad.clock import clock_from_spec
+from noemad.config import load_config, render_config
+from noemad.errors import NoemaError
+from noemad.paths import resolve_paths
+
+EXIT_CONFIG = 1
+EXIT_RUNTIME = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; also the source of noemad's man page synopsis."""
+    parser = argparse.ArgumentParser(
+        prog="noemad",
+        description="The Noema daemon: holds minds in SQLite and serves noemactl over a Unix socket. "
+        "Runs in the foreground (systemd style); stop it with SIGTERM or Ctrl-C, reload its config with SIGHUP.",
+    )
+    parser.add_argument("--version", action="version", version=f"noemad {__version__}")
+    parser.add_argument(
+        "--check-config", action="store_true", help="validate the config, print the effective settings and exit (0 valid, 1 not)"
+    )
+    parser.add_argument("--home", metavar="DIR", help="keep config, data and socket under DIR (or set NOEMA_HOME)")
+    parser.add_argument("--socket", metavar="PATH", help="serve on this Unix socket (or set NOEMA_SOCKET)")
+    parser.add_argument("--config", metavar="FILE", help="read this config file instead of noemad.toml in the config directory")
+    parser.add_argument(
+        "--log-level", choices=["debug", "info", "warning", "error"], help="override daemon.log_level from the config"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `noemad` console script."""
+    args = build_parser().parse_args(argv)
+    paths = resolve_paths(home=args.home, socket=args.socket, config=args.config)
+    try:
+        loaded = load_config(paths.config_file)
+    except NoemaError as exc:
+        print(f"noemad: {exc.detail}", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.check_config:
+        print(f"# config: {loaded.source}")
+        print(f"# data:   {paths.data_dir}")
+        print(f"# socket: {paths.socket}")
+        print(render_config(loaded.config), end="")
+        return 0
+    level = (args.log_level or loaded.config.daemon.log_level).upper()
+    # journald timestamps every line itself; keep ours plain.
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        clock = clock_from_spec(os.environ.get("NOEMA_CLOCK"))
+    except ValueError as exc:
+        print(f"noemad: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+
+    from noemad.runtime.daemon import Daemon  # the server stack is only needed to serve
+
+    os.umask(0o077)  # the store, its WAL and the socket are the operator's alone
+    try:
+        asyncio.run(Daemon(paths, loaded, clock).serve())
+    except NoemaError as exc:
+        print(f"noemad: {exc.detail}", file=sys.stderr)
+        return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

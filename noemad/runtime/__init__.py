@@ -1,0 +1,1 @@
+"""Mind actors, the daemon supervisor, sd_notify, the socket and config reload."""

@@ -1,0 +1,224 @@
+"""The supervisor: the daemon's engine, between the API and the store.
+
+It owns the store, the clock, the live config, the event bus and one actor
+per mind. API routes call it; it never knows about HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlite_utils import Database
+
+from noemad import __version__
+from noemad.clock import Clock, ManualClock, iso
+from noemad.config import LoadedConfig
+from noemad.errors import MindNotFound, ShuttingDown
+from noemad.events import Event, append, get_event, latest_events, list_events
+from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds
+from noemad.paths import Paths
+from noemad.runtime.actor import MindActor, pending_stimuli
+from noemad.runtime.bus import EventBus
+from noemad.stimuli import Stimulus
+from noemad.store import Store
+from noemad.timeline import Timeline, WalkLimits, walk
+
+log = logging.getLogger("noemad")
+
+
+@dataclass
+class ReloadState:
+    """What the last config (re)load did."""
+
+    loaded_at: str
+    error: str | None = None
+    error_at: str | None = None
+    reloads: int = 0
+
+
+@dataclass
+class Counts:
+    """Event counts kept in memory so `status` never scans the log."""
+
+    by_mind: dict[str, int] = field(default_factory=dict)
+    last_event_id: int = 0
+
+
+class Supervisor:
+    """Holds the minds of one daemon and everything they run on."""
+
+    def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
+        self.paths = paths
+        self.loaded = loaded
+        self.clock = clock
+        self.store = store
+        self.started_at = clock.now()
+        self._started_mono = clock.monotonic()
+        self.reload = ReloadState(loaded_at=iso(self.started_at))
+        self.actors: dict[str, MindActor] = {}
+        self.counts = Counts()
+        self.stopping = False
+        self.bus: EventBus | None = None
+
+    @property
+    def config(self):  # noqa: ANN201 - the Config model
+        return self.loaded.config
+
+    # life cycle -------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the bus and an actor per stored mind, resuming untaken stimuli."""
+        self.bus = EventBus(asyncio.get_running_loop())
+        self.bus.listen(self._count)
+        self.store.writer.on_commit(self.bus.publish_threadsafe)
+        db = self.store.reader()
+        for mind, count in db.execute("SELECT mind, count(*) FROM events GROUP BY mind").fetchall():
+            self.counts.by_mind[mind] = count
+        (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+        for mind in list_minds(db):
+            cycles, backlog = pending_stimuli(db, mind.name)
+            self._start_actor(mind.name, cycles, backlog)
+
+    async def stop(self) -> None:
+        """Finish or abort running turns, then flush and close the store."""
+        self.stopping = True
+        timeout = self.config.daemon.shutdown_timeout
+        await asyncio.gather(*(actor.stop(timeout) for actor in self.actors.values()))
+        if self.bus:
+            self.bus.close()
+        await asyncio.to_thread(self.store.close)
+
+    def _start_actor(self, name: str, cycles: int = 0, backlog: list[int] | None = None) -> None:
+        actor = MindActor(name, self.store, self.clock, cycles)
+        self.actors[name] = actor
+        actor.start(backlog)
+
+    def _count(self, events: list[Event]) -> None:
+        for event in events:
+            self.counts.by_mind[event.mind] = self.counts.by_mind.get(event.mind, 0) + 1
+            self.counts.last_event_id = max(self.counts.last_event_id, event.id)
+
+    def _check_open(self) -> None:
+        if self.stopping:
+            raise ShuttingDown("noemad is stopping and takes no new work; retry once it is back up")
+
+    # minds --------------------------------------------------------------
+
+    async def create_mind(self, name: str, settings: dict[str, Any], actor: str = "operator") -> Mind:
+        self._check_open()
+        check_name(name)
+        now = self.clock.now()
+        mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
+        self._start_actor(name)
+        return mind
+
+    async def delete_mind(self, name: str, confirm: str) -> int:
+        self._check_open()
+        get_mind(self.store.reader(), name)
+        removed = await self.store.writer.run(lambda db: delete_mind(db, name, confirm))
+        actor = self.actors.pop(name, None)
+        if actor:
+            await actor.stop(0)
+        self.counts.by_mind.pop(name, None)
+        if self.bus:
+            self.bus.close_mind(name)
+        log.info("deleted mind %s and its %d events", name, removed)
+        return removed
+
+    def mind_overview(self, db: Database, name: str) -> dict[str, Any]:
+        mind = get_mind(db, name)
+        actor = self.actors.get(name)
+        (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
+        return {
+            **mind.to_json(),
+            "events": self.counts.by_mind.get(name, 0),
+            "last_event_id": last,
+            "turn_running": bool(actor and actor.turn_running),
+            "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
+        }
+
+    # stimuli and events --------------------------------------------------
+
+    async def ingest(self, mind: str, stimulus: Stimulus) -> Event:
+        """Store a stimulus (answered once committed), then offer it to the mind's gate."""
+        self._check_open()
+        actor = self.actors.get(mind)
+        if actor is None:
+            get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
+            raise MindNotFound(f"mind {mind!r} is not running")
+        draft = stimulus.draft(mind)
+        now = self.clock.now()
+        event = await self.store.writer.run(lambda db: append(db, draft, now))
+        actor.offer(event)
+        return event
+
+    def events(self, db: Database, mind: str, kinds: Sequence[str], since: int, limit: int) -> list[Event]:
+        get_mind(db, mind)
+        return list_events(db, mind, kinds=kinds, since=since, limit=limit)
+
+    def event(self, db: Database, event_id: int) -> Event:
+        return get_event(db, event_id)
+
+    def chain(self, db: Database, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
+        bounds = self.config.timeline
+        limits = WalkLimits(
+            back=bounds.max_hops if back is None else back,
+            forward=bounds.max_hops if forward is None else forward,
+            limit=bounds.max_events if limit is None else limit,
+        )
+        return walk(db, event_id, limits)
+
+    # status ----------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "version": __version__,
+            "pid": os.getpid(),
+            "started_at": iso(self.started_at),
+            "uptime_s": round(self.clock.monotonic() - self._started_mono, 3),
+            "now": iso(self.clock.now()),
+            "clock": "manual" if isinstance(self.clock, ManualClock) else "system",
+            "socket": str(self.paths.socket),
+            "database": str(self.paths.db_file),
+            "config": {
+                "source": self.loaded.source,
+                "path": str(self.paths.config_file),
+                "loaded_at": self.reload.loaded_at,
+                "reloads": self.reload.reloads,
+                "reload_error": self.reload.error,
+                "reload_error_at": self.reload.error_at,
+            },
+            "minds": [
+                {
+                    "name": name,
+                    "events": self.counts.by_mind.get(name, 0),
+                    "turn_running": actor.turn_running,
+                }
+                for name, actor in sorted(self.actors.items())
+            ],
+            "counts": {
+                "minds": len(self.actors),
+                "events": sum(self.counts.by_mind.values()),
+                "last_event_id": self.counts.last_event_id,
+                "commits": self.store.writer.commits,
+            },
+            "stopping": self.stopping,
+        }
+
+    def apply_config(self, loaded: LoadedConfig) -> None:
+        """Take a validated config as the running one."""
+        self.loaded = loaded
+        self.reload.loaded_at = iso(self.clock.now())
+        self.reload.reloads += 1
+        self.reload.error = None
+        self.reload.error_at = None
+
+    def refuse_config(self, error: str) -> None:
+        """Keep the running config and remember why the new one was refused."""
+        self.reload.error = error
+        self.reload.error_at = iso(self.clock.now())
