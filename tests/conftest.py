@@ -1,0 +1,162 @@
+"""Fixtures: a real noemad on a temporary socket, driven by the real noemactl.
+
+The daemon runs on a manual clock (`NOEMA_CLOCK=manual:…`); tests move time
+with `Noemad.advance`, never by sleeping. Readiness is read from the daemon's
+own sd_notify `READY=1` on a datagram socket the fixture owns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+BIN = Path(sys.executable).parent
+NOEMAD = str(BIN / "noemad")
+NOEMACTL = str(BIN / "noemactl")
+START = "2026-01-01T00:00:00Z"
+READY_TIMEOUT = 30.0  # seconds: a bound on a hung daemon, not a wait for time to pass
+
+
+def short_dir() -> Path:
+    # Unix socket paths are limited to 108 bytes; pytest's tmp_path can be longer.
+    return Path(tempfile.mkdtemp(prefix="nm", dir="/tmp"))
+
+
+@dataclass
+class Noemad:
+    """One running daemon and the ways to talk to it."""
+
+    home: Path
+    socket: Path
+    proc: subprocess.Popen[str]
+    notify: socket.socket
+    messages: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def client(self) -> httpx.Client:
+        return httpx.Client(transport=httpx.HTTPTransport(uds=str(self.socket)), base_url="http://noemad", timeout=30)
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        with self.client as c:
+            return c.request(method, "/api/v1" + path, **kwargs)
+
+    def ctl(self, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run the real noemactl against this daemon."""
+        full_env = {**os.environ, "NOEMA_SOCKET": str(self.socket), "NO_COLOR": "1", "COLUMNS": "120", **(env or {})}
+        full_env.pop("NOEMA_HOME", None)
+        return subprocess.run([NOEMACTL, *args], capture_output=True, text=True, input=input, env=full_env, timeout=60)
+
+    def ctl_json(self, *args: str) -> Any:
+        out = self.ctl("--json", *args)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    def advance(self, seconds: float) -> None:
+        """Move the daemon's manual clock forward."""
+        assert self.api("POST", "/clock/advance", json={"seconds": seconds}).status_code == 200
+
+    def wait_notify(self, prefix: str) -> str:
+        """Block until the daemon sends an sd_notify message containing a line starting with `prefix`."""
+        for msg in self.messages:
+            if any(line.startswith(prefix) for line in msg.splitlines()):
+                return msg
+        self.notify.settimeout(READY_TIMEOUT)
+        while True:
+            try:
+                msg = self.notify.recv(4096).decode()
+            except TimeoutError:
+                raise AssertionError(f"noemad sent no {prefix!r}; stderr:\n{self.stderr()}") from None
+            self.messages.append(msg)
+            if any(line.startswith(prefix) for line in msg.splitlines()):
+                return msg
+
+    def wait_for(self, mind: str, kind: str, since: int = 0) -> dict[str, Any]:
+        """Follow a mind's events until one of `kind` after `since` is committed; return it."""
+        with self.client as c:
+            with c.stream("GET", f"/api/v1/minds/{mind}/events/stream", params={"since": since}) as resp:
+                assert resp.status_code == 200
+                for line in resp.iter_lines():
+                    if line.startswith("data: "):
+                        event = json.loads(line[6:])
+                        if event.get("kind") == kind:
+                            return event
+        raise AssertionError(f"stream of {mind} ended before a {kind} event")
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=READY_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def stderr(self) -> str:
+        log = self.home / "noemad.log"
+        return log.read_text() if log.exists() else ""
+
+
+def start_noemad(
+    home: Path, sock: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (), wait: bool = True
+) -> Noemad:
+    """Start noemad with its own home and socket; wait for READY=1 unless told not to."""
+    notify_path = home / "notify.sock"
+    notify_path.unlink(missing_ok=True)  # left by an earlier daemon on this home
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(notify_path))
+    full_env = {
+        **os.environ,
+        "NOEMA_HOME": str(home),
+        "NOEMA_SOCKET": str(sock),
+        "NOEMA_CLOCK": f"manual:{START}",
+        "NOTIFY_SOCKET": str(notify_path),
+        **(env or {}),
+    }
+    log = open(home / "noemad.log", "a")
+    proc = subprocess.Popen([NOEMAD, *args], env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    log.close()
+    daemon = Noemad(home=home, socket=sock, proc=proc, notify=notify, env=full_env)
+    if wait:
+        daemon.wait_notify("READY=1")
+    return daemon
+
+
+@pytest.fixture
+def place() -> Iterator[Path]:
+    """A short temporary directory for a daemon's home and socket."""
+    path = short_dir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def noemad(place: Path) -> Iterator[Noemad]:
+    """A running daemon on a fresh home, stopped after the test."""
+    home = place / "home"
+    home.mkdir()
+    daemon = start_noemad(home, place / "s.sock")
+    yield daemon
+    daemon.stop()
+    daemon.notify.close()
+
+
+@pytest.fixture
+def mind(noemad: Noemad) -> str:
+    """A mind named `ada` on the running daemon."""
+    assert noemad.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    return "ada"

@@ -1,0 +1,189 @@
+"""The API over the socket: answers, filters, and every class of bad input."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from conftest import Noemad, short_dir, start_noemad
+
+
+def say(noemad: Noemad, mind: str, text: str, **extra: object) -> dict:
+    resp = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": text, **extra})
+    assert resp.status_code == 201, resp.text
+    return resp.json()
+
+
+def test_ingest_answers_the_committed_event(noemad: Noemad, mind: str) -> None:
+    event = say(noemad, mind, "hello there", channel="discord:guild:general", mentions=["ada"])
+    assert event["kind"] == "message" and event["actor"] == "user:alice"
+    assert event["channel"] == "discord:guild:general"
+    assert event["data"] == {"author": "alice", "mentions": ["ada"]}
+    assert event["at"] == "2026-01-01T00:00:00.000Z"  # the daemon's manual clock
+    assert noemad.api("GET", f"/events/{event['id']}").json() == event
+
+
+def test_observation_is_stored_with_its_source(noemad: Noemad, mind: str) -> None:
+    resp = noemad.api(
+        "POST", f"/minds/{mind}/events", json={"kind": "observation", "source": "thermometer", "text": "21C", "data": {"c": 21}}
+    )
+    assert resp.status_code == 201
+    assert resp.json()["actor"] == "source:thermometer"
+    assert resp.json()["data"] == {"source": "thermometer", "data": {"c": 21}}
+
+
+def test_each_message_runs_a_turn_caused_by_it(noemad: Noemad, mind: str) -> None:
+    message = say(noemad, mind, "wake up")
+    started = noemad.wait_for(mind, "cycle_started")
+    done = noemad.wait_for(mind, "cycle_completed")
+    assert started["causation_id"] == message["id"] and started["parents"] == [message["id"]]
+    assert done["causation_id"] == started["id"] and done["cycle_id"] == started["cycle_id"] == "ada/1"
+    chain = noemad.api("GET", f"/events/{started['id']}/chain").json()
+    assert {(e["from"], e["to"], e["kind"]) for e in chain["edges"]} == {
+        (message["id"], started["id"], "caused"),
+        (message["id"], started["id"], "parent"),
+        (started["id"], done["id"], "caused"),
+    }
+    assert chain["groups"] == [{"cycle_id": "ada/1", "label": "correlation", "events": [started["id"], done["id"]]}]
+
+
+def test_event_filters(noemad: Noemad, mind: str) -> None:
+    first = say(noemad, mind, "one")
+    noemad.wait_for(mind, "cycle_completed")
+    second = say(noemad, mind, "two")
+    noemad.wait_for(mind, "cycle_completed", since=second["id"])
+    messages = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()
+    assert [e["text"] for e in messages["events"]] == ["one", "two"]
+    assert messages["next_since"] == second["id"]
+    after = noemad.api("GET", f"/minds/{mind}/events", params={"since": first["id"], "limit": 1}).json()
+    assert len(after["events"]) == 1 and after["events"][0]["id"] > first["id"]
+    both = noemad.api("GET", f"/minds/{mind}/events", params=[("kind", "message"), ("kind", "mind_created")]).json()
+    assert [e["kind"] for e in both["events"]] == ["mind_created", "message", "message"]
+
+
+def test_follow_replays_then_streams(noemad: Noemad, mind: str) -> None:
+    say(noemad, mind, "before")
+    event = noemad.wait_for(mind, "message", since=0)
+    assert event["text"] == "before"
+
+
+def test_mind_lifecycle(noemad: Noemad) -> None:
+    assert noemad.api("POST", "/minds", json={"name": "ada", "settings": {"notify": True}}).status_code == 201
+    assert noemad.api("POST", "/minds", json={"name": "bob"}).status_code == 201
+    assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["ada", "bob"]
+    overview = noemad.api("GET", "/minds/ada").json()
+    assert overview["settings"] == {"notify": True} and overview["events"] == 1
+    assert overview["recent"][0]["kind"] == "mind_created"
+    refused = noemad.api("DELETE", "/minds/ada", json={"confirm": "bob"})
+    assert refused.status_code == 409 and "confirm" in refused.json()["detail"]
+    gone = noemad.api("DELETE", "/minds/ada", json={"confirm": "ada"})
+    assert gone.json() == {"name": "ada", "events_removed": 1}
+    assert noemad.api("GET", "/minds/ada").status_code == 404
+    assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["bob"]
+    counts = noemad.api("GET", "/status").json()["counts"]
+    assert (counts["minds"], counts["events"], counts["last_event_id"]) == (1, 1, 2)
+
+
+def test_openapi_describes_every_route(noemad: Noemad) -> None:
+    doc = noemad.api("GET", "/openapi.json").json()
+    assert set(doc["paths"]) >= {
+        "/api/v1/status",
+        "/api/v1/minds",
+        "/api/v1/minds/{mind}",
+        "/api/v1/minds/{mind}/events",
+        "/api/v1/minds/{mind}/events/stream",
+        "/api/v1/events/{event_id}",
+        "/api/v1/events/{event_id}/chain",
+    }
+    ingest = doc["paths"]["/api/v1/minds/{mind}/events"]["post"]
+    assert "201" in ingest["responses"] and "422" in ingest["responses"]
+
+
+BAD_INPUT = [
+    # (method, path, kwargs, status, words in the detail)
+    ("POST", "/minds/ada/events", {"content": b'{"kind": "message",', "headers": {"content-type": "application/json"}}, 400, "not valid JSON"),
+    ("POST", "/minds/ada/events", {"json": {"kind": "message", "author": "a", "text": "x", "colour": 1}}, 422, "colour: unknown field"),
+    ("POST", "/minds/ada/events", {"json": {"kind": "message", "author": "a"}}, 422, "text: required"),
+    ("POST", "/minds/ada/events", {"json": {"author": "a", "text": "x"}}, 422, "kind: required"),
+    ("POST", "/minds/ada/events", {"json": {"kind": "dream", "text": "x"}}, 422, "'dream' is not a stimulus kind"),
+    ("POST", "/minds/ada/events", {"json": {"kind": "message", "author": "a", "text": ""}}, 422, "text"),
+    ("POST", "/minds/ada/events", {"json": {"kind": "message", "author": "a", "text": "x", "channel": "no spaces"}}, 422, "channel"),
+    ("POST", "/minds/ada/events", {"json": ["not", "an", "object"]}, 422, "must be a JSON object"),
+    ("POST", "/minds/zed/events", {"json": {"kind": "message", "author": "a", "text": "x"}}, 404, "no mind is named 'zed'"),
+    ("POST", "/minds", {"json": {"name": "Bad Name!"}}, 422, "not a valid mind name"),
+    ("POST", "/minds", {"json": {"name": "ada"}}, 409, "already exists"),
+    ("POST", "/minds", {"json": {"name": "x", "settings": "loud"}}, 422, "settings: must be a JSON object"),
+    ("DELETE", "/minds/ada", {"json": {}}, 422, "confirm: required"),
+    ("GET", "/minds/ada/events", {"params": {"limit": 0}}, 422, "limit"),
+    ("GET", "/minds/ada/events", {"params": {"since": "yesterday"}}, 422, "since"),
+    ("GET", "/events/999999", {}, 404, "event 999999 does not exist"),
+    ("GET", "/events/abc", {}, 422, "event_id"),
+    ("GET", "/events/1/chain", {"params": {"back": 7}}, 422, "back"),
+    ("GET", "/events/1/chain", {"params": {"limit": 0}}, 422, "limit"),
+    ("GET", "/nowhere", {}, 404, "no such endpoint"),
+    ("PUT", "/status", {}, 405, "not allowed"),
+]
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Noemad]:
+    """One daemon for the read-only bad-input cases (each leaves the store as it was)."""
+    path = short_dir()
+    (path / "home").mkdir()
+    daemon = start_noemad(path / "home", path / "s.sock")
+    assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    yield daemon
+    daemon.stop()
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "status", "words"), BAD_INPUT)
+def test_bad_input_gets_a_4xx_sentence_and_changes_nothing(
+    shared: Noemad, method: str, path: str, kwargs: dict, status: int, words: str
+) -> None:
+    noemad = shared
+    before = noemad.api("GET", "/status").json()["counts"]
+    resp = noemad.api(method, path, **kwargs)
+    assert resp.status_code == status, resp.text
+    assert resp.headers["content-type"] == "application/problem+json"
+    problem = resp.json()
+    assert problem["status"] == status and problem["title"]
+    assert words in problem["detail"]
+    assert noemad.api("GET", "/status").json()["counts"]["events"] == before["events"]
+
+
+def test_oversized_bodies_are_refused_before_parsing(noemad: Noemad, mind: str) -> None:
+    big = {"kind": "message", "author": "a", "text": "x" * 2_000_000}
+    resp = noemad.api("POST", f"/minds/{mind}/events", json=big)
+    assert resp.status_code == 413 and "1048576 bytes" in resp.json()["detail"]
+
+    def chunks():  # no Content-Length: the limit is counted as the body arrives
+        yield b'{"kind": "message", "author": "a", "text": "'
+        for _ in range(40):
+            yield b"y" * 32768
+        yield b'"}'
+
+    resp = noemad.api("POST", f"/minds/{mind}/events", content=chunks(), headers={"content-type": "application/json"})
+    assert resp.status_code == 413
+    assert noemad.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()["events"] == []
+
+
+def test_text_at_the_limit_is_accepted(noemad: Noemad, mind: str) -> None:
+    event = say(noemad, mind, "z" * 100_000)
+    assert len(event["text"]) == 100_000
+    resp = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "z" * 100_001})
+    assert resp.status_code == 422
+
+
+def test_unicode_and_control_text_round_trips(noemad: Noemad, mind: str) -> None:
+    text = "naïve “quotes” — 日本語 \x00 nul and\nnew line 🙂"
+    event = say(noemad, mind, text)
+    assert noemad.api("GET", f"/events/{event['id']}").json()["text"] == text
+
+
+def test_connection_is_plain_http_over_the_socket(noemad: Noemad) -> None:
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(noemad.socket))) as c:
+        assert c.get("http://anything/api/v1/status").status_code == 200
