@@ -1,0 +1,30 @@
+# Two set-up commands, both self-contained on a fresh machine with python3:
+#   make demo   install into .venv and run the daemon with a demo mind
+#   make test   install into .venv (with the test extra) and run the whole suite
+PYTHON ?= python3
+VENV ?= .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test docs bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ./scripts/demo.sh
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest -q
+
+docs: $(STAMP)
+	$(VENV)/bin/python scripts/gendocs.py
+
+bench: $(STAMP)
+	$(VENV)/bin/python bench/timeline.py
+	$(VENV)/bin/python bench/ingest.py
+	$(VENV)/bin/python bench/cli_status.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

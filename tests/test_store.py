@@ -1,0 +1,109 @@
+"""The store: migrations, WAL, foreign keys, the group-commit writer and its outbox."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from noemad.errors import InvalidLink, ShuttingDown
+from noemad.events import Event, EventDraft, append
+from noemad.minds import create_mind, delete_mind
+from noemad.store import Store, migrations
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "noema.db")
+    s.writer.run_sync(lambda db: create_mind(db, "ada", {}, 1000.0, "operator"))
+    yield s
+    s.close()
+
+
+def test_settings_and_migrations(store: Store) -> None:
+    db = store.reader()
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert [m.name for m in migrations.applied(db)] == [m.name for m in migrations._migrations]
+    assert set(db.table_names()) >= {"minds", "events", "event_parents", "event_refs", "model_calls", "memories", "beliefs"}
+    for table in ("events", "event_parents", "event_refs", "model_calls", "memories", "beliefs"):
+        assert "mind" in db[table].columns_dict, f"{table} is not keyed by mind"
+
+
+def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
+    Store(tmp_path / "n.db").close()
+    again = Store(tmp_path / "n.db")
+    assert len(migrations.pending(again.reader())) == 0
+    again.close()
+
+
+def test_readers_cannot_write(store: Store) -> None:
+    import sqlite3
+
+    with pytest.raises(sqlite3.OperationalError):
+        store.reader().execute("DELETE FROM minds")
+
+
+def test_a_failing_job_rolls_back_alone_in_a_group(store: Store) -> None:
+    seen: list[list[object]] = []
+    store.writer.on_commit(seen.append)
+    gate = threading.Event()
+    # Hold the writer so the next three jobs are committed as one group.
+    blocker = store.writer.submit(lambda db: gate.wait(5))
+    good1 = store.writer.submit(lambda db: append(db, EventDraft("ada", "note", "operator", text="one"), 1.0))
+
+    def bad(db):  # writes, then fails: its row must vanish, and it must emit nothing
+        append(db, EventDraft("ada", "note", "operator", text="doomed"), 1.0)
+        raise InvalidLink("no")
+
+    failing = store.writer.submit(bad)
+    good2 = store.writer.submit(lambda db: append(db, EventDraft("ada", "note", "operator", text="two"), 1.0))
+    commits_before = store.writer.commits
+    gate.set()
+    blocker.result()
+    assert good1.result().text == "one" and good2.result().text == "two"
+    with pytest.raises(InvalidLink):
+        failing.result()
+    texts = [r[0] for r in store.reader().execute("SELECT text FROM events WHERE kind = 'note' ORDER BY id")]
+    assert texts == ["one", "two"]
+    assert store.writer.commits == commits_before + 1  # one transaction for the group
+    emitted = [e.text for batch in seen for e in batch if isinstance(e, Event)]
+    assert emitted == ["one", "two"]
+
+
+def test_refused_link_stores_nothing(store: Store) -> None:
+    before = store.reader().execute("SELECT count(*) FROM events").fetchone()[0]
+    with pytest.raises(InvalidLink, match="event 4242 does not exist"):
+        store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", parents=[4242]), 1.0))
+    assert store.reader().execute("SELECT count(*) FROM events").fetchone()[0] == before
+
+
+def test_delete_mind_removes_every_row_it_owns(store: Store) -> None:
+    first = store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator"), 1.0))
+    store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", causation_id=first.id, parents=[first.id]), 1.0))
+    store.writer.run_sync(lambda db: create_mind(db, "bob", {}, 1.0, "operator"))
+    assert store.writer.run_sync(lambda db: delete_mind(db, "ada", "ada")) == 3
+    db = store.reader()
+    for table in ("events", "event_parents", "event_refs"):
+        assert db.execute(f"SELECT count(*) FROM {table} WHERE mind = 'ada'").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM events WHERE mind = 'bob'").fetchone()[0] == 1
+
+
+def test_closed_writer_refuses_new_work(tmp_path: Path) -> None:
+    s = Store(tmp_path / "n.db")
+    s.close()
+    with pytest.raises(ShuttingDown):
+        s.writer.submit(lambda db: None)
+
+
+def test_close_flushes_queued_work(tmp_path: Path) -> None:
+    s = Store(tmp_path / "n.db")
+    s.writer.run_sync(lambda db: create_mind(db, "ada", {}, 1.0, "operator"))
+    futures = [s.writer.submit(lambda db, i=i: append(db, EventDraft("ada", "note", "operator", text=str(i)), 1.0)) for i in range(50)]
+    s.close()
+    assert all(f.done() and f.exception() is None for f in futures)
+    again = Store(tmp_path / "n.db")
+    assert again.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 50
+    again.close()
