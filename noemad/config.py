@@ -65,12 +65,25 @@ class Config(_Section):
     timeline: TimelineSettings = TimelineSettings()
 
 
+FileStamp = tuple[int, int, int]  # inode, size, mtime in ns
+
+
 @dataclass(frozen=True)
 class LoadedConfig:
     """A validated config and where it came from."""
 
     config: Config
     source: str  # a path, or "embedded defaults"
+    stamp: FileStamp | None = None  # the file as read, to notice a change made before the watch began
+
+
+def file_stamp(path: Path) -> FileStamp | None:
+    """What identifies one version of a file on disk, or None if it is missing."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _fields_at(loc: tuple[Any, ...]) -> list[str]:
@@ -115,13 +128,15 @@ def parse_config(text: str, source: str) -> LoadedConfig:
 
 def load_config(path: Path) -> LoadedConfig:
     """Read and validate `path`; a missing file gives the embedded defaults."""
+    stamp = file_stamp(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return LoadedConfig(Config(), "embedded defaults")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}. Check its permissions and encoding (UTF-8).") from None
-    return parse_config(text, str(path))
+    loaded = parse_config(text, str(path))
+    return LoadedConfig(loaded.config, loaded.source, stamp)
 
 
 def render_config(config: Config) -> str:

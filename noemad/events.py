@@ -214,6 +214,34 @@ def _rows_to_events(db: Database, rows: Iterable[tuple[Any, ...]]) -> list[Event
     ]
 
 
+EVENT_COLUMNS = _COLUMNS  # the columns `event_from_row` reads, in its order
+
+
+def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> Event:
+    """An event from a row of `EVENT_COLUMNS` and its links, exactly as `get_events` builds it.
+
+    For readers that fetch the links themselves (the causal walk gets them with
+    the edges it needs anyway). `parents` in id order, `refs` in (type, id) order.
+    """
+    raw = row[7]
+    return Event(
+        id=row[0],
+        mind=row[1],
+        kind=row[2],
+        actor=row[3],
+        at=row[4],
+        text=row[5],
+        channel=row[6],
+        # Most events carry no data; skip the parser for the stored default.
+        data={} if raw == "{}" else json.loads(raw),
+        cycle_id=row[8],
+        causation_id=row[9],
+        parents=parents,
+        refs=refs,
+        subject=Ref(row[10], row[11]) if row[10] else None,
+    )
+
+
 def get_event(db: Database, event_id: int) -> Event:
     """One event by id, or `EventNotFound`."""
     rows = db.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ?", [event_id]).fetchall()

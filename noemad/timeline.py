@@ -16,20 +16,20 @@ at the cut.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sqlite_utils import Database
 
 from noemad.errors import InvalidInput
-from noemad.events import Event, Ref, get_event, get_events
+from noemad.events import EVENT_COLUMNS, Event, Ref, event_from_row, get_event
 
 EdgeKind = Literal["caused", "parent", "cited"]
 MAX_HOPS = 6
 MAX_EVENTS = 200
 _KIND_ORDER = {"caused": 0, "parent": 1, "cited": 2}
-_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -128,70 +128,175 @@ class Timeline:
         }
 
 
-def _chunks(ids: Sequence[int]) -> Iterable[tuple[list[int], str]]:
-    for start in range(0, len(ids), _CHUNK):
-        chunk = list(ids[start : start + _CHUNK])
-        yield chunk, ",".join("?" * len(chunk))
+# --- reading links --------------------------------------------------------------
+#
+# A step's ids are bound as one JSON array, not as an IN list of `?` marks: the
+# statement text then never changes, so sqlite3 prepares it once per connection
+# and keeps it in its statement cache. With marks every list length is a new
+# text, parsed and planned again, which cost about as much as running it.
+
+_STEP = "WITH step(id) AS (SELECT value FROM json_each(?))"
+
+# Every link out of the step's events: (consequence, kind order, cause).
+_OUT_LINKS_SQL = f"""{_STEP}
+SELECT id, 0, causation_id FROM events WHERE causation_id IN step
+UNION ALL
+SELECT event_id, 1, parent_id FROM event_parents WHERE parent_id IN step
+UNION ALL
+SELECT event_id, 2, ref_id FROM event_refs WHERE ref_type = 'event' AND ref_id IN step
+UNION ALL
+SELECT r.event_id, 2, w.id FROM events w
+  JOIN event_refs r ON r.ref_type = w.subject_type AND r.ref_id = w.subject_id AND r.event_id > w.id
+ WHERE w.id IN step AND w.subject_type IS NOT NULL
+"""
+
+_EVENTS_SQL = f"{_STEP} SELECT {EVENT_COLUMNS} FROM events WHERE id IN step"
+
+# The links written with the step's events, as rows (event, type, id, writer):
+# parents as type 'parent' (not a ref type), then every ref, each memory or
+# belief ref once per event that wrote or changed it before (writer; NULL if none).
+# They give both the events' parents and refs and every link into the events
+# except `caused`, which is the events row's causation_id.
+_WRITTEN_LINKS_SQL = f"""{_STEP}
+SELECT event_id, 'parent', parent_id, NULL FROM event_parents WHERE event_id IN step
+UNION ALL
+SELECT r.event_id, r.ref_type, r.ref_id, w.id FROM event_refs r
+  LEFT JOIN events w ON r.ref_type IN ('memory', 'belief')
+   AND w.subject_type = r.ref_type AND w.subject_id = r.ref_id AND w.id < r.event_id
+ WHERE r.event_id IN step
+"""
+
+_MODEL_CALLS_SQL = f"{_STEP} SELECT * FROM model_calls WHERE id IN step"
+
+_CAUSED, _PARENT, _CITED = (_KIND_ORDER[k] for k in ("caused", "parent", "cited"))
+_KINDS: tuple[EdgeKind, ...] = ("caused", "parent", "cited")  # by kind order
+
+# A link as the sort key of its edge: (source, target, kind order, via type,
+# via id); a link without a via sorts as via ("event", 0).
+_Link = tuple[int, int, int, str, int]
 
 
-def links_into(db: Database, ids: Sequence[int]) -> list[Edge]:
-    """Every edge whose consequence is one of `ids` (one step toward causes)."""
-    edges: list[Edge] = []
-    for chunk, marks in _chunks(ids):
-        for target, source in db.execute(
-            f"SELECT id, causation_id FROM events WHERE id IN ({marks}) AND causation_id IS NOT NULL", chunk
-        ):
-            edges.append(Edge(source, target, "caused"))
-        for target, source in db.execute(f"SELECT event_id, parent_id FROM event_parents WHERE event_id IN ({marks})", chunk):
-            edges.append(Edge(source, target, "parent"))
-        for target, source in db.execute(
-            f"SELECT event_id, ref_id FROM event_refs WHERE event_id IN ({marks}) AND ref_type = 'event'", chunk
-        ):
-            edges.append(Edge(source, target, "cited"))
-        for target, source, ref_type, ref_id in db.execute(
-            "SELECT r.event_id, w.id, r.ref_type, r.ref_id FROM event_refs r"
-            " JOIN events w ON w.subject_type = r.ref_type AND w.subject_id = r.ref_id AND w.id < r.event_id"
-            f" WHERE r.event_id IN ({marks}) AND r.ref_type IN ('memory', 'belief')",
-            chunk,
-        ):
-            edges.append(Edge(source, target, "cited", Ref(ref_type, ref_id)))
-    return edges
+def _json_ids(ids: Iterable[int]) -> str:
+    return "[" + ",".join(map(str, ids)) + "]"
 
 
-def links_out_of(db: Database, ids: Sequence[int]) -> list[Edge]:
-    """Every edge whose cause is one of `ids` (one step toward consequences)."""
-    edges: list[Edge] = []
-    for chunk, marks in _chunks(ids):
-        for target, source in db.execute(f"SELECT id, causation_id FROM events WHERE causation_id IN ({marks})", chunk):
-            edges.append(Edge(source, target, "caused"))
-        for target, source in db.execute(f"SELECT event_id, parent_id FROM event_parents WHERE parent_id IN ({marks})", chunk):
-            edges.append(Edge(source, target, "parent"))
-        for target, source in db.execute(
-            f"SELECT event_id, ref_id FROM event_refs WHERE ref_type = 'event' AND ref_id IN ({marks})", chunk
-        ):
-            edges.append(Edge(source, target, "cited"))
-        for target, source, ref_type, ref_id in db.execute(
-            "SELECT r.event_id, w.id, w.subject_type, w.subject_id FROM events w"
-            " JOIN event_refs r ON r.ref_type = w.subject_type AND r.ref_id = w.subject_id AND r.event_id > w.id"
-            f" WHERE w.id IN ({marks}) AND w.subject_type IS NOT NULL",
-            chunk,
-        ):
-            edges.append(Edge(source, target, "cited", Ref(ref_type, ref_id)))
-    return edges
+class _Loaded:
+    """The walk's events, each loaded once with every link into it.
+
+    Loading an event brings all its incoming links (they are its parents and
+    refs, plus its causation_id), so a step toward causes needs no query of
+    its own for events already loaded, and the edges among the walk's events
+    are the loaded links whose source is on the walk.
+    """
+
+    def __init__(self) -> None:
+        self.events: dict[int, Event] = {}
+        self.into: dict[int, list[_Link]] = {}
+
+    def load(self, db: Database, ids: Sequence[int]) -> None:
+        """Load those of `ids` not loaded yet; ids that are not stored are left out."""
+        ids = [i for i in ids if i not in self.events]
+        if not ids:
+            return
+        step = _json_ids(ids)
+        into: dict[int, list[_Link]] = {}
+        parents: dict[int, list[int]] = {}
+        refs: dict[int, set[tuple[str, int]]] = {}
+        for target, kind, ref_id, writer in db.execute(_WRITTEN_LINKS_SQL, [step]):
+            if kind == "parent":
+                parents.setdefault(target, []).append(ref_id)
+                into.setdefault(target, []).append((ref_id, target, _PARENT, "event", 0))
+                continue
+            refs.setdefault(target, set()).add((kind, ref_id))
+            if kind == "event":
+                into.setdefault(target, []).append((ref_id, target, _CITED, "event", 0))
+            elif writer is not None:
+                into.setdefault(target, []).append((writer, target, _CITED, kind, ref_id))
+        for row in db.execute(_EVENTS_SQL, [step]):
+            event_id, causation_id = row[0], row[9]
+            links = into.get(event_id, [])
+            if causation_id is not None:
+                links.append((causation_id, event_id, _CAUSED, "event", 0))
+            self.into[event_id] = links
+            self.events[event_id] = event_from_row(
+                row,
+                tuple(sorted(parents.get(event_id, ()))),
+                tuple(Ref(t, i) for t, i in sorted(refs.get(event_id, ()))),  # type: ignore[arg-type]
+            )
+
+    def links_into(self, ids: Iterable[int]) -> Iterable[_Link]:
+        for i in ids:
+            yield from self.into.get(i, ())
 
 
-def _edge_key(edge: Edge) -> tuple[int, int, int, str, int]:
-    via = edge.via or Ref("event", 0)
-    return (edge.source, edge.target, _KIND_ORDER[edge.kind], via.type, via.id)
+def _links_out_of(db: Database, ids: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Every link out of `ids` as (consequence, kind order, cause)."""
+    return db.execute(_OUT_LINKS_SQL, [_json_ids(ids)]).fetchall()
+
+
+@contextmanager
+def _one_snapshot(db: Database) -> Iterator[None]:
+    """Run the walk's queries in one read transaction, unless the caller has one open.
+
+    Every query then sees the same store (a reader is otherwise in autocommit
+    mode, one snapshot per query), and the read lock is taken once.
+    """
+    if db.conn.in_transaction:
+        yield
+        return
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("ROLLBACK")  # it read only; ending it so cannot fail
+
+
+# --- the walk ---------------------------------------------------------------------
 
 
 def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timeline:
     """Walk the causal links around `event_id` within `limits`."""
     limits = limits or WalkLimits()
-    root = get_event(db, event_id)
-    hops: dict[int, int] = {root.id: 0}
+    with _one_snapshot(db):
+        loaded = _Loaded()
+        loaded.load(db, [event_id])
+        if event_id not in loaded.events:
+            get_event(db, event_id)  # raises EventNotFound, with its hint
+        hops, reached, truncation = _reach(db, loaded, event_id, limits)
+        ids = sorted(hops)
+        loaded.load(db, ids)  # the events no step toward causes has loaded
+        edges = _edges_among(loaded, ids)
+        nodes = [
+            Node(event=loaded.events[i], hop=hops[i], reached_from=reached[i][0], reached_by=reached[i][1])
+            if i in reached
+            else Node(event=loaded.events[i], hop=hops[i])
+            for i in ids
+        ]
+        _attach_model_calls(db, nodes)
+    groups: dict[str, list[int]] = {}
+    for node in nodes:
+        if node.event.cycle_id:
+            groups.setdefault(node.event.cycle_id, []).append(node.event.id)
+    return Timeline(
+        root=event_id,
+        nodes=nodes,
+        edges=edges,
+        groups=[
+            {"cycle_id": cycle, "label": "correlation", "events": members}
+            for cycle, members in sorted(groups.items(), key=lambda kv: kv[1][0])
+        ],
+        truncation=truncation,
+        limits=limits,
+    )
+
+
+def _reach(
+    db: Database, loaded: _Loaded, root: int, limits: WalkLimits
+) -> tuple[dict[int, int], dict[int, tuple[int, EdgeKind]], Truncation]:
+    """The breadth-first walk: each event's signed hop, how it was reached, and where it was cut."""
+    hops: dict[int, int] = {root: 0}
     reached: dict[int, tuple[int, EdgeKind]] = {}
-    frontier = {-1: [root.id], 1: [root.id]}  # direction -> ids reached at the last hop
+    frontier = {-1: [root], 1: [root]}  # direction -> ids reached at the last hop
     bound = {-1: limits.back, 1: limits.forward}
     omitted = {-1: 0, 1: 0}
     by_limit = by_hops = False
@@ -201,15 +306,16 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
             ids = frontier[direction]
             if not ids:
                 continue
-            edges = links_into(db, ids) if direction < 0 else links_out_of(db, ids)
-            best: dict[int, tuple[int, int, EdgeKind]] = {}  # new id -> (kind order, from, kind)
-            for edge in edges:
-                new, old = (edge.source, edge.target) if direction < 0 else (edge.target, edge.source)
-                if new in hops:
-                    continue
-                candidate = (_KIND_ORDER[edge.kind], old, edge.kind)
-                if new not in best or candidate < best[new]:
-                    best[new] = candidate
+            best: dict[int, tuple[int, int]] = {}  # new id -> (kind order, from): the lowest wins
+            if direction < 0:
+                loaded.load(db, ids)
+                for new, old, order, _, _ in loaded.links_into(ids):
+                    if new not in hops and (new not in best or (order, old) < best[new]):
+                        best[new] = (order, old)
+            else:
+                for new, order, old in _links_out_of(db, ids):
+                    if new not in hops and (new not in best or (order, old) < best[new]):
+                        best[new] = (order, old)
             fresh = sorted(best)
             if hop > bound[direction]:
                 # Only counted: these lie one hop past the bound.
@@ -225,59 +331,37 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
                 omitted[direction] += len(left)
             for new in taken:
                 hops[new] = direction * hop
-                reached[new] = (best[new][1], best[new][2])
+                order, old = best[new]
+                reached[new] = (old, _KINDS[order])
             frontier[direction] = taken
         if by_limit:
             # The limit is reached: nothing more is taken either way. Both
             # directions of this hop have been looked at, so what each left
             # out at the cut is counted.
             break
+    return hops, reached, Truncation(by_hops, by_limit, omitted[-1], omitted[1])
 
-    ids = sorted(hops)
-    events = get_events(db, ids)
+
+def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
+    """Every link between two of `ids` (all loaded), in (source, target, kind, via) order."""
     included = set(ids)
-    edges = sorted(
-        {e for e in links_into(db, ids) if e.source in included},
-        key=_edge_key,
-    )
-    nodes = [
-        Node(
-            event=events[i],
-            hop=hops[i],
-            reached_from=reached[i][0] if i in reached else None,
-            reached_by=reached[i][1] if i in reached else None,
-        )
-        for i in ids
+    keys = sorted({link for link in loaded.links_into(ids) if link[0] in included})
+    return [
+        Edge(source, target, _KINDS[order], None if via_id == 0 and via_type == "event" else Ref(via_type, via_id))  # type: ignore[arg-type]
+        for source, target, order, via_type, via_id in keys
     ]
-    _attach_model_calls(db, nodes)
-    groups: dict[str, list[int]] = {}
-    for node in nodes:
-        if node.event.cycle_id:
-            groups.setdefault(node.event.cycle_id, []).append(node.event.id)
-    return Timeline(
-        root=root.id,
-        nodes=nodes,
-        edges=edges,
-        groups=[
-            {"cycle_id": cycle, "label": "correlation", "events": members}
-            for cycle, members in sorted(groups.items(), key=lambda kv: kv[1][0])
-        ],
-        truncation=Truncation(by_hops, by_limit, omitted[-1], omitted[1]),
-        limits=limits,
-    )
 
 
 def _attach_model_calls(db: Database, nodes: list[Node]) -> None:
     wanted = {ref.id for node in nodes for ref in node.event.refs if ref.type == "model_call"}
     if not wanted:
         return
+    cur = db.execute(_MODEL_CALLS_SQL, [_json_ids(sorted(wanted))])
+    cols = [c[0] for c in cur.description]
     calls: dict[int, dict[str, Any]] = {}
-    for chunk, marks in _chunks(sorted(wanted)):
-        cur = db.execute(f"SELECT * FROM model_calls WHERE id IN ({marks})", chunk)
-        cols = [c[0] for c in cur.description]
-        for row in cur:
-            record = dict(zip(cols, row))
-            calls[record["id"]] = record
+    for row in cur:
+        record = dict(zip(cols, row))
+        calls[record["id"]] = record
     for node in nodes:
         node.model_calls = [calls[r.id] for r in node.event.refs if r.type == "model_call" and r.id in calls]
 

@@ -15,7 +15,7 @@ from noemad.clock import Clock
 from noemad.config import LoadedConfig
 from noemad.paths import Paths
 from noemad.runtime.listener import Listener, activated_socket, bind_socket, take_lock
-from noemad.runtime.reload import reload_config, watch_config
+from noemad.runtime.reload import reload_config, start_watching
 from noemad.runtime.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
@@ -85,21 +85,23 @@ class Daemon:
         server = uvicorn.Server(config)
         config.load()
         server.lifespan = config.lifespan_class(config)
-        await server.startup(sockets=[listener.sock])
-        where = "the socket systemd passed" if listener.activated else str(listener.path)
-        log.info("noemad serving %d minds on %s", len(sup.actors), where)
-        self.notifier.ready(f"serving {len(sup.actors)} minds on {where}")
-
+        # Signals and the config watch are in place before READY=1: a reload
+        # asked for the moment the daemon says it is ready is never lost.
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
         loop.add_signal_handler(signal.SIGHUP, reload_config, sup, self.notifier)
-        tasks = [
-            asyncio.create_task(server.main_loop(), name="uvicorn"),
-            asyncio.create_task(watch_config(sup, self.notifier, self._stop), name="config-watch"),
-        ]
-        if self.notifier.watchdog_interval:
-            tasks.append(asyncio.create_task(self._watchdog(sup), name="watchdog"))
+        tasks: list[asyncio.Task[None]] = []
         try:
+            watcher = await start_watching(sup, self.notifier, self._stop)
+            if watcher is not None:
+                tasks.append(watcher)
+            await server.startup(sockets=[listener.sock])
+            tasks.append(asyncio.create_task(server.main_loop(), name="uvicorn"))
+            where = "the socket systemd passed" if listener.activated else str(listener.path)
+            log.info("noemad serving %d minds on %s", len(sup.actors), where)
+            self.notifier.ready(f"serving {len(sup.actors)} minds on {where}")
+            if self.notifier.watchdog_interval:
+                tasks.append(asyncio.create_task(self._watchdog(sup), name="watchdog"))
             await self._stop.wait()
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

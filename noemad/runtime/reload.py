@@ -14,7 +14,7 @@ from pathlib import Path
 
 import watchfiles
 
-from noemad.config import load_config
+from noemad.config import file_stamp, load_config
 from noemad.errors import ConfigError
 from noemad.runtime.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor
@@ -28,7 +28,7 @@ def reload_config(sup: Supervisor, notifier: Notifier) -> bool:
     try:
         loaded = load_config(sup.paths.config_file)
     except ConfigError as exc:
-        sup.refuse_config(exc.detail)
+        sup.refuse_config(exc.detail, file_stamp(sup.paths.config_file))
         log.error("config reload refused: %s", exc.detail)
         notifier.notify("READY=1", f"STATUS=config reload refused: {exc.detail}")
         return False
@@ -38,18 +38,33 @@ def reload_config(sup: Supervisor, notifier: Notifier) -> bool:
     return True
 
 
-async def watch_config(sup: Supervisor, notifier: Notifier, stop: asyncio.Event) -> None:
-    """Reload whenever the config file is written, created or removed."""
+async def start_watching(sup: Supervisor, notifier: Notifier, stop: asyncio.Event) -> asyncio.Task[None] | None:
+    """Start watching the config file; once this returns, no change can be missed.
+
+    A change made between the first load and the start of the watch is
+    noticed by comparing the file with the one that was read.
+    """
     target = sup.paths.config_file
     directory = target.parent
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         log.warning("not watching %s (%s); reload with SIGHUP instead", directory, exc)
-        return
+        return None
 
     def is_config(_: watchfiles.Change, path: str) -> bool:
         return Path(path).name == target.name
 
-    async for _ in watchfiles.awatch(directory, watch_filter=is_config, stop_event=stop, debounce=200, recursive=False):
+    changes = watchfiles.awatch(directory, watch_filter=is_config, stop_event=stop, debounce=200, recursive=False)
+
+    async def consume() -> None:
+        async for _ in changes:
+            reload_config(sup, notifier)
+
+    task = asyncio.create_task(consume(), name="config-watch")
+    # The inotify watch is set up synchronously when the generator first runs,
+    # before its first await: one turn of the loop puts it in place.
+    await asyncio.sleep(0)
+    if file_stamp(target) != sup.config_stamp:
         reload_config(sup, notifier)
+    return task

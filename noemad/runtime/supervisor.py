@@ -17,7 +17,7 @@ from sqlite_utils import Database
 
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
-from noemad.config import LoadedConfig
+from noemad.config import FileStamp, LoadedConfig
 from noemad.errors import MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds
@@ -64,6 +64,7 @@ class Supervisor:
         self.counts = Counts()
         self.stopping = False
         self.bus: EventBus | None = None
+        self.refused_stamp: FileStamp | None = None
 
     @property
     def config(self):  # noqa: ANN201 - the Config model
@@ -217,8 +218,15 @@ class Supervisor:
         self.reload.reloads += 1
         self.reload.error = None
         self.reload.error_at = None
+        self.refused_stamp = None
 
-    def refuse_config(self, error: str) -> None:
+    def refuse_config(self, error: str, stamp: FileStamp | None) -> None:
         """Keep the running config and remember why the new one was refused."""
         self.reload.error = error
         self.reload.error_at = iso(self.clock.now())
+        self.refused_stamp = stamp
+
+    @property
+    def config_stamp(self) -> FileStamp | None:
+        """The version of the config file last read, whether applied or refused."""
+        return self.refused_stamp if self.reload.error else self.loaded.stamp
