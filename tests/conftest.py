@@ -54,8 +54,8 @@ class Noemad:
         with self.client as c:
             return c.request(method, "/api/v1" + path, **kwargs)
 
-    def ctl(self, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        """Run the real noemactl against this daemon."""
+    def ctl(self, *args: str, input: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run the real noemactl against this daemon (stdin is `input`, never the terminal)."""
         full_env = {**os.environ, "NOEMA_SOCKET": str(self.socket), "NO_COLOR": "1", "COLUMNS": "120", **(env or {})}
         full_env.pop("NOEMA_HOME", None)
         return subprocess.run([NOEMACTL, *args], capture_output=True, text=True, input=input, env=full_env, timeout=60)

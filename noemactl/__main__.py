@@ -1,0 +1,5 @@
+"""`python -m noemactl` runs the CLI."""
+
+from noemactl.app import main
+
+main()

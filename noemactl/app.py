@@ -1,0 +1,375 @@
+"""The noemactl commands: parse the command line, ask noemad, hand the answer to a renderer.
+
+Commands stay thin; the work lives in `client` (HTTP over the socket),
+`inputs` (checks before sending), `output` (stdout/stderr), `render`,
+`timeline` and `dot` (views). Those modules are imported inside the commands
+so `--version` and shell completion start without httpx or rich.
+
+`app` is importable as `noemactl.app:app` with every command registered, for
+the completion scripts in `completions/` and the man pages in `man/`.
+"""
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from noemactl.errors import BadInput, CtlError
+from noemactl.params import PlainCommand, PlainGroup
+from noemactl.session import Session
+
+HELP = """Control noemad, the daemon that runs Noema's minds.
+
+noemactl talks to noemad over its Unix socket: --socket, else NOEMA_SOCKET, else NOEMA_HOME/run/noemad.sock, else RUNTIME_DIRECTORY/noemad.sock, else the user's runtime directory. Data goes to stdout, notes and errors to stderr; --json prints stable JSON for scripts.
+
+Exit status: 0 done; 1 noemad refused or failed the request; 2 bad command line (nothing was sent); 3 noemad is not reachable.
+"""
+
+app = typer.Typer(
+    name="noemactl",
+    cls=PlainGroup,
+    help=HELP,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_show_locals=False,
+)
+mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show and remove minds.", no_args_is_help=True)
+app.add_typer(mind_app, name="mind")
+
+
+# shared parameters ---------------------------------------------------------------
+
+
+def complete_mind(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion for mind names: ask noemad, quietly give nothing if it does not answer."""
+    try:
+        from noemactl.client import Client, resolve_socket
+
+        with Client(resolve_socket(ctx.find_root().params.get("socket")), timeout=2) as client:
+            names = [m["name"] for m in client.minds()["minds"]]
+    except Exception:
+        return []
+    return [name for name in names if name.startswith(incomplete)]
+
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (as noemad answers it) instead of the human view.")]
+MindArg = Annotated[
+    str, typer.Argument(metavar="MIND", help="The mind's name.", autocompletion=complete_mind, show_default=False)
+]
+
+
+def session(ctx: typer.Context) -> Session:
+    """The invocation's shared state, made by the global callback."""
+    return ctx.ensure_object(Session)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from noemactl.version import cli_version
+
+        typer.echo(f"noemactl {cli_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def global_options(
+    ctx: typer.Context,
+    socket: Annotated[
+        str | None,
+        typer.Option(
+            "--socket",
+            envvar="NOEMA_SOCKET",
+            metavar="PATH",
+            help="noemad's Unix socket (default: found as noemad finds it).",
+            show_default=False,
+        ),
+    ] = None,
+    json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of the human view.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", help="Print noemactl's version and exit.", callback=_show_version, is_eager=True)
+    ] = False,
+) -> None:
+    """Global options, given before the command."""
+    state = Session(socket_flag=socket or None, json=json)
+    ctx.obj = state
+    ctx.call_on_close(state.close)
+
+
+# the daemon --------------------------------------------------------------------
+
+
+@app.command(cls=PlainCommand)
+def status(ctx: typer.Context, json: JsonFlag = False) -> None:
+    """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
+    s = session(ctx)
+    data = s.client.status()
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.status(data))
+
+
+# minds -------------------------------------------------------------------------
+
+
+@mind_app.command("create", cls=PlainCommand)
+def mind_create(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="1-63 lowercase letters, digits, '-' or '_'.", show_default=False)],
+    settings: Annotated[
+        str | None,
+        typer.Option("--settings", metavar="JSON", help='Personality and settings as a JSON object, e.g. \'{"tone": "dry"}\'.'),
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Create a mind."""
+    from noemactl import inputs
+
+    s = session(ctx)
+    data = s.client.create_mind(name, inputs.json_object(settings, "--settings", '{"tone": "dry"}'))
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        s.output.show(f"created mind {data['name']}")
+
+
+@mind_app.command("list", cls=PlainCommand)
+def mind_list(ctx: typer.Context, json: JsonFlag = False) -> None:
+    """List minds."""
+    s = session(ctx)
+    data = s.client.minds()
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    if data["minds"]:
+        s.output.show(*render.minds(data["minds"]))
+    else:
+        s.output.note("no minds yet; create one with `noemactl mind create NAME`")
+
+
+@mind_app.command("show", cls=PlainCommand)
+def mind_show(ctx: typer.Context, name: MindArg, json: JsonFlag = False) -> None:
+    """Show a mind: its fields and its recent events."""
+    s = session(ctx)
+    data = s.client.mind(name)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.mind(data, s.output.width if s.output.terminal else None))
+
+
+@mind_app.command("rm", cls=PlainCommand)
+def mind_rm(
+    ctx: typer.Context,
+    name: MindArg,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Remove without asking (needed when stdin is not a terminal).")] = False,
+    json: JsonFlag = False,
+) -> None:
+    """Remove a mind and everything it holds, for good.
+
+    Asks you to type the mind's name unless --yes is given.
+    """
+    s = session(ctx)
+    if not yes:
+        if not sys.stdin.isatty():
+            raise BadInput(
+                f"refusing to remove mind {name!r} without confirmation, and stdin is not a terminal to ask on;"
+                " pass --yes to remove it and all its events"
+            )
+        from noemactl.render import plural
+
+        count = s.client.mind(name)["events"]
+        answer = s.output.ask(f"This removes mind {name!r} and its {plural(count, 'event')} for good. Type its name to confirm: ")
+        if answer.strip() != name:
+            raise CtlError(f"you typed {answer.strip()!r}, not {name!r}; nothing was removed")
+    data = s.client.delete_mind(name)
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        from noemactl.render import plural
+
+        s.output.show(f"removed mind {data['name']} and its {plural(data['events_removed'], 'event')}")
+
+
+# stimuli -----------------------------------------------------------------------
+
+
+def _stored(s: Session, event: dict[str, Any], json: bool) -> None:
+    if s.wants_json(json):
+        s.output.json(event)
+    else:
+        s.output.show(f"stored event {event['id']} ({event['kind']})")
+
+
+@app.command(cls=PlainCommand)
+def say(
+    ctx: typer.Context,
+    mind: MindArg,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="What to say; '-' reads it from stdin.", show_default=False)],
+    author: Annotated[
+        str | None,
+        typer.Option("--from", metavar="AUTHOR", help="Who says it.", show_default="$USER, else operator"),
+    ] = None,
+    channel: Annotated[str, typer.Option("--channel", metavar="CH", help="Where it is said, e.g. discord:guild:chan.")] = "cli",
+    mentions: Annotated[
+        list[str] | None, typer.Option("--mention", metavar="NAME", help="A name the message mentions (repeatable).")
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Send a message to a mind; print the id of the stored event."""
+    from noemactl import inputs
+
+    body = {
+        "kind": "message",
+        "author": inputs.name(author if author is not None else inputs.default_author(), "--from"),
+        "channel": inputs.name(channel, "--channel"),
+        "text": inputs.text(text, "message"),
+        "mentions": [inputs.name(m, "--mention") for m in mentions or []],
+    }
+    s = session(ctx)
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def observe(
+    ctx: typer.Context,
+    mind: MindArg,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="What was observed; '-' reads it from stdin.", show_default=False)],
+    source: Annotated[str, typer.Option("--source", metavar="SRC", help="The sensor or system that observed it.", show_default=False)],
+    data: Annotated[
+        str | None, typer.Option("--data", metavar="JSON", help='Structured data as a JSON object, e.g. \'{"celsius": 21.5}\'.')
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Record an observation from a named source; print the id of the stored event."""
+    from noemactl import inputs
+
+    body = {
+        "kind": "observation",
+        "source": inputs.name(source, "--source"),
+        "text": inputs.text(text, "observation"),
+        "data": inputs.json_object(data, "--data", '{"celsius": 21.5}'),
+    }
+    s = session(ctx)
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+# events ------------------------------------------------------------------------
+
+
+@app.command(cls=PlainCommand)
+def events(
+    ctx: typer.Context,
+    mind: MindArg,
+    kinds: Annotated[list[str] | None, typer.Option("--kind", metavar="KIND", help="Only events of this kind (repeatable).")] = None,
+    since: Annotated[
+        int | None, typer.Option("--since", metavar="ID", min=0, help="Only events after this id.", show_default=False)
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N events.", show_default="100")
+    ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Keep printing new events until Ctrl-C (after the ones past --since, if given); JSON Lines with --json.",
+        ),
+    ] = False,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's events, oldest first: id, time, kind, actor, channel, text and links."""
+    s = session(ctx)
+    if follow:
+        if limit is not None:
+            raise BadInput("--limit does not apply to --follow, which prints every new event; drop one of them")
+        _follow(s, mind, kinds or [], since, s.wants_json(json))
+        return
+    page = s.client.events(mind, kinds or [], since or 0, limit or 100)
+    if s.wants_json(json):
+        s.output.json(page)
+        return
+    from noemactl import render
+
+    found = page["events"]
+    if not found:
+        s.output.note(f"no events in {mind}" + (f" after #{since}" if since else "") + (" of those kinds" if kinds else ""))
+        return
+    s.output.show(*render.event_lines(found, s.output.width if s.output.terminal else None))
+    if len(found) == (limit or 100):
+        s.output.note(f"there may be more: noemactl events {mind} --since {page['next_since']}")
+
+
+def _follow(s: Session, mind: str, kinds: list[str], since: int | None, as_json: bool) -> None:
+    from noemactl import render
+
+    width = s.output.width if s.output.terminal else None
+    with s.client.stream(mind, since) as messages:
+        s.output.note(f"following {mind}'s events; Ctrl-C to stop")
+        for message in messages:
+            if message.is_end:
+                reason = (message.json() or {}).get("reason", "noemad ended it")
+                s.output.note(f"the stream ended: {reason}")
+                return
+            event = message.json()
+            if not isinstance(event, dict) or (kinds and event.get("kind") not in kinds):
+                continue
+            if as_json:
+                s.output.json_line(event)
+            else:
+                s.output.show(render.event_line(event, width))
+    raise CtlError(f"noemad closed the event stream of {mind} without saying why; is it still running?")
+
+
+@app.command(cls=PlainCommand)
+def timeline(
+    ctx: typer.Context,
+    event_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The event to walk around.", show_default=False)],
+    back: Annotated[
+        int | None, typer.Option("--back", metavar="N", min=0, max=6, help="Hops toward causes.", show_default="6")
+    ] = None,
+    forward: Annotated[
+        int | None, typer.Option("--forward", metavar="N", min=0, max=6, help="Hops toward consequences.", show_default="6")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", min=1, max=200, help="Most events in the walk.", show_default="200")
+    ] = None,
+    json: JsonFlag = False,
+    dot: Annotated[bool, typer.Option("--dot", help="Print Graphviz DOT, e.g. for `dot -Tsvg`.")] = False,
+) -> None:
+    """Show why an event happened and what followed: its causes and consequences as a tree."""
+    s = session(ctx)
+    as_json = s.wants_json(json)
+    if as_json and dot:
+        raise BadInput("--json and --dot are two different outputs; pick one")
+    graph = s.client.chain(event_id, back, forward, limit)
+    if as_json:
+        s.output.json(graph)
+    elif dot:
+        from noemactl.dot import to_dot
+
+        sys.stdout.write(to_dot(graph))
+    else:
+        from noemactl.timeline import tree
+
+        s.output.show(*tree(graph))
+
+
+# entry point -------------------------------------------------------------------
+
+
+def main() -> None:
+    """Run noemactl: errors print `noemactl: <sentence>` on stderr and exit 1, 2 or 3."""
+    try:
+        app(prog_name="noemactl")
+    except CtlError as exc:
+        from noemactl.output import print_error
+
+        print_error(exc.sentence)
+        sys.exit(exc.exit_code)

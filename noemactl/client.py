@@ -1,0 +1,202 @@
+"""Talking to noemad: socket resolution and an HTTP client over its Unix socket.
+
+Every method returns the daemon's JSON unchanged, or raises a `CtlError`:
+`DaemonUnreachable` when the socket cannot be reached, `ApiError` carrying the
+problem+json `detail` when noemad refuses a request.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from noemactl.errors import ApiError, CtlError, DaemonUnreachable
+from noemactl.sse import Message, parse_sse
+
+# httpx imports its own command-line client (click, rich.progress, ...) when
+# they are installed; noemactl never uses it, so skip that import: it is a
+# quarter of httpx's import time. httpx handles the ImportError by design.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+import httpx  # noqa: E402
+
+APP = "noema"
+SOCKET_NAME = "noemad.sock"
+API = "/api/v1"
+TIMEOUT = 30.0  # seconds for one answer: a bound on a hung daemon
+START_HINT = "start it with `noemad` or `systemctl --user start noemad`"
+
+
+def _first(value: str | None) -> Path | None:
+    # systemd passes several directories colon-separated; the first is noemad's.
+    return Path(value.split(":")[0]) if value else None
+
+
+def resolve_socket(flag: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """Where noemad listens, resolved as noemad itself does (see `noemad/paths.py`).
+
+    Highest first: `--socket`, `NOEMA_SOCKET`, `NOEMA_HOME/run/noemad.sock`,
+    `RUNTIME_DIRECTORY/noemad.sock`, then platformdirs' per-user runtime dir.
+    """
+    env = os.environ if env is None else env
+    if flag:
+        return Path(flag)
+    if env.get("NOEMA_SOCKET"):
+        return Path(env["NOEMA_SOCKET"])
+    home = _first(env.get("NOEMA_HOME"))
+    if home is not None:
+        return home / "run" / SOCKET_NAME
+    run_dir = _first(env.get("RUNTIME_DIRECTORY"))
+    if run_dir is None:
+        import platformdirs
+
+        run_dir = Path(platformdirs.user_runtime_dir(APP))
+    return run_dir / SOCKET_NAME
+
+
+def _unreachable(socket: Path, exc: Exception) -> DaemonUnreachable:
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, PermissionError):
+        return DaemonUnreachable(
+            f"permission denied on {socket}: noemad's socket is open only to its owner"
+            " (or to `socket_group` in noemad.toml); run noemactl as that user",
+            str(socket),
+        )
+    if cause is not None and not isinstance(cause, (FileNotFoundError, ConnectionRefusedError)):
+        return DaemonUnreachable(f"cannot connect to noemad on {socket} ({cause.strerror or cause}); {START_HINT}", str(socket))
+    return DaemonUnreachable(f"noemad is not running on {socket}; {START_HINT}", str(socket))
+
+
+def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("detail"), str):
+        return ApiError(response.status_code, str(body.get("title", response.reason_phrase)), body["detail"])
+    return ApiError(
+        response.status_code,
+        response.reason_phrase,
+        f"noemad answered {response.status_code} {response.reason_phrase} to {method} {path}",
+    )
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+class Client:
+    """A connection to one noemad; use as a context manager or call `close()`."""
+
+    def __init__(self, socket: Path, timeout: float = TIMEOUT) -> None:
+        self.socket = socket
+        self._http = httpx.Client(
+            transport=httpx.HTTPTransport(uds=str(socket)),
+            base_url="http://noemad",
+            timeout=timeout,
+            headers={"accept": "application/json"},
+        )
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._http.close()
+
+    def request(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
+        """Send one request under `/api/v1`; return the decoded JSON answer."""
+        try:
+            response = self._http.request(method, API + path, json=json, params=params)
+        except httpx.ConnectError as exc:
+            raise _unreachable(self.socket, exc) from exc
+        except httpx.TimeoutException as exc:
+            raise CtlError(f"noemad on {self.socket} did not answer within {TIMEOUT:g} s; its log may say why") from exc
+        except httpx.TransportError as exc:
+            raise CtlError(f"the connection to noemad on {self.socket} broke ({exc}); is it stopping?") from exc
+        if response.is_error:
+            raise _problem(response, method, API + path)
+        try:
+            return response.json()
+        except ValueError:
+            raise CtlError(f"noemad answered {method} {API + path} with something that is not JSON; is {self.socket} noemad's socket?") from None
+
+    # the daemon -------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """The daemon's state."""
+        return self.request("GET", "/status")
+
+    # minds ------------------------------------------------------------------
+
+    def minds(self) -> dict[str, Any]:
+        """All minds: `{"minds": [...]}`."""
+        return self.request("GET", "/minds")
+
+    def create_mind(self, name: str, settings: dict[str, Any]) -> dict[str, Any]:
+        """Create a mind."""
+        return self.request("POST", "/minds", json={"name": name, "settings": settings})
+
+    def mind(self, name: str) -> dict[str, Any]:
+        """A mind's overview, with its recent events."""
+        return self.request("GET", f"/minds/{_segment(name)}")
+
+    def delete_mind(self, name: str) -> dict[str, Any]:
+        """Delete a mind and everything it holds."""
+        return self.request("DELETE", f"/minds/{_segment(name)}", json={"confirm": name})
+
+    # events -----------------------------------------------------------------
+
+    def ingest(self, mind: str, stimulus: dict[str, Any]) -> dict[str, Any]:
+        """Store a stimulus (a message or an observation); return the stored event."""
+        return self.request("POST", f"/minds/{_segment(mind)}/events", json=stimulus)
+
+    def events(self, mind: str, kinds: Sequence[str] = (), since: int = 0, limit: int = 100) -> dict[str, Any]:
+        """A page of a mind's events after `since`: `{"events": [...], "next_since": N}`."""
+        params: dict[str, Any] = {"since": since, "limit": limit}
+        if kinds:
+            params["kind"] = list(kinds)
+        return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
+
+    @contextmanager
+    def stream(self, mind: str, since: int | None = None) -> Iterator[Iterator[Message]]:
+        """Follow a mind's events as server-sent events.
+
+        Entering waits until noemad has answered (from then on nothing new is
+        missed); the iterator yields each message until noemad ends the stream.
+        """
+        path = f"{API}/minds/{_segment(mind)}/events/stream"
+        params = {"since": since} if since is not None else None
+        try:
+            with self._http.stream(
+                "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=None)
+            ) as response:
+                if response.is_error:
+                    response.read()
+                    raise _problem(response, "GET", path)
+                yield parse_sse(response.iter_lines())
+        except httpx.ConnectError as exc:
+            raise _unreachable(self.socket, exc) from exc
+        except httpx.TransportError as exc:
+            raise CtlError(f"the event stream from noemad on {self.socket} broke off ({exc}); noemad may have stopped") from exc
+
+    def event(self, event_id: int) -> dict[str, Any]:
+        """One event."""
+        return self.request("GET", f"/events/{event_id}")
+
+    def chain(
+        self, event_id: int, back: int | None = None, forward: int | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        """The causal walk around an event (the timeline graph)."""
+        params = {k: v for k, v in (("back", back), ("forward", forward), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/events/{event_id}/chain", params=params)

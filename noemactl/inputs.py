@@ -1,0 +1,62 @@
+"""Checking what the command line holds before anything is sent.
+
+Each check raises `BadInput` (exit 2) with a sentence naming the option and
+what to pass instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from noemactl.errors import BadInput
+
+
+def json_object(value: str | None, option: str, example: str) -> dict[str, Any]:
+    """Decode `value` (given to `option`) as a JSON object; None gives `{}`."""
+    if value is None:
+        return {}
+    try:
+        decoded = json.loads(value)
+    except ValueError as exc:
+        reason = getattr(exc, "msg", str(exc))
+        where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise BadInput(f"{option} is not valid JSON ({reason}{where}); pass a JSON object such as '{example}'") from None
+    if not isinstance(decoded, dict):
+        raise BadInput(f"{option} must be a JSON object such as '{example}', not {_json_type(decoded)}")
+    return decoded
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def text(value: str, what: str) -> str:
+    """The text of a stimulus: `-` reads it from stdin; empty or blank text is refused."""
+    if value == "-":
+        value = sys.stdin.read().rstrip("\n")
+    if not value.strip():
+        raise BadInput(f"the {what} text is empty; give the text to send (or `-` to read it from stdin)")
+    return value
+
+
+def name(value: str, option: str) -> str:
+    """A non-blank name given to `option`, stripped."""
+    if not value.strip():
+        raise BadInput(f"{option} is empty; give a name")
+    return value.strip()
+
+
+def default_author() -> str:
+    """Who `say` speaks as by default: the login name, else `operator`."""
+    return os.environ.get("USER") or os.environ.get("LOGNAME") or "operator"

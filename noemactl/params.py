@@ -1,0 +1,131 @@
+"""Converting command-line values without pydantic, so noemactl starts fast.
+
+typer 0.29 converts every parameter through a pydantic `TypeAdapter` built on
+first use: that imports pydantic and generates a schema per parameter, about
+a third of the start-up of `noemactl status`, and the design wants the CLI
+free of pydantic. noemactl's parameters are all plain (`str`, `bool`, `int`
+with bounds, lists of those), so `PlainGroup` and `PlainCommand` (every group
+and command of noemactl uses one) give each such parameter a converter
+written here, raising typer's own `BadParameter` (exit 2) on bad values. A
+parameter of another type, or a typer without the internals used here
+(`_runtime_param`, `type_descriptor`), keeps typer's conversion: slower,
+never wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, get_args, get_origin
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+Convert = Callable[[Any], Any]
+_TRUE = {"1", "true", "t", "yes", "y", "on"}
+_FALSE = {"0", "false", "f", "no", "n", "off", ""}
+
+
+def _to_str(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = _to_str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"{value!r} is not a boolean; use true or false")
+
+
+def _to_int(low: float | None, high: float | None) -> Convert:
+    def convert(value: Any) -> int:
+        if isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a whole number")
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(_to_str(value).strip())
+            except ValueError:
+                raise ValueError(f"{value!r} is not a whole number") from None
+        if low is not None and high is not None and not low <= number <= high:
+            raise ValueError(f"{number} is not between {low:g} and {high:g}")
+        if low is not None and number < low:
+            raise ValueError(f"{number} is less than {low:g}")
+        if high is not None and number > high:
+            raise ValueError(f"{number} is more than {high:g}")
+        return number
+
+    return convert
+
+
+def converter(annotation: Any, info: Any) -> Convert | None:
+    """A plain converter for `annotation`, or None when typer must do it."""
+    if getattr(info, "parser", None) is not None or getattr(info, "click_type", None) is not None:
+        return None
+    if annotation is str:
+        return _to_str
+    if annotation is bool:
+        return _to_bool
+    if annotation is int and not getattr(info, "clamp", False):
+        return _to_int(getattr(info, "min", None), getattr(info, "max", None))
+    if get_origin(annotation) is list and len(get_args(annotation)) == 1:
+        item = converter(get_args(annotation)[0], info)
+        if item is not None:
+            return lambda values: [item(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    return None
+
+
+class PlainConversion:
+    """Stands in for typer's runtime conversion of one parameter (the same `coerce` contract)."""
+
+    def __init__(self, convert: Convert) -> None:
+        self.convert = convert
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        """Convert one parsed value; None stays None (or `()` for a repeatable option)."""
+        multi = getattr(param, "multiple", False) or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        if multi and isinstance(value, str):
+            raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
+        try:
+            return self.convert(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def install(params: Iterable[Any]) -> None:
+    """Give each plain parameter a plain converter (once; others keep typer's)."""
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is None or getattr(param, "_runtime_param", False) is not None:
+            continue
+        convert = converter(descriptor.annotation, descriptor.parameter_info)
+        if convert is not None:
+            param._runtime_param = PlainConversion(convert)
+
+
+class PlainGroup(TyperGroup):
+    """A command group whose plain parameters (and help option) convert without pydantic."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        """The group's parameters, as click parses them."""
+        params = super().get_params(ctx)
+        install(params)
+        return params
+
+
+class PlainCommand(TyperCommand):
+    """A command whose plain parameters (and help option) convert without pydantic."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        """The command's parameters, as click parses them."""
+        params = super().get_params(ctx)
+        install(params)
+        return params

@@ -1,0 +1,229 @@
+"""Human views of noemad's answers: status, minds, a mind's overview, event lines.
+
+Each function takes the daemon's JSON and returns rich renderables. User text
+is always wrapped in `Text` (never parsed as markup). Styles vanish when stdout
+is not a terminal or `NO_COLOR` is set, so the same views serve pipes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+
+ELLIPSIS = "…"
+KIND_STYLES = {
+    "message": "green",
+    "observation": "yellow",
+    "reply": "bright_green",
+    "mind_created": "bright_blue",
+}
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 event`, `2 events`."""
+    return f"{count} {noun if count == 1 else noun + 's'}"
+
+
+def when(at: str | None) -> str:
+    """An event time as `YYYY-MM-DD HH:MM:SS` (UTC, as stored); unknown shapes as given."""
+    if not at:
+        return "-"
+    if len(at) >= 19 and at[10] == "T":
+        return f"{at[:10]} {at[11:19]}"
+    return at
+
+
+def duration(seconds: float) -> str:
+    """`3d 4h`, `2h 5m`, `4m 12s`, `9s`."""
+    total = int(seconds)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    if minutes:
+        return f"{minutes}m {secs}s"
+    return f"{secs}s"
+
+
+def clip(text: str, width: int | None) -> str:
+    """One line of `text`; cut to `width` characters with an ellipsis when a width is given."""
+    line = " ".join(text.split())
+    if width is not None and len(line) > width:
+        return line[: max(width - 1, 0)] + ELLIPSIS
+    return line
+
+
+def kind_style(kind: str) -> str:
+    """The colour of an event kind."""
+    if kind in KIND_STYLES:
+        return KIND_STYLES[kind]
+    if kind.startswith("cycle_"):
+        return "blue"
+    return "cyan"
+
+
+def columns(headers: Sequence[str], rows: Sequence[Sequence[str | Text]], right: Sequence[int] = ()) -> list[Text]:
+    """Aligned columns with a bold header line; columns in `right` are right-aligned.
+
+    Built by hand rather than with rich's Table so piped lines carry no
+    trailing padding.
+    """
+    cells = [[c if isinstance(c, Text) else Text(c) for c in row] for row in rows]
+    widths = [max([len(h), *(row[i].cell_len for row in cells)]) for i, h in enumerate(headers)]
+
+    def line(items: Sequence[Text], style: str = "") -> Text:
+        out = Text(style=style, no_wrap=True)
+        for i, item in enumerate(items):
+            pad = " " * (widths[i] - item.cell_len)
+            if i:
+                out.append("  ")
+            if i in right:
+                out.append(pad)
+            out.append_text(item)
+            if i not in right and i < len(items) - 1:
+                out.append(pad)
+        return out
+
+    return [line([Text(h) for h in headers], "bold"), *(line(row) for row in cells)]
+
+
+def _fields(rows: Iterable[tuple[str, str | Text]]) -> list[Text]:
+    rows = list(rows)
+    width = max(len(key) for key, _ in rows) + 2
+    return [Text.assemble((key.ljust(width), "bold"), value) for key, value in rows]
+
+
+# status ---------------------------------------------------------------------
+
+
+def status(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl status`: the daemon, its config, its minds, totals."""
+    config = data["config"]
+    head = Text.assemble(("noemad ", "bold"), (data["version"], "bold cyan"), f"  pid {data['pid']}  up {duration(data['uptime_s'])}")
+    if data.get("stopping"):
+        head.append("  stopping", style="bold yellow")
+    loaded = f"{config['source']} ({config['path']}), loaded {when(config['loaded_at'])}"
+    if config.get("reloads"):
+        loaded += f", {plural(config['reloads'], 'reload')}"
+    rows: list[tuple[str, str | Text]] = [
+        ("socket", data["socket"]),
+        ("database", data["database"]),
+        ("config", loaded),
+    ]
+    if data.get("clock") == "manual":
+        rows.append(("clock", f"manual (a test daemon), now {when(data['now'])}"))
+    out: list[RenderableType] = [head, *_fields(rows)]
+    if config.get("reload_error"):
+        out.append(
+            Text.assemble(
+                ("config reload refused", "bold red"),
+                f" at {when(config.get('reload_error_at'))}: {config['reload_error']}",
+                f" (the config loaded at {when(config['loaded_at'])} is still running)",
+            )
+        )
+    minds = data.get("minds") or []
+    if minds:
+        out.extend(
+            columns(
+                ["MIND", "EVENTS", "TURN"],
+                [[m["name"], str(m["events"]), "running" if m["turn_running"] else "idle"] for m in minds],
+                right=[1],
+            )
+        )
+    counts = data["counts"]
+    out.append(
+        Text(
+            f"{plural(counts['minds'], 'mind')}, {plural(counts['events'], 'event')}"
+            f" (last #{counts['last_event_id']}), {plural(counts['commits'], 'commit')}",
+            style="dim",
+        )
+    )
+    return out
+
+
+# minds ----------------------------------------------------------------------
+
+
+def settings(value: dict[str, Any]) -> str:
+    """A mind's settings as compact JSON (`{}` when none)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+def minds(items: Sequence[dict[str, Any]]) -> list[Text]:
+    """`noemactl mind list`: one line per mind."""
+    return columns(
+        ["NAME", "MODE", "CREATED", "SETTINGS"],
+        [[Text(m["name"], style="bold"), m["mode"], when(m["created_at"]), settings(m["settings"])] for m in items],
+    )
+
+
+def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
+    """`noemactl mind show`: the mind's fields, then its recent events."""
+    head = Text.assemble(("mind ", "bold"), (data["name"], "bold cyan"))
+    rows: list[tuple[str, str | Text]] = [
+        ("mode", data["mode"]),
+        ("turn", "running" if data.get("turn_running") else "idle"),
+        ("created", when(data["created_at"])),
+        ("events", f"{data['events']} (last #{data['last_event_id']})"),
+        ("settings", settings(data["settings"])),
+    ]
+    out: list[RenderableType] = [head, *_fields(rows)]
+    recent = data.get("recent") or []
+    if recent:
+        out.append(Text(f"recent events ({len(recent)})", style="bold"))
+        out.extend(event_lines(recent, width))
+    return out
+
+
+# events ---------------------------------------------------------------------
+
+
+def links(event: dict[str, Any]) -> str:
+    """The links an event was written with: `caused by #2; parents #2, #5; cites #7, memory 3`."""
+    parts = []
+    if event.get("causation_id") is not None:
+        parts.append(f"caused by #{event['causation_id']}")
+    if event.get("parents"):
+        parts.append("parents " + ", ".join(f"#{p}" for p in event["parents"]))
+    refs = [f"#{r['id']}" if r["type"] == "event" else f"{r['type'].replace('_', ' ')} {r['id']}" for r in event.get("refs") or []]
+    if refs:
+        parts.append("cites " + ", ".join(refs))
+    return "; ".join(parts)
+
+
+ID_WIDTH, KIND_WIDTH, ACTOR_WIDTH, CHANNEL_WIDTH = 5, 15, 16, 6
+MIN_TEXT = 20
+
+
+def event_line(event: dict[str, Any], width: int | None = None) -> Text:
+    """One event on one line: id, time, kind, actor, channel, text and links.
+
+    With a `width` (a terminal), the text is cut so the line fits.
+    """
+    line = Text(no_wrap=True)
+    line.append(f"#{event['id']}".ljust(ID_WIDTH + 1), style="bold")
+    line.append(" " + when(event.get("at")) + "  ", style="dim")
+    line.append(event["kind"].ljust(KIND_WIDTH), style=kind_style(event["kind"]))
+    line.append("  " + event["actor"].ljust(ACTOR_WIDTH), style="magenta")
+    line.append("  " + (event.get("channel") or "-").ljust(CHANNEL_WIDTH))
+    linked = links(event)
+    tail = f"  ({linked})" if linked else ""
+    if event.get("text"):
+        room = None if width is None else max(width - len(line) - len(tail) - 4, MIN_TEXT)
+        line.append('  "' + clip(event["text"], room) + '"')
+    if tail:
+        line.append(tail, style="dim")
+    line.rstrip()
+    return line
+
+
+def event_lines(events: Sequence[dict[str, Any]], width: int | None) -> list[Text]:
+    """One `event_line` per event."""
+    return [event_line(e, width) for e in events]
