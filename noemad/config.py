@@ -119,11 +119,11 @@ def parse_config(text: str, source: str) -> LoadedConfig:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source} is not valid TOML: {exc}. Fix the file; the running config is kept.") from None
+        raise ConfigError(f"{source} is not valid TOML: {exc}.") from None
     try:
         return LoadedConfig(Config.model_validate(raw), source)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {describe_validation_error(exc)}. Fix the file; the running config is kept.") from None
+        raise ConfigError(f"{source}: {describe_validation_error(exc)}.") from None
 
 
 def load_config(path: Path) -> LoadedConfig:

@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         loaded = load_config(paths.config_file)
     except NoemaError as exc:
-        print(f"noemad: {exc.detail}", file=sys.stderr)
+        fix = "" if args.check_config else " Fix the file and start noemad again."
+        print(f"noemad: {exc.detail}{fix}", file=sys.stderr)
         return EXIT_CONFIG
     if args.check_config:
         print(f"# config: {loaded.source}")

@@ -6,6 +6,7 @@ set -euo pipefail
 home="${NOEMA_DEMO_HOME:-$(mktemp -d /tmp/noema-demo.XXXXXX)}"
 export NOEMA_HOME="$home"
 export NOEMA_SOCKET="$home/noemad.sock"
+mkdir -p "$home"
 log="$home/noemad.log"
 
 noemad >"$log" 2>&1 &
@@ -19,7 +20,8 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; "$@"; }
+if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain" >&2; "$@"; }
 
 step noemactl mind create demo
 step noemactl say demo "Hello, I'm Alice. Can you keep an eye on the build?" --from alice --channel cli

@@ -28,9 +28,10 @@ def reload_config(sup: Supervisor, notifier: Notifier) -> bool:
     try:
         loaded = load_config(sup.paths.config_file)
     except ConfigError as exc:
-        sup.refuse_config(exc.detail, file_stamp(sup.paths.config_file))
-        log.error("config reload refused: %s", exc.detail)
-        notifier.notify("READY=1", f"STATUS=config reload refused: {exc.detail}")
+        detail = f"{exc.detail} Fix the file; the running config is kept."
+        sup.refuse_config(detail, file_stamp(sup.paths.config_file))
+        log.error("config reload refused: %s", detail)
+        notifier.notify("READY=1", f"STATUS=config reload refused: {detail}")
         return False
     sup.apply_config(loaded)
     log.info("config reloaded from %s", loaded.source)
