@@ -27,6 +27,7 @@ import httpx  # noqa: E402
 
 APP = "noema"
 SOCKET_NAME = "noemad.sock"
+SYSTEM_SOCKET = Path("/run/noema/noemad.sock")  # contrib/systemd/noemad.socket
 API = "/api/v1"
 TIMEOUT = 30.0  # seconds for one answer: a bound on a hung daemon
 START_HINT = "start it with `noemad` or `systemctl --user start noemad`"
@@ -41,7 +42,8 @@ def resolve_socket(flag: str | Path | None = None, env: Mapping[str, str] | None
     """Where noemad listens, resolved as noemad itself does (see `noemad/paths.py`).
 
     Highest first: `--socket`, `NOEMA_SOCKET`, `NOEMA_HOME/run/noemad.sock`,
-    `RUNTIME_DIRECTORY/noemad.sock`, then platformdirs' per-user runtime dir.
+    `RUNTIME_DIRECTORY/noemad.sock`, then platformdirs' per-user runtime dir —
+    unless no per-user daemon is there and the system service's socket is.
     """
     env = os.environ if env is None else env
     if flag:
@@ -52,11 +54,14 @@ def resolve_socket(flag: str | Path | None = None, env: Mapping[str, str] | None
     if home is not None:
         return home / "run" / SOCKET_NAME
     run_dir = _first(env.get("RUNTIME_DIRECTORY"))
-    if run_dir is None:
-        import platformdirs
+    if run_dir is not None:
+        return run_dir / SOCKET_NAME
+    import platformdirs
 
-        run_dir = Path(platformdirs.user_runtime_dir(APP))
-    return run_dir / SOCKET_NAME
+    user = Path(platformdirs.user_runtime_dir(APP)) / SOCKET_NAME
+    if not user.exists() and SYSTEM_SOCKET.exists():
+        return SYSTEM_SOCKET
+    return user
 
 
 def _unreachable(socket: Path, exc: Exception) -> DaemonUnreachable:
