@@ -35,6 +35,7 @@ import multiprocessing as mp
 import os
 import queue
 import shutil
+import socket
 import sqlite3
 import sys
 import threading
@@ -95,6 +96,76 @@ def message(worker: int, i: int) -> dict[str, str]:
 # --- the socket clients -----------------------------------------------------------
 
 
+class RawClient:
+    """A keep-alive HTTP/1.1 client over the Unix socket that does almost nothing.
+
+    httpx spends about as much CPU per request as the daemon does; on two
+    cores that CPU is taken from the daemon. This client writes the request
+    bytes and reads the answer by its Content-Length, so the run measures the
+    daemon rather than the client library.
+    """
+
+    def __init__(self, sock: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(sock)
+        self.buf = b""
+
+    def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        head = f"{method} {path} HTTP/1.1\r\nhost: noemad\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+        self.sock.sendall(head.encode() + body)
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        header, _, self.buf = self.buf.partition(b"\r\n\r\n")
+        lines = header.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        length = next(int(v) for k, _, v in (ln.partition(b":") for ln in lines[1:]) if k.strip().lower() == b"content-length")
+        while len(self.buf) < length:
+            self._fill()
+        payload, self.buf = self.buf[:length], self.buf[length:]
+        return status, payload
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise OSError("noemad closed the connection")
+        self.buf += chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def raw_worker(
+    sock: str, minds: list[str], worker: int, count: int, max_seconds: float, ready: Any, go: Any
+) -> WorkerResult:
+    """As `client_worker`, with `RawClient`."""
+    out = WorkerResult()
+    c = RawClient(sock)
+    try:
+        c.request("GET", "/api/v1/status")
+        ready.wait()
+        go.wait()
+        cpu0 = time.process_time()
+        out.started = time.monotonic()
+        deadline = out.started + max_seconds
+        lat = out.latencies
+        for i in range(count):
+            path = f"/api/v1/minds/{minds[(worker + i) % len(minds)]}/events"
+            body = json.dumps(message(worker, i)).encode()
+            t0 = time.perf_counter()
+            status_code, payload = c.request("POST", path, body)
+            lat.append(time.perf_counter() - t0)
+            if status_code != 201:
+                out.errors += 1
+                out.first_error = out.first_error or f"{status_code} {payload[:200]!r}"
+            if time.monotonic() > deadline:
+                break
+        out.ended = time.monotonic()
+        out.cpu = time.process_time() - cpu0
+    finally:
+        c.close()
+    return out
+
+
 def client_worker(
     sock: str, minds: list[str], worker: int, count: int, max_seconds: float, ready: Any, go: Any
 ) -> WorkerResult:
@@ -129,11 +200,15 @@ def client_worker(
     return out
 
 
+WORKERS: dict[str, Callable[..., WorkerResult]] = {"httpx": client_worker, "raw": raw_worker}
+CLIENT = "httpx"  # set from --client; passed on to spawned client processes
+
+
 def _process_entry(
-    sock: str, minds: list[str], worker: int, count: int, max_seconds: float, ready: Any, go: Any, results: Any
+    client: str, sock: str, minds: list[str], worker: int, count: int, max_seconds: float, ready: Any, go: Any, results: Any
 ) -> None:
     try:
-        res = client_worker(sock, minds, worker, count, max_seconds, ready, go)
+        res = WORKERS[client](sock, minds, worker, count, max_seconds, ready, go)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         res = WorkerResult(errors=1, first_error=f"worker crashed: {exc!r}")
         ready.abort() if hasattr(ready, "abort") else None
@@ -150,7 +225,7 @@ def run_threads(sock: str, minds: list[str], counts: list[int], max_seconds: flo
 
     def body(w: int) -> None:
         try:
-            results[w] = client_worker(sock, minds, w, counts[w], max_seconds, ready, go)
+            results[w] = WORKERS[CLIENT](sock, minds, w, counts[w], max_seconds, ready, go)
         except BaseException as exc:  # noqa: BLE001
             failures.append(exc)
             ready.abort()
@@ -182,7 +257,7 @@ def run_processes(sock: str, minds: list[str], counts: list[int], max_seconds: f
     go = ctx.Event()
     results = ctx.Queue()
     procs = [
-        ctx.Process(target=_process_entry, args=(sock, minds, w, counts[w], max_seconds, ready, go, results), daemon=True)
+        ctx.Process(target=_process_entry, args=(CLIENT, sock, minds, w, counts[w], max_seconds, ready, go, results), daemon=True)
         for w in range(n)
     ]
     try:
@@ -281,7 +356,7 @@ def socket_run(mode: str, events: int, clients: int, n_minds: int, max_seconds: 
     stimuli = len(lat) - errors
     ev0 = before["counts"]["events"]
     return SocketRun(
-        row=Row(f"socket, {clients} {mode}", stimuli, seconds, lat),
+        row=Row(f"socket, {clients} {mode} ({CLIENT})", stimuli, seconds, lat),
         stimuli=stimuli,
         rows_in_window=after["counts"]["events"] - ev0,
         rows_total=drained["counts"]["events"] - ev0,
@@ -431,6 +506,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mode", choices=("threads", "processes", "both"), default="both", help="clients as threads, processes, or both runs (default)"
     )
+    parser.add_argument(
+        "--client", choices=("httpx", "raw", "both"), default="both",
+        help="client library: httpx, a minimal raw HTTP client (measures the daemon, not the client), or both runs (default)",
+    )
     parser.add_argument("--max-seconds", type=float, default=30.0, help="cap on each socket run; fewer events are sent if hit (default 30)")
     parser.add_argument("--baseline-seconds", type=float, default=10.0, help="cap on each in-process or bare sqlite3 baseline (default 10)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the in-process and bare sqlite3 baselines")
@@ -443,11 +522,14 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     rows: list[Row] = []
     runs: list[SocketRun] = []
+    global CLIENT
     try:
-        for mode in ("threads", "processes") if args.mode == "both" else (args.mode,):
-            run = socket_run(mode, args.events, args.clients, args.minds, args.max_seconds)
-            runs.append(run)
-            rows.append(run.row)
+        for client in ("raw", "httpx") if args.client == "both" else (args.client,):
+            CLIENT = client
+            for mode in ("threads", "processes") if args.mode == "both" else (args.mode,):
+                run = socket_run(mode, args.events, args.clients, args.minds, args.max_seconds)
+                runs.append(run)
+                rows.append(run.row)
         if not args.no_baseline:
             rows.append(writer_inprocess(args.events, args.clients, args.minds, args.baseline_seconds))
             rows.append(baseline(args.events, 1, args.baseline_seconds))

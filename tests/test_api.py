@@ -187,3 +187,25 @@ def test_unicode_and_control_text_round_trips(noemad: Noemad, mind: str) -> None
 def test_connection_is_plain_http_over_the_socket(noemad: Noemad) -> None:
     with httpx.Client(transport=httpx.HTTPTransport(uds=str(noemad.socket))) as c:
         assert c.get("http://anything/api/v1/status").status_code == 200
+
+
+def test_both_ingest_paths_answer_alike(noemad: Noemad, mind: str) -> None:
+    """JSON bodies take the fast path; other JSON media types go through the FastAPI route."""
+    body = b'{"kind": "message", "author": "alice", "text": "same", "mentions": ["ada"]}'
+    fast = noemad.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/json"})
+    routed = noemad.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/vnd.noema+json"})
+    assert fast.status_code == routed.status_code == 201
+    a, b = fast.json(), routed.json()
+    assert a.pop("id") != b.pop("id")
+    assert a == b
+    bad = b'{"kind": "message", "author": "alice", "text": "x", "colour": 1}'
+    for media in ("application/json", "application/vnd.noema+json"):
+        resp = noemad.api("POST", f"/minds/{mind}/events", content=bad, headers={"content-type": media})
+        assert resp.status_code == 422 and resp.json()["detail"] == "colour: unknown field; remove it", media
+
+
+def test_a_body_that_is_not_json_is_refused_with_a_sentence(noemad: Noemad, mind: str) -> None:
+    resp = noemad.api("POST", f"/minds/{mind}/events", content=b"hello", headers={"content-type": "text/plain"})
+    assert resp.status_code in (400, 422)
+    assert resp.headers["content-type"] == "application/problem+json"
+    assert resp.json()["detail"]

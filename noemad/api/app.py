@@ -12,12 +12,12 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from noemad import __version__
+from noemad.api.fastpath import FastIngest, to_stimulus
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
     EventOut,
-    MessageIn,
     MindCreate,
     MindDelete,
     MindDeleted,
@@ -32,16 +32,9 @@ from noemad.api.schemas import (
 from noemad.clock import ManualClock
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
-from noemad.stimuli import Message, Observation, Stimulus
 
 MindName = Annotated[str, Path(description="The mind's name.")]
 _ERRORS = {code: {"model": Problem, "content": {PROBLEM: {}}} for code in (400, 404, 409, 413, 422, 503)}
-
-
-def _stimulus(body: StimulusIn) -> Stimulus:
-    if isinstance(body, MessageIn):
-        return Message(author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions))
-    return Observation(source=body.source, text=body.text, data=body.data)
 
 
 def _sse(event: Event) -> bytes:
@@ -59,6 +52,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         redoc_url=None,
     )
     install_error_handlers(app)
+    # Added last is outermost: the body limit applies to the fast ingest path too.
+    app.add_middleware(FastIngest, sup=sup)
     app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes)
     api = APIRouter(prefix="/api/v1", responses=_ERRORS)
 
@@ -86,8 +81,11 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.post("/minds/{mind}/events", response_model=EventOut, status_code=201, summary="Ingest a stimulus")
     async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> dict:
-        """Store a stimulus; answered once it is committed, then offered to the mind's gate."""
-        return (await sup.ingest(mind, _stimulus(body))).to_json()
+        """Store a stimulus; answered once it is committed, then offered to the mind's gate.
+
+        JSON bodies are served by `FastIngest` before they reach this route.
+        """
+        return (await sup.ingest(mind, to_stimulus(body))).to_json()
 
     @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
