@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -34,7 +34,18 @@ from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
-_ERRORS = {code: {"model": Problem, "content": {PROBLEM: {}}} for code in (400, 404, 409, 413, 422, 503)}
+_PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem, "description": text, "content": {PROBLEM: _PROBLEM_SCHEMA}}
+    for code, text in (
+        (400, "Malformed body"),
+        (404, "Not found"),
+        (409, "Conflict"),
+        (413, "Body too large"),
+        (422, "Invalid input"),
+        (503, "Shutting down"),
+    )
+}
 
 
 def _sse(event: Event) -> bytes:
