@@ -111,6 +111,38 @@ def status(ctx: typer.Context, json: JsonFlag = False) -> None:
     s.output.show(*render.status(data))
 
 
+@app.command(cls=PlainCommand)
+def usage(
+    ctx: typer.Context,
+    mind: Annotated[
+        str | None,
+        typer.Argument(metavar="MIND", help="Only this mind's calls (default: every mind).", autocompletion=complete_mind, show_default=False),
+    ] = None,
+    by: Annotated[
+        str, typer.Option("--by", metavar="GROUP", help="Group by role, model, day or mind.", case_sensitive=False)
+    ] = "role",
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only calls from then on: an ISO date or time, or a span back (30m, 24h, 7d).", show_default=False
+        ),
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Show model spend: calls, tokens four ways, cache hit rate and estimated cost."""
+    group = by.lower()
+    if group not in ("role", "model", "day", "mind"):
+        raise BadInput(f"--by {by!r} is not a grouping; use role, model, day or mind")
+    s = session(ctx)
+    data = s.client.usage(mind, group, since)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.usage(data))
+
+
 # minds -------------------------------------------------------------------------
 
 

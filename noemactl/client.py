@@ -142,6 +142,11 @@ class Client:
         """The daemon's state."""
         return self.request("GET", "/status")
 
+    def usage(self, mind: str | None, by: str, since: str | None) -> dict[str, Any]:
+        """Model spend grouped `by` role, model, day or mind."""
+        params = {k: v for k, v in (("mind", mind), ("by", by), ("since", since)) if v is not None}
+        return self.request("GET", "/usage", params=params)
+
     # minds ------------------------------------------------------------------
 
     def minds(self) -> dict[str, Any]:

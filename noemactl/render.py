@@ -128,6 +128,17 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
                 f" (the config loaded at {when(config['loaded_at'])} is still running)",
             )
         )
+    models = data.get("models") or {}
+    if models:
+        out.extend(_fields([("models", f"provider {models['provider']}")]))
+        for hold in models.get("holds") or []:
+            out.append(
+                Text.assemble(
+                    ("hold", "bold yellow"),
+                    f" {hold['model']} until {when(hold['until'])} ({hold['reason']}): auxiliary calls are refused,"
+                    " respond calls wait",
+                )
+            )
     minds = data.get("minds") or []
     if minds:
         out.extend(
@@ -227,3 +238,39 @@ def event_line(event: dict[str, Any], width: int | None = None) -> Text:
 def event_lines(events: Sequence[dict[str, Any]], width: int | None) -> list[Text]:
     """One `event_line` per event."""
     return [event_line(e, width) for e in events]
+
+
+# usage ----------------------------------------------------------------------
+
+
+def usage(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl usage`: spend per group with the cache hit rate."""
+    by = data["by"]
+    rows = data["rows"]
+    scope = f"mind {data['mind']}" if data.get("mind") else "all minds"
+    since = f" since {when(data['since'])}" if data.get("since") else ""
+    if not rows:
+        return [Text(f"no model calls for {scope}{since}", style="dim")]
+    table = columns(
+        [by.upper(), "CALLS", "OK", "FAILED", "REFUSED", "INPUT", "CACHE READ", "CACHE WRITE", "OUTPUT", "HIT RATE", "COST $"],
+        [
+            [
+                str(r[by]),
+                str(r["calls"]),
+                str(r["ok"]),
+                str(r["failed"]),
+                str(r["refused"]),
+                f"{r['input_tokens']:,}",
+                f"{r['cache_read_tokens']:,}",
+                f"{r['cache_write_tokens']:,}",
+                f"{r['output_tokens']:,}",
+                "-" if r["cache_hit_rate"] is None else f"{r['cache_hit_rate']:.0%}",
+                f"{r['cost_usd']:.4f}",
+            ]
+            for r in rows
+        ],
+        right=range(1, 11),
+    )
+    total = sum(r["cost_usd"] for r in rows)
+    calls = sum(r["calls"] for r in rows)
+    return [*table, Text(f"{plural(calls, 'call')} for {scope}{since}, ${total:.4f} estimated", style="dim")]

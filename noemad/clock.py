@@ -96,3 +96,21 @@ def parse_iso(text: str) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.timestamp()
+
+
+_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_since(text: str, now: float) -> float:
+    """A start time from an ISO date or time, or a span back from `now` such as 30m, 24h or 7d."""
+    from noemad.errors import InvalidInput
+
+    text = text.strip()
+    if text[:-1].isdigit() and text[-1:] in _SPANS:
+        return now - int(text[:-1]) * _SPANS[text[-1]]
+    try:
+        return parse_iso(text)
+    except ValueError:
+        raise InvalidInput(
+            f"since={text!r} is neither an ISO date or time (2026-01-31, 2026-01-31T12:00:00Z) nor a span (30m, 24h, 7d)"
+        ) from None

@@ -9,11 +9,12 @@ one. A missing file means the embedded defaults.
 from __future__ import annotations
 
 import difflib
+import json
 import grp
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -58,11 +59,113 @@ class TimelineSettings(_Section):
     max_events: int = Field(200, ge=1, le=200, description="Most events one walk returns.")
 
 
+Effort = Literal["low", "medium", "high", "none"]
+
+
+class RoleSettings(_Section):
+    """`[models.ROLE]`: the model one role calls, and how."""
+
+    model: str | None = Field(None, description="Model id; unset means the role has no model and callers take their deterministic path.")
+    effort: Effort = Field("none", description="output_config effort sent with each call; none omits it.")
+    timeout: float = Field(60.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout.")
+    max_tokens: int = Field(1024, ge=1, le=128_000, description="Most output tokens one call may produce.")
+
+
+class RoleOverride(_Section):
+    """`[minds.NAME.models.ROLE]`: what one mind changes of a role's settings."""
+
+    model: str | None = Field(None, description="Model id for this mind's calls of the role.")
+    effort: Effort | None = Field(None, description="Effort for this mind's calls of the role.")
+    timeout: float | None = Field(None, gt=0, le=600, description="Timeout in seconds for this mind's calls of the role.")
+    max_tokens: int | None = Field(None, ge=1, le=128_000, description="Output token limit for this mind's calls of the role.")
+
+
+class AnthropicSettings(_Section):
+    """`[models.anthropic]`: the Anthropic API through its official SDK."""
+
+    api_key_env: str = Field("ANTHROPIC_API_KEY", description="Environment variable holding the API key.")
+    api_key_file: str | None = Field(
+        None,
+        description="File holding the API key, read instead of the variable; a bare name is looked up in "
+        "$CREDENTIALS_DIRECTORY (systemd LoadCredential=).",
+    )
+    base_url: str | None = Field(None, description="API base URL; unset means the SDK's default.")
+    max_retries: int = Field(2, ge=0, le=10, description="Retries the SDK makes on connection errors and 5xx before failing.")
+
+
+class ScriptedSettings(_Section):
+    """`[models.scripted]`: replies from a file, for the demo and tests."""
+
+    file: str | None = Field(None, description="The script: TOML with replies per role (see noemad.toml(5)).")
+
+
+class ModelsSettings(_Section):
+    """`[models]`: the provider and each role's model."""
+
+    provider: Literal["none", "anthropic", "scripted"] = Field(
+        "none", description="Who answers model calls; none means no role has a model."
+    )
+    anthropic: AnthropicSettings = AnthropicSettings()
+    scripted: ScriptedSettings = ScriptedSettings()
+    respond: RoleSettings = RoleSettings()
+    critic: RoleSettings = RoleSettings()
+    judge: RoleSettings = RoleSettings(model="claude-haiku-5-5")
+    narrate: RoleSettings = RoleSettings(model="claude-haiku-5-5")
+    summarise: RoleSettings = RoleSettings(model="claude-haiku-5-5")
+
+
+class Budget(_Section):
+    """`[budgets.ROLE]`: what one mind may spend on a role per UTC day."""
+
+    tokens_per_day: int | None = Field(None, ge=0, description="Most tokens (input of every kind plus output) per mind per day.")
+    cost_per_day: float | None = Field(None, ge=0, description="Most estimated dollars per mind per day.")
+
+
+class BudgetSettings(_Section):
+    """`[budgets]`: daily budgets per role, for each mind."""
+
+    respond: Budget = Budget()
+    critic: Budget = Budget()
+    judge: Budget = Budget()
+    narrate: Budget = Budget()
+    summarise: Budget = Budget()
+
+
+class RoleOverrides(_Section):
+    """`[minds.NAME.models]`: one mind's role overrides."""
+
+    respond: RoleOverride = RoleOverride()
+    critic: RoleOverride = RoleOverride()
+    judge: RoleOverride = RoleOverride()
+    narrate: RoleOverride = RoleOverride()
+    summarise: RoleOverride = RoleOverride()
+
+
+class MindSettings(_Section):
+    """`[minds.NAME]`: settings of one mind that differ from the rest."""
+
+    models: RoleOverrides = RoleOverrides()
+    budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
+
+
+class PriceSettings(_Section):
+    """`[pricing."MODEL"]`: dollars per million tokens, to add a model or change a price."""
+
+    input: float = Field(ge=0, description="Uncached input, per million tokens.")
+    output: float = Field(ge=0, description="Output, per million tokens.")
+    tier_threshold: int | None = Field(None, ge=1, description="Input tokens past which a request is priced at the long-context tier.")
+    tier_multiplier: float = Field(1.0, ge=1, description="How many times the base prices the long-context tier costs.")
+
+
 class Config(_Section):
     """The whole of noemad.toml."""
 
     daemon: DaemonSettings = DaemonSettings()
     timeline: TimelineSettings = TimelineSettings()
+    models: ModelsSettings = ModelsSettings()
+    budgets: BudgetSettings = BudgetSettings()
+    pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
+    minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
 
 
 FileStamp = tuple[int, int, int]  # inode, size, mtime in ns
@@ -86,15 +189,32 @@ def file_stamp(path: Path) -> FileStamp | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _model_of(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The section model an annotation holds, and whether it is a table of them keyed by name."""
+    if get_origin(annotation) is dict:
+        inner = get_args(annotation)[1]
+        return (inner, True) if isinstance(inner, type) and issubclass(inner, BaseModel) else (None, False)
+    for candidate in (annotation, *get_args(annotation)):  # `X | None`
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate, False
+    return None, False
+
+
 def _fields_at(loc: tuple[Any, ...]) -> list[str]:
     """The valid keys of the section that `loc` (minus its last part) points into."""
     model: Any = Config
+    keyed = False
     for part in loc[:-1]:
+        if keyed:  # a name in a table such as [minds.NAME]
+            keyed = False
+            continue
         field = model.model_fields.get(part) if isinstance(part, str) else None
-        if field is None or not isinstance(field.annotation, type) or not issubclass(field.annotation, BaseModel):
+        if field is None:
             return []
-        model = field.annotation
-    return list(model.model_fields)
+        model, keyed = _model_of(field.annotation)
+        if model is None:
+            return []
+    return [] if keyed else list(model.model_fields)
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -139,19 +259,31 @@ def load_config(path: Path) -> LoadedConfig:
     return LoadedConfig(loaded.config, loaded.source, stamp)
 
 
-def render_config(config: Config) -> str:
-    """The effective config as TOML text (for `noemad --check-config`)."""
-    lines: list[str] = []
-    for section, model in config:
-        lines.append(f"[{section}]")
-        for key, value in model:
-            if value is None:
-                lines.append(f"# {key} is unset")
-            elif isinstance(value, bool):
-                lines.append(f"{key} = {'true' if value else 'false'}")
-            elif isinstance(value, (int, float)):
-                lines.append(f"{key} = {value}")
-            else:
-                lines.append(f'{key} = "{value}"')
-        lines.append("")
-    return "\n".join(lines)
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(str(value))  # a TOML basic string is a JSON string
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("-", "").replace("_", "").isalnum() else json.dumps(key)
+
+
+def render_config(config: BaseModel, prefix: str = "") -> str:
+    """The effective config as TOML text (for `noemad --check-config`); secrets are never in it."""
+    scalars: list[str] = []
+    tables: list[str] = []
+    for key, value in config:
+        name = f"{prefix}.{_toml_key(key)}" if prefix else _toml_key(key)
+        if isinstance(value, BaseModel):
+            tables.append(render_config(value, name))
+        elif isinstance(value, dict):
+            tables.extend(render_config(item, f"{name}.{_toml_key(k)}") for k, item in sorted(value.items()))
+        elif value is None:
+            scalars.append(f"# {key} is unset")
+        else:
+            scalars.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    head = [f"[{prefix}]", *scalars, ""] if prefix and scalars else scalars
+    return "\n".join(head + tables)

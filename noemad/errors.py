@@ -114,3 +114,107 @@ class ShuttingDown(NoemaError):
 
     status = 503
     title = "Shutting down"
+
+
+class ModelError(NoemaError):
+    """A model call failed or was not made; `category` names the kind for the ledger."""
+
+    status = 502
+    title = "Model call failed"
+    category = "error"
+    retryable = False
+
+    def __init__(self, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after  # seconds the provider asked us to wait, if it said
+        self.call_id: int | None = None  # the model_calls row that records it, once recorded
+
+
+class RateLimited(ModelError):
+    """The provider said too many requests (429), with how long to wait."""
+
+    status = 429
+    title = "Rate limited"
+    category = "rate_limited"
+    retryable = True
+
+
+class Overloaded(ModelError):
+    """The provider is overloaded (529)."""
+
+    status = 503
+    title = "Model overloaded"
+    category = "overloaded"
+    retryable = True
+
+
+class Unavailable(ModelError):
+    """The provider could not be reached or failed on its side (5xx, connection)."""
+
+    status = 503
+    title = "Model unavailable"
+    category = "unavailable"
+    retryable = True
+
+
+class ModelTimeout(ModelError):
+    """The provider did not answer within the call's timeout."""
+
+    status = 504
+    title = "Model timeout"
+    category = "timeout"
+    retryable = True
+
+
+class ContextLength(ModelError):
+    """The prompt is longer than the model takes; `tokens` is the stated count, if given."""
+
+    status = 422
+    title = "Context too long"
+    category = "context_length"
+
+    def __init__(self, detail: str, tokens: int | None = None) -> None:
+        super().__init__(detail)
+        self.tokens = tokens
+
+
+class InvalidRequest(ModelError):
+    """The provider refused the request as malformed (400)."""
+
+    status = 422
+    title = "Invalid model request"
+    category = "invalid"
+
+
+class AuthFailed(ModelError):
+    """The provider refused the credentials (401/403)."""
+
+    status = 502
+    title = "Model authentication failed"
+    category = "auth"
+
+
+class Refused(ModelError):
+    """The call was not made: a hold, a pause, a stopping daemon or a budget stood in the way."""
+
+    status = 503
+    title = "Model call refused"
+    category = "refused"
+
+    def __init__(self, detail: str, until: str | None = None, retry_after: float | None = None) -> None:
+        super().__init__(detail, retry_after)
+        self.until = until  # when the hold ends (ISO), if a hold refused it
+
+
+class BudgetExceeded(Refused):
+    """The call would exceed its mind's daily budget for the role."""
+
+    title = "Budget exceeded"
+    category = "budget"
+
+
+class NoModelConfigured(Refused):
+    """No model is configured for the role; callers take their deterministic path."""
+
+    title = "No model configured"
+    category = "no_model"

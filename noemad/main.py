@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from noemad import __version__
 from noemad.clock import clock_from_spec
-from noemad.config import load_config, render_config
-from noemad.errors import NoemaError
+from noemad.config import Config, load_config, render_config
+from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
 
 EXIT_CONFIG = 1
@@ -39,6 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_provider(config: Config) -> None:
+    """Build the configured model provider once, so --check-config catches what start-up would."""
+    from noemad.models.gateway import build_provider
+
+    provider = build_provider(config.models)
+    if provider is not None:
+        asyncio.run(provider.aclose())
+
+
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop when it is installed (less CPU per request), else asyncio's."""
     try:
@@ -59,10 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"noemad: {exc.detail}{fix}", file=sys.stderr)
         return EXIT_CONFIG
     if args.check_config:
+        try:
+            _check_provider(loaded.config)
+        except NoemaError as exc:
+            print(f"noemad: {exc.detail}", file=sys.stderr)
+            return EXIT_CONFIG
         print(f"# config: {loaded.source}")
         print(f"# data:   {paths.data_dir}")
         print(f"# socket: {paths.socket}")
-        print(render_config(loaded.config), end="")
+        print(render_config(loaded.config))
         return 0
     level = (args.log_level or loaded.config.daemon.log_level).upper()
     # journald timestamps every line itself; keep ours plain.
@@ -79,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
             runner.run(Daemon(paths, loaded, clock).serve())
+    except ConfigError as exc:
+        print(f"noemad: {exc.detail} Fix the file and start noemad again.", file=sys.stderr)
+        return EXIT_CONFIG
     except NoemaError as exc:
         print(f"noemad: {exc.detail}", file=sys.stderr)
         return EXIT_RUNTIME

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -28,8 +28,9 @@ from noemad.api.schemas import (
     StatusOut,
     StimulusIn,
     TimelineOut,
+    UsageOut,
 )
-from noemad.clock import ManualClock
+from noemad.clock import ManualClock, iso, parse_since
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
 
@@ -164,6 +165,18 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int | None, Query(ge=1, le=200, description="Most events (at most 200).")] = None,
     ) -> dict:
         return sup.chain(sup.store.reader(), event_id, back, forward, limit).to_json()
+
+    @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
+    def usage(
+        mind: Annotated[str | None, Query(description="Only this mind's calls.")] = None,
+        by: Annotated[Literal["role", "model", "day", "mind"], Query(description="Group by this.")] = "role",
+        since: Annotated[
+            str | None, Query(description="Only calls at or after this: an ISO date or time, or a span back from now (30m, 24h, 7d).")
+        ] = None,
+    ) -> dict:
+        start = parse_since(since, sup.clock.now()) if since else None
+        rows = sup.usage(sup.store.reader(), mind, by, start)
+        return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

@@ -175,6 +175,42 @@ class Counts(BaseModel):
     commits: int
 
 
+class HoldOut(BaseModel):
+    model: str
+    until: str
+    since: str
+    reason: str
+
+
+class ModelsState(BaseModel):
+    provider: Literal["none", "anthropic", "scripted"]
+    holds: list[HoldOut]
+
+
+class UsageRow(BaseModel):
+    """Spend of one group: calls by outcome, tokens four ways, dollars and the cache hit rate."""
+
+    model_config = ConfigDict(extra="allow")  # the group key: role, model, day or mind
+
+    calls: int
+    ok: int
+    failed: int
+    refused: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cache_hit_rate: float | None = Field(description="Cache reads over all input tokens; null with no input.")
+
+
+class UsageOut(BaseModel):
+    by: Literal["role", "model", "day", "mind"]
+    mind: str | None
+    since: str | None
+    rows: list[UsageRow]
+
+
 class StatusOut(BaseModel):
     """The daemon's state."""
 
@@ -189,6 +225,7 @@ class StatusOut(BaseModel):
     config: ConfigState
     minds: list[MindStatus]
     counts: Counts
+    models: ModelsState
     stopping: bool
 
 

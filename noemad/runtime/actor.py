@@ -17,6 +17,8 @@ from sqlite_utils import Database
 from noemad.clock import Clock
 from noemad.events import Event, EventDraft, append
 from noemad.gate import Action, decide
+from noemad.models import ModelGateway
+from noemad.runtime.reply import reply
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
 
@@ -44,10 +46,14 @@ def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
 class MindActor:
     """Runs one mind's turns, one at a time."""
 
-    def __init__(self, name: str, store: Store, clock: Clock, cycles_done: int = 0) -> None:
+    def __init__(
+        self, name: str, store: Store, clock: Clock, gateway: ModelGateway, settings: dict[str, object], cycles_done: int = 0
+    ) -> None:
         self.name = name
         self._store = store
         self._clock = clock
+        self._gateway = gateway
+        self._settings = settings
         self._pending: list[int] = []  # stored stimuli not yet taken by a turn
         self._wake = asyncio.Event()
         self._cycles = cycles_done
@@ -113,10 +119,10 @@ class MindActor:
                     self.on_turn_done(self.name)
 
     async def _turn(self, stimuli: list[int]) -> None:
-        """One turn: one cognitive cycle over `stimuli`.
+        """One turn: one cognitive cycle over `stimuli`, then the reply if the mind has a respond model.
 
         The cycle's processes (perception, retrieval, attention, …) run
-        between the two events; for now the cycle only records what it took.
+        between its two events; for now the cycle only records what it took.
         """
         self._cycles += 1
         cycle_id = f"{self.name}/{self._cycles}"
@@ -155,3 +161,4 @@ class MindActor:
             )
 
         await self._store.writer.run(finish)
+        await reply(self._gateway, self._store, clock, self.name, self._settings, stimuli, cycle_id)

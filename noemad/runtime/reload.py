@@ -27,13 +27,13 @@ def reload_config(sup: Supervisor, notifier: Notifier) -> bool:
     notifier.reloading(int(sup.clock.monotonic() * 1_000_000))
     try:
         loaded = load_config(sup.paths.config_file)
+        sup.apply_config(loaded)
     except ConfigError as exc:
         detail = f"{exc.detail} Fix the file; the running config is kept."
         sup.refuse_config(detail, file_stamp(sup.paths.config_file))
         log.error("config reload refused: %s", detail)
         notifier.notify("READY=1", f"STATUS=config reload refused: {detail}")
         return False
-    sup.apply_config(loaded)
     log.info("config reloaded from %s", loaded.source)
     notifier.notify("READY=1", "STATUS=config reloaded")
     return True

@@ -21,6 +21,8 @@ from noemad.config import FileStamp, LoadedConfig
 from noemad.errors import MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds
+from noemad.models import ModelGateway
+from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.runtime.actor import MindActor, pending_stimuli
 from noemad.runtime.bus import EventBus
@@ -65,6 +67,8 @@ class Supervisor:
         self.stopping = False
         self.bus: EventBus | None = None
         self.refused_stamp: FileStamp | None = None
+        # Raises ConfigError for a provider that cannot be built (e.g. an unreadable script).
+        self.gateway = ModelGateway(lambda: self.config, clock, store.writer, stopping=lambda: self.stopping)
 
     @property
     def config(self):  # noqa: ANN201 - the Config model
@@ -83,7 +87,7 @@ class Supervisor:
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         for mind in list_minds(db):
             cycles, backlog = pending_stimuli(db, mind.name)
-            self._start_actor(mind.name, cycles, backlog)
+            self._start_actor(mind, cycles, backlog)
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
@@ -92,11 +96,12 @@ class Supervisor:
         await asyncio.gather(*(actor.stop(timeout) for actor in self.actors.values()))
         if self.bus:
             self.bus.close()
+        await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
 
-    def _start_actor(self, name: str, cycles: int = 0, backlog: list[int] | None = None) -> None:
-        actor = MindActor(name, self.store, self.clock, cycles)
-        self.actors[name] = actor
+    def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
+        actor = MindActor(mind.name, self.store, self.clock, self.gateway, mind.settings, cycles)
+        self.actors[mind.name] = actor
         actor.start(backlog)
 
     def _count(self, events: list[Event]) -> None:
@@ -115,7 +120,7 @@ class Supervisor:
         check_name(name)
         now = self.clock.now()
         mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
-        self._start_actor(name)
+        self._start_actor(mind)
         return mind
 
     async def delete_mind(self, name: str, confirm: str) -> int:
@@ -208,11 +213,24 @@ class Supervisor:
                 "last_event_id": self.counts.last_event_id,
                 "commits": self.store.writer.commits,
             },
+            "models": {
+                "provider": self.config.models.provider,
+                "holds": [hold.to_json() for hold in self.gateway.holds.in_force()],
+            },
             "stopping": self.stopping,
         }
 
+    def usage(self, db: Database, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+        """Model spend grouped `by` role, model, day or mind."""
+        if mind is not None:
+            get_mind(db, mind)
+        return usage(db, mind, by, since)
+
     def apply_config(self, loaded: LoadedConfig) -> None:
-        """Take a validated config as the running one."""
+        """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
+        provider = self.gateway.prepare(loaded.config)
+        if provider is not False:
+            asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
         self.loaded = loaded
         self.reload.loaded_at = iso(self.clock.now())
         self.reload.reloads += 1

@@ -107,3 +107,18 @@ def m001_foundation(db: Database) -> None:
         CREATE INDEX beliefs_mind ON beliefs(mind, id);
         """
     )
+
+
+@migrations()
+def m002_model_call_details(db: Database) -> None:
+    _run(
+        db,
+        """
+        ALTER TABLE model_calls ADD COLUMN provider TEXT NOT NULL DEFAULT '';
+        ALTER TABLE model_calls ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE model_calls ADD COLUMN stop_reason TEXT;
+        ALTER TABLE model_calls ADD COLUMN retry_after REAL;
+        ALTER TABLE model_calls ADD COLUMN detail TEXT;
+        CREATE INDEX model_calls_budget ON model_calls(mind, role, at);
+        """,
+    )

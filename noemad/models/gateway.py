@@ -1,0 +1,239 @@
+"""The gateway every model call goes through: settings, holds, budgets, the ledger.
+
+A caller names the role, the mind and what to say (`Prompt`); the gateway
+picks the model and its settings for that mind, refuses the call when it may
+not be made (no model, a hold, an operator pause, a stopping daemon, a
+budget), makes it through the configured provider, records it in the ledger
+whatever happened, and arms a hold when the provider states a wait.
+
+Auxiliary roles (critic, judge, narrate, summarise) are refused under a hold;
+`respond` waits for the hold to end instead, on the daemon's clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from noemad.clock import Clock, iso
+from noemad.config import Config, ModelsSettings
+from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
+from noemad.models.holds import Holds
+from noemad.models.ledger import CallRecord, record
+from noemad.models.ledger import spent_since as ledger_spent_since
+from noemad.models.pricing import cost
+from noemad.models.provider import Provider
+from noemad.models.settings import budget, price, role_settings
+from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Turn, Usage
+from noemad.store.writer import Writer
+
+CHARS_PER_TOKEN = 4  # budget estimates before a call: the provider's count is only known after
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a caller asks of a role: the gateway adds the model and its settings."""
+
+    role: Role
+    mind: str
+    messages: tuple[Turn, ...]
+    system: tuple[Block, ...] = ()
+    max_tokens: int | None = None  # None: the role's configured limit
+
+
+def estimate_tokens(request: ModelRequest) -> int:
+    """A call's most likely size before it is made: its text, and all the output it may produce."""
+    return len(request.text()) // CHARS_PER_TOKEN + 1 + request.max_tokens
+
+
+def day_start(ts: float) -> float:
+    """The start of the UTC day holding `ts`: budgets are per UTC day."""
+    day = datetime.fromtimestamp(ts, tz=timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day.timestamp()
+
+
+def build_provider(settings: ModelsSettings) -> Provider | None:
+    """The provider `[models]` names, or None for `none`."""
+    if settings.provider == "anthropic":
+        from noemad.models.anthropic import AnthropicProvider
+
+        return AnthropicProvider(settings.anthropic)
+    if settings.provider == "scripted":
+        from noemad.models.scripted import ScriptedProvider
+
+        return ScriptedProvider.from_settings(settings.scripted)
+    return None
+
+
+class ModelGateway:
+    """Makes every model call of one daemon."""
+
+    def __init__(
+        self,
+        config: Callable[[], Config],
+        clock: Clock,
+        writer: Writer,
+        *,
+        paused: Callable[[str], bool] = lambda mind: False,
+        stopping: Callable[[], bool] = lambda: False,
+        provider: Provider | None = None,
+    ) -> None:
+        self._config = config
+        self._clock = clock
+        self._writer = writer
+        self._paused = paused
+        self._stopping = stopping
+        self._settings = config().models
+        self.provider = provider if provider is not None else build_provider(self._settings)
+        self.holds = Holds(clock)
+
+    def prepare(self, config: Config) -> Provider | None | bool:
+        """The provider a new config needs, built now so a bad one refuses the config; False if unchanged.
+
+        Raises `ConfigError` (e.g. an unreadable script) without touching the running provider.
+        """
+        if config.models == self._settings:
+            return False
+        return build_provider(config.models)
+
+    async def swap(self, config: Config, provider: Provider | None) -> None:
+        """Take the provider `prepare` built for `config` and close the old one."""
+        old, self.provider, self._settings = self.provider, provider, config.models
+        if old is not None:
+            await old.aclose()
+
+    async def reconfigure(self) -> None:
+        """Follow the current config: rebuild the provider if `[models]` changed."""
+        config = self._config()
+        provider = self.prepare(config)
+        if provider is not False:
+            await self.swap(config, provider)  # type: ignore[arg-type]
+
+    async def aclose(self) -> None:
+        if self.provider is not None:
+            await self.provider.aclose()
+
+    def request_for(self, prompt: Prompt) -> ModelRequest:
+        """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
+        settings = role_settings(self._config(), prompt.mind, prompt.role)
+        if self.provider is None or settings.model is None:
+            raise NoModelConfigured(f"no model is configured for the {prompt.role} role; set [models] in noemad.toml")
+        return ModelRequest(
+            role=prompt.role,
+            mind=prompt.mind,
+            model=settings.model,
+            messages=prompt.messages,
+            system=prompt.system,
+            max_tokens=prompt.max_tokens or settings.max_tokens,
+            effort=settings.effort,
+            timeout=settings.timeout,
+        )
+
+    async def complete(self, prompt: Prompt) -> ModelResponse:
+        """Make one call for `prompt`, or raise a `ModelError` (recorded either way)."""
+        request = self.request_for(prompt)
+        await self._admit(request)
+        provider = self.provider
+        assert provider is not None
+        started = time.perf_counter()
+        try:
+            response = await provider.complete(request)
+        except asyncio.CancelledError:
+            await self._record(request, "cancelled", Usage(), started, category="cancelled", detail="the caller cancelled the call")
+            raise
+        except ModelError as exc:
+            if exc.retry_after is not None and exc.retryable:
+                self.holds.arm(request.model, exc.retry_after, exc.category)
+            exc.call_id = await self._record(
+                request, "error", Usage(), started, category=exc.category, detail=exc.detail, retry_after=exc.retry_after
+            )
+            raise
+        call_id = await self._record(request, "ok", response.usage, started, stop_reason=response.stop_reason)
+        return ModelResponse(response.text, response.stop_reason, response.usage, response.model or request.model, call_id)
+
+    async def _admit(self, request: ModelRequest) -> None:
+        """Refuse (and record) a call that may not be made now; a `respond` call waits out a hold."""
+        auxiliary = request.role in AUXILIARY_ROLES
+        if auxiliary and self._stopping():
+            await self._refuse(request, Refused("noemad is stopping; auxiliary model calls are not made"))
+        if auxiliary and self._paused(request.mind):
+            await self._refuse(request, Refused(f"mind {request.mind!r} is paused by an operator; auxiliary model calls are not made"))
+        hold = self.holds.active(request.model)
+        while hold is not None:
+            if auxiliary:
+                await self._refuse(
+                    request,
+                    Refused(
+                        f"{request.model} is on hold until {iso(hold.until)} ({hold.reason}); the call was not made",
+                        until=iso(hold.until),
+                        retry_after=hold.until - self._clock.now(),
+                    ),
+                )
+            await self._clock.sleep(hold.until - self._clock.now())
+            hold = self.holds.active(request.model)
+        limits = budget(self._config(), request.mind, request.role)
+        if limits.tokens_per_day is None and limits.cost_per_day is None:
+            return
+        spent_tokens, spent_cost = await self._writer.run(
+            lambda db: ledger_spent_since(db, request.mind, request.role, day_start(self._clock.now()))
+        )
+        estimate = estimate_tokens(request)
+        if limits.tokens_per_day is not None and spent_tokens + estimate > limits.tokens_per_day:
+            await self._refuse(
+                request,
+                BudgetExceeded(
+                    f"mind {request.mind!r} has spent {spent_tokens:,} of its {limits.tokens_per_day:,} {request.role} tokens today"
+                    f" and this call may take {estimate:,}; raise [budgets.{request.role}] or wait for the next UTC day"
+                ),
+            )
+        model_price = price(self._config(), request.model)
+        if limits.cost_per_day is not None and model_price is not None:
+            worst = cost(model_price, Usage(input_tokens=estimate - request.max_tokens, output_tokens=request.max_tokens))
+            if spent_cost + worst > limits.cost_per_day:
+                await self._refuse(
+                    request,
+                    BudgetExceeded(
+                        f"mind {request.mind!r} has spent ${spent_cost:.4f} of its ${limits.cost_per_day:.4f} {request.role} budget today"
+                        f" and this call may cost ${worst:.4f}; raise [budgets.{request.role}] or wait for the next UTC day"
+                    ),
+                )
+
+    async def _refuse(self, request: ModelRequest, error: Refused) -> None:
+        error.call_id = await self._record(
+            request, "refused", Usage(), None, category=error.category, detail=error.detail, retry_after=error.retry_after
+        )
+        raise error
+
+    async def _record(
+        self,
+        request: ModelRequest,
+        outcome: str,
+        usage: Usage,
+        started: float | None,
+        *,
+        category: str | None = None,
+        detail: str | None = None,
+        stop_reason: str | None = None,
+        retry_after: float | None = None,
+    ) -> int:
+        model_price = price(self._config(), request.model)
+        rec = CallRecord(
+            mind=request.mind,
+            role=request.role,
+            model=request.model,
+            provider=self._settings.provider,
+            outcome=outcome,  # type: ignore[arg-type]
+            usage=usage,
+            cost_usd=cost(model_price, usage) if model_price else 0.0,
+            at=self._clock.now(),
+            latency_ms=None if started is None else round((time.perf_counter() - started) * 1000, 3),
+            error_category=category,
+            detail=detail,
+            stop_reason=stop_reason,
+            retry_after=retry_after,
+        )
+        # Shielded: a cancelled caller still gets its call recorded.
+        return await asyncio.shield(self._writer.run(lambda db: record(db, rec)))

@@ -1,0 +1,114 @@
+"""The usage ledger: one `model_calls` row per call, made, failed or refused.
+
+Rows are append-only records, like events; events cite them as refs (a
+model call is an artefact on the timeline node that used it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+from noemad.models.types import Usage
+
+Outcome = Literal["ok", "error", "refused", "cancelled"]
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What the ledger keeps of one call."""
+
+    mind: str
+    role: str
+    model: str
+    provider: str
+    outcome: Outcome
+    usage: Usage
+    cost_usd: float
+    at: float
+    latency_ms: float | None = None
+    error_category: str | None = None
+    detail: str | None = None
+    stop_reason: str | None = None
+    retry_after: float | None = None
+
+
+def record(db: Database, rec: CallRecord) -> int:
+    """Append one row (a writer job); returns its id."""
+    cur = db.execute(
+        "INSERT INTO model_calls (mind, role, model, provider, input_tokens, cache_read_tokens, cache_write_tokens,"
+        " cache_write_1h_tokens, output_tokens, latency_ms, outcome, error_category, cost_usd, stop_reason,"
+        " retry_after, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            rec.mind,
+            rec.role,
+            rec.model,
+            rec.provider,
+            rec.usage.input_tokens,
+            rec.usage.cache_read_tokens,
+            rec.usage.cache_write_tokens,
+            rec.usage.cache_write_1h_tokens,
+            rec.usage.output_tokens,
+            rec.latency_ms,
+            rec.outcome,
+            rec.error_category,
+            rec.cost_usd,
+            rec.stop_reason,
+            rec.retry_after,
+            rec.detail,
+            iso(rec.at),
+        ],
+    )
+    return int(cur.lastrowid or 0)
+
+
+def spent_since(db: Database, mind: str, role: str, since: float) -> tuple[int, float]:
+    """Tokens and dollars a mind spent on a role since `since` (epoch seconds)."""
+    tokens, dollars = db.execute(
+        "SELECT coalesce(sum(input_tokens + cache_read_tokens + cache_write_tokens + output_tokens), 0),"
+        " coalesce(sum(cost_usd), 0) FROM model_calls WHERE mind = ? AND role = ? AND at >= ?",
+        [mind, role, iso(since)],
+    ).fetchone()
+    return int(tokens), float(dollars)
+
+
+GROUPS = {"role": "role", "model": "model", "day": "substr(at, 1, 10)", "mind": "mind"}
+
+
+def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+    """Spend grouped by role, model, day or mind, with call counts by outcome and the cache hit rate."""
+    key = GROUPS[by]
+    where, params = [], []
+    if mind is not None:
+        where.append("mind = ?")
+        params.append(mind)
+    if since is not None:
+        where.append("at >= ?")
+        params.append(iso(since))
+    sql = (
+        f"SELECT {key} AS key, count(*), sum(outcome = 'ok'), sum(outcome = 'error'), sum(outcome = 'refused'),"
+        " sum(input_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(output_tokens), sum(cost_usd)"
+        f" FROM model_calls {'WHERE ' + ' AND '.join(where) if where else ''} GROUP BY key ORDER BY key"
+    )
+    rows = []
+    for key_value, calls, ok, failed, refused, inp, read, write, out, dollars in db.execute(sql, params):
+        total_input = inp + read + write
+        rows.append(
+            {
+                by: key_value,
+                "calls": calls,
+                "ok": ok,
+                "failed": failed,
+                "refused": refused,
+                "input_tokens": inp,
+                "cache_read_tokens": read,
+                "cache_write_tokens": write,
+                "output_tokens": out,
+                "cost_usd": round(dollars, 6),
+                "cache_hit_rate": round(read / total_input, 4) if total_input else None,
+            }
+        )
+    return rows
