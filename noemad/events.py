@@ -218,13 +218,18 @@ EVENT_COLUMNS = _COLUMNS  # the columns `event_from_row` reads, in its order
 
 
 def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> Event:
-    """An event from a row of `EVENT_COLUMNS` and its links, exactly as `get_events` builds it.
+    """An event from a row of `EVENT_COLUMNS` and its links, equal to the one `get_events` builds.
 
     For readers that fetch the links themselves (the causal walk gets them with
     the edges it needs anyway). `parents` in id order, `refs` in (type, id) order.
     """
     raw = row[7]
-    return Event(
+    # The object Event(...) would make, without its frozen-dataclass __init__:
+    # setting 13 fields one object.__setattr__ at a time took 1.8 µs, most of
+    # the cost of building an event. Event has no __post_init__ to skip; the
+    # walk's tests compare these events with get_events' field by field.
+    event = object.__new__(Event)
+    event.__dict__.update(
         id=row[0],
         mind=row[1],
         kind=row[2],
@@ -240,6 +245,7 @@ def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref
         refs=refs,
         subject=Ref(row[10], row[11]) if row[10] else None,
     )
+    return event
 
 
 def get_event(db: Database, event_id: int) -> Event:

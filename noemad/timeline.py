@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import starmap
 from typing import Any, Literal
 
 from sqlite_utils import Database
@@ -128,37 +129,27 @@ class Timeline:
         }
 
 
-# --- reading links --------------------------------------------------------------
+# --- reading links ------------------------------------------------------------
 #
 # A step's ids are bound as one JSON array, not as an IN list of `?` marks: the
 # statement text then never changes, so sqlite3 prepares it once per connection
 # and keeps it in its statement cache. With marks every list length is a new
 # text, parsed and planned again, which cost about as much as running it.
 
-_STEP = "WITH step(id) AS (SELECT value FROM json_each(?))"
+_CAUSED, _PARENT, _CITED = (_KIND_ORDER[k] for k in ("caused", "parent", "cited"))
+_KINDS: tuple[EdgeKind, ...] = ("caused", "parent", "cited")  # by kind order
 
-# Every link out of the step's events: (consequence, kind order, cause).
-_OUT_LINKS_SQL = f"""{_STEP}
-SELECT id, 0, causation_id FROM events WHERE causation_id IN step
-UNION ALL
-SELECT event_id, 1, parent_id FROM event_parents WHERE parent_id IN step
-UNION ALL
-SELECT event_id, 2, ref_id FROM event_refs WHERE ref_type = 'event' AND ref_id IN step
-UNION ALL
-SELECT r.event_id, 2, w.id FROM events w
-  JOIN event_refs r ON r.ref_type = w.subject_type AND r.ref_id = w.subject_id AND r.event_id > w.id
- WHERE w.id IN step AND w.subject_type IS NOT NULL
-"""
+_STEP = "WITH step(id) AS (SELECT value FROM json_each(?))"
 
 _EVENTS_SQL = f"{_STEP} SELECT {EVENT_COLUMNS} FROM events WHERE id IN step"
 
 # The links written with the step's events, as rows (event, type, id, writer):
-# parents as type 'parent' (not a ref type), then every ref, each memory or
-# belief ref once per event that wrote or changed it before (writer; NULL if none).
-# They give both the events' parents and refs and every link into the events
-# except `caused`, which is the events row's causation_id.
+# parents with type NULL, then every ref, a memory or belief ref once per event
+# that wrote or changed it before the citing one (writer; NULL if none). They
+# make the events' parents and refs, and every link into the events but
+# `caused`, which is the events row's causation_id.
 _WRITTEN_LINKS_SQL = f"""{_STEP}
-SELECT event_id, 'parent', parent_id, NULL FROM event_parents WHERE event_id IN step
+SELECT event_id, NULL, parent_id, NULL FROM event_parents WHERE event_id IN step
 UNION ALL
 SELECT r.event_id, r.ref_type, r.ref_id, w.id FROM event_refs r
   LEFT JOIN events w ON r.ref_type IN ('memory', 'belief')
@@ -166,32 +157,47 @@ SELECT r.event_id, r.ref_type, r.ref_id, w.id FROM event_refs r
  WHERE r.event_id IN step
 """
 
+# Every link out of the step's events, as rows (consequence, kind order, cause).
+_LINKS_OUT_SQL = f"""{_STEP}
+SELECT id, {_CAUSED}, causation_id FROM events WHERE causation_id IN step
+UNION ALL
+SELECT event_id, {_PARENT}, parent_id FROM event_parents WHERE parent_id IN step
+UNION ALL
+SELECT event_id, {_CITED}, ref_id FROM event_refs WHERE ref_type = 'event' AND ref_id IN step
+UNION ALL
+SELECT r.event_id, {_CITED}, w.id FROM events w
+  JOIN event_refs r ON r.ref_type = w.subject_type AND r.ref_id = w.subject_id AND r.event_id > w.id
+ WHERE w.id IN step AND w.subject_type IS NOT NULL
+"""
+
 _MODEL_CALLS_SQL = f"{_STEP} SELECT * FROM model_calls WHERE id IN step"
 
-_CAUSED, _PARENT, _CITED = (_KIND_ORDER[k] for k in ("caused", "parent", "cited"))
-_KINDS: tuple[EdgeKind, ...] = ("caused", "parent", "cited")  # by kind order
-
-# A link as the sort key of its edge: (source, target, kind order, via type,
-# via id); a link without a via sorts as via ("event", 0).
+# A link, shaped as its edge's sort key: (source, target, kind order, via type,
+# via id). A link without a via has via type _NO_VIA and via id 0, so it sorts
+# as the walk always sorted it (as if via ("event", 0)).
 _Link = tuple[int, int, int, str, int]
+_NO_VIA = "event"
 
 
 def _json_ids(ids: Iterable[int]) -> str:
+    """`ids` as the JSON array `_STEP` reads."""
     return "[" + ",".join(map(str, ids)) + "]"
 
 
 class _Loaded:
-    """The walk's events, each loaded once with every link into it.
+    """The walk's events, each loaded once together with every link into it.
 
-    Loading an event brings all its incoming links (they are its parents and
-    refs, plus its causation_id), so a step toward causes needs no query of
-    its own for events already loaded, and the edges among the walk's events
-    are the loaded links whose source is on the walk.
+    An event's incoming links are its causation_id, parents and refs, which
+    loading it reads anyway: a step toward causes then needs no query of its
+    own, and the edges among the walk's events are the loaded links whose
+    source is on the walk. (Links out of an event are not written with it, so
+    a step toward consequences has its own query.)
     """
 
     def __init__(self) -> None:
         self.events: dict[int, Event] = {}
-        self.into: dict[int, list[_Link]] = {}
+        self.into: dict[int, list[_Link]] = {}  # event id -> every link into it
+        self.model_calls: dict[int, list[int]] = {}  # event id -> the model calls it cites
 
     def load(self, db: Database, ids: Sequence[int]) -> None:
         """Load those of `ids` not loaded yet; ids that are not stored are left out."""
@@ -201,45 +207,51 @@ class _Loaded:
         step = _json_ids(ids)
         into: dict[int, list[_Link]] = {}
         parents: dict[int, list[int]] = {}
-        refs: dict[int, set[tuple[str, int]]] = {}
-        for target, kind, ref_id, writer in db.execute(_WRITTEN_LINKS_SQL, [step]):
-            if kind == "parent":
-                parents.setdefault(target, []).append(ref_id)
-                into.setdefault(target, []).append((ref_id, target, _PARENT, "event", 0))
-                continue
-            refs.setdefault(target, set()).add((kind, ref_id))
-            if kind == "event":
-                into.setdefault(target, []).append((ref_id, target, _CITED, "event", 0))
-            elif writer is not None:
-                into.setdefault(target, []).append((writer, target, _CITED, kind, ref_id))
+        refs: dict[int, dict[tuple[str, int], None]] = {}  # ordered sets: a ref comes once per writer
+        link: _Link
+        for target, ref_type, source, writer in db.execute(_WRITTEN_LINKS_SQL, [step]):
+            if ref_type is None:
+                parents.setdefault(target, []).append(source)
+                link = (source, target, _PARENT, _NO_VIA, 0)
+            else:
+                refs.setdefault(target, {})[ref_type, source] = None
+                if ref_type == "event":
+                    link = (source, target, _CITED, _NO_VIA, 0)
+                elif writer is not None:
+                    link = (writer, target, _CITED, ref_type, source)
+                elif ref_type == "model_call":
+                    self.model_calls.setdefault(target, []).append(source)
+                    continue  # an artefact on the node, not a link
+                else:
+                    continue  # a memory or belief no event wrote before this one: no link
+            into.setdefault(target, []).append(link)
         for row in db.execute(_EVENTS_SQL, [step]):
             event_id, causation_id = row[0], row[9]
-            links = into.get(event_id, [])
+            links = self.into[event_id] = into.get(event_id, [])
             if causation_id is not None:
-                links.append((causation_id, event_id, _CAUSED, "event", 0))
-            self.into[event_id] = links
+                links.append((causation_id, event_id, _CAUSED, _NO_VIA, 0))
             self.events[event_id] = event_from_row(
                 row,
-                tuple(sorted(parents.get(event_id, ()))),
-                tuple(Ref(t, i) for t, i in sorted(refs.get(event_id, ()))),  # type: ignore[arg-type]
+                tuple(sorted(parents[event_id])) if event_id in parents else (),
+                tuple(starmap(Ref, sorted(refs[event_id]))) if event_id in refs else (),
             )
 
-    def links_into(self, ids: Iterable[int]) -> Iterable[_Link]:
+    def links_into(self, ids: Iterable[int]) -> Iterator[_Link]:
         for i in ids:
             yield from self.into.get(i, ())
 
 
-def _links_out_of(db: Database, ids: Sequence[int]) -> list[tuple[int, int, int]]:
-    """Every link out of `ids` as (consequence, kind order, cause)."""
-    return db.execute(_OUT_LINKS_SQL, [_json_ids(ids)]).fetchall()
+def _links_out_of(db: Database, ids: Sequence[int]) -> Iterator[tuple[int, int, int]]:
+    """Every link out of `ids`, as (consequence, kind order, cause)."""
+    return db.execute(_LINKS_OUT_SQL, [_json_ids(ids)])
 
 
 @contextmanager
 def _one_snapshot(db: Database) -> Iterator[None]:
     """Run the walk's queries in one read transaction, unless the caller has one open.
 
-    Every query then sees the same store (a reader is otherwise in autocommit
-    mode, one snapshot per query), and the read lock is taken once.
+    A reader is in autocommit mode: each query would otherwise see the store
+    as of its own start and take the read lock again.
     """
     if db.conn.in_transaction:
         yield
@@ -248,10 +260,10 @@ def _one_snapshot(db: Database) -> Iterator[None]:
     try:
         yield
     finally:
-        db.execute("ROLLBACK")  # it read only; ending it so cannot fail
+        db.execute("ROLLBACK")  # nothing was written: this only ends the snapshot
 
 
-# --- the walk ---------------------------------------------------------------------
+# --- the walk ---------------------------------------------------------------
 
 
 def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timeline:
@@ -266,13 +278,8 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
         ids = sorted(hops)
         loaded.load(db, ids)  # the events no step toward causes has loaded
         edges = _edges_among(loaded, ids)
-        nodes = [
-            Node(event=loaded.events[i], hop=hops[i], reached_from=reached[i][0], reached_by=reached[i][1])
-            if i in reached
-            else Node(event=loaded.events[i], hop=hops[i])
-            for i in ids
-        ]
-        _attach_model_calls(db, nodes)
+        nodes = [Node(loaded.events[i], hops[i], *reached.get(i, (None, None))) for i in ids]
+        _attach_model_calls(db, nodes, loaded.model_calls)
     groups: dict[str, list[int]] = {}
     for node in nodes:
         if node.event.cycle_id:
@@ -306,16 +313,12 @@ def _reach(
             ids = frontier[direction]
             if not ids:
                 continue
-            best: dict[int, tuple[int, int]] = {}  # new id -> (kind order, from): the lowest wins
             if direction < 0:
                 loaded.load(db, ids)
-                for new, old, order, _, _ in loaded.links_into(ids):
-                    if new not in hops and (new not in best or (order, old) < best[new]):
-                        best[new] = (order, old)
+                steps = ((source, order, target) for source, target, order, _, _ in loaded.links_into(ids))
             else:
-                for new, order, old in _links_out_of(db, ids):
-                    if new not in hops and (new not in best or (order, old) < best[new]):
-                        best[new] = (order, old)
+                steps = _links_out_of(db, ids)
+            best = _nearest_new(steps, hops)
             fresh = sorted(best)
             if hop > bound[direction]:
                 # Only counted: these lie one hop past the bound.
@@ -342,28 +345,43 @@ def _reach(
     return hops, reached, Truncation(by_hops, by_limit, omitted[-1], omitted[1])
 
 
+def _nearest_new(steps: Iterable[tuple[int, int, int]], seen: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """For each event one step away and not seen yet, how it is reached: (kind order, from).
+
+    `steps` are (new, kind order, from); of several, the lowest kind order wins, then the lowest from.
+    """
+    best: dict[int, tuple[int, int]] = {}
+    for new, order, old in steps:
+        if new not in seen and (new not in best or (order, old) < best[new]):
+            best[new] = (order, old)
+    return best
+
+
 def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
     """Every link between two of `ids` (all loaded), in (source, target, kind, via) order."""
     included = set(ids)
-    keys = sorted({link for link in loaded.links_into(ids) if link[0] in included})
+    # An event's links are loaded once, and are distinct rows (primary keys):
+    # no link comes twice.
+    keys = sorted([link for link in loaded.links_into(ids) if link[0] in included])
     return [
-        Edge(source, target, _KINDS[order], None if via_id == 0 and via_type == "event" else Ref(via_type, via_id))  # type: ignore[arg-type]
+        Edge(source, target, _KINDS[order], None if via_type == _NO_VIA else Ref(via_type, via_id))  # type: ignore[arg-type]
         for source, target, order, via_type, via_id in keys
     ]
 
 
-def _attach_model_calls(db: Database, nodes: list[Node]) -> None:
-    wanted = {ref.id for node in nodes for ref in node.event.refs if ref.type == "model_call"}
-    if not wanted:
+def _attach_model_calls(db: Database, nodes: list[Node], cited: dict[int, list[int]]) -> None:
+    """Put on each node the model calls its event cites, in id order (its refs' order)."""
+    if not cited:
         return
-    cur = db.execute(_MODEL_CALLS_SQL, [_json_ids(sorted(wanted))])
+    cur = db.execute(_MODEL_CALLS_SQL, [_json_ids({call for calls in cited.values() for call in calls})])
     cols = [c[0] for c in cur.description]
     calls: dict[int, dict[str, Any]] = {}
     for row in cur:
         record = dict(zip(cols, row))
         calls[record["id"]] = record
     for node in nodes:
-        node.model_calls = [calls[r.id] for r in node.event.refs if r.type == "model_call" and r.id in calls]
+        if node.event.id in cited:
+            node.model_calls = [calls[i] for i in sorted(cited[node.event.id]) if i in calls]
 
 
 def to_dot(timeline: Timeline) -> str:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noemad.errors import EventNotFound, InvalidInput, InvalidLink
-from noemad.events import EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, get_events
 from noemad.minds import create_mind
 from noemad.store import Store
 from noemad.timeline import MAX_EVENTS, MAX_HOPS, Timeline, WalkLimits, to_dot, walk
@@ -655,6 +655,94 @@ def test_to_dot_has_clusters_nodes_and_labelled_edges(world: World) -> None:
     assert "penwidth" not in node_w
     node_a = next(line for line in lines if line.startswith(f"  e{a} [label="))
     assert node_a == f'  e{a} [label="#{a} perceived\\ntest\\na \\"quoted\\" line"];'
+
+
+# --- the walk's own reads -----------------------------------------------------
+
+
+def test_walk_events_equal_those_get_events_reads(world: World) -> None:
+    """The walk builds its events from the links it loads for its edges: they must be get_events' own."""
+    born = world.mind("alpha")
+    x = world.belief("alpha")
+    m = world.memory("alpha")  # cited, but no event wrote it: a ref without an edge
+    mc1 = world.model_call("alpha")
+    mc2 = world.model_call("alpha")
+    w1 = world.event("alpha", "belief_formed", cause=born, subject=Ref("belief", x))
+    w2 = world.event("alpha", "belief_revised", cause=w1, subject=Ref("belief", x))
+
+    def job(db: Any) -> int:
+        draft = EventDraft(
+            mind="alpha",
+            kind="decided",
+            actor="test",
+            text="go",
+            channel="chat",
+            data={"why": ["a", 1], "n": None},
+            cycle_id="c1",
+            causation_id=w2,
+            parents=(w2, born, w1),
+            refs=(Ref("model_call", mc2), Ref("belief", x), Ref("event", born), Ref("memory", m), Ref("model_call", mc1)),
+        )
+        return append(db, draft, NOW).id
+
+    e = world.store.writer.run_sync(job)
+    after = world.event("alpha", cause=e, parents=[w1], cycle="c1")
+    for root in (born, w1, w2, e, after):
+        tl = world.walk(root)
+        stored = get_events(world.store.reader(), node_ids(tl))
+        assert [n.event for n in tl.nodes] == [stored[i] for i in node_ids(tl)], root
+        assert all(type(n.event) is Event and vars(n.event) == vars(stored[n.event.id]) for n in tl.nodes), root
+        assert [n.to_json() for n in tl.nodes] == [
+            {**stored[n.event.id].to_json(), "hop": n.hop, "reached_from": n.reached_from, "reached_by": n.reached_by, "model_calls": n.model_calls}
+            for n in tl.nodes
+        ], root
+
+    tl = world.walk(e)
+    node = next(n for n in tl.nodes if n.event.id == e)
+    assert node.event.parents == (born, w1, w2)
+    # The belief once, though two events wrote it before e; refs in (type, id) order.
+    assert node.event.refs == (Ref("belief", x), Ref("event", born), Ref("memory", m), Ref("model_call", mc1), Ref("model_call", mc2))
+    assert node.event.data == {"why": ["a", 1], "n": None}
+    assert (node.event.text, node.event.channel, node.event.cycle_id, node.event.causation_id) == ("go", "chat", "c1", w2)
+    assert [c["id"] for c in node.model_calls] == [mc1, mc2]
+    assert [(s, t, k, v) for s, t, k, v in ((x_.source, x_.target, x_.kind, x_.via) for x_ in tl.edges) if t == e] == [
+        (born, e, "parent", None),
+        (born, e, "cited", None),
+        (w1, e, "parent", None),
+        (w1, e, "cited", Ref("belief", x)),
+        (w2, e, "caused", None),
+        (w2, e, "parent", None),
+        (w2, e, "cited", Ref("belief", x)),
+    ]
+    assert [(g["cycle_id"], g["events"]) for g in tl.groups] == [("c1", [e, after])]
+
+
+def test_walk_reads_in_one_transaction_and_leaves_none_open(world: World) -> None:
+    born = world.mind("alpha")
+    a = world.event("alpha", cause=born)
+    db = world.store.reader()
+    assert node_ids(world.walk(a)) == [born, a]
+    assert not db.conn.in_transaction
+    with pytest.raises(EventNotFound):
+        world.walk(9999)
+    assert not db.conn.in_transaction
+
+    # In a transaction the caller holds, the walk reads within it and leaves it open.
+    db.execute("BEGIN")
+    try:
+        assert node_ids(walk(db, a)) == [born, a]
+        assert db.conn.in_transaction
+    finally:
+        db.execute("ROLLBACK")
+
+    # On the writer, inside a job: the walk sees the job's own event, not yet committed.
+    def job(wdb: Any) -> tuple[int, list[int]]:
+        b = append(wdb, EventDraft(mind="alpha", kind="note", actor="test", causation_id=a), NOW).id
+        return b, node_ids(walk(wdb, a))
+
+    b, ids = world.store.writer.run_sync(job)
+    assert ids == [born, a, b]
+    assert node_ids(world.walk(a)) == [born, a, b]
 
 
 # --- against a brute-force reference ------------------------------------------
