@@ -194,24 +194,7 @@ def _links(db: Database, ids: Sequence[int]) -> tuple[dict[int, list[int]], dict
 def _rows_to_events(db: Database, rows: Iterable[tuple[Any, ...]]) -> list[Event]:
     rows = list(rows)
     parents, refs = _links(db, [r[0] for r in rows])
-    return [
-        Event(
-            id=r[0],
-            mind=r[1],
-            kind=r[2],
-            actor=r[3],
-            at=r[4],
-            text=r[5],
-            channel=r[6],
-            data=json.loads(r[7]),
-            cycle_id=r[8],
-            causation_id=r[9],
-            parents=tuple(parents.get(r[0], ())),
-            refs=tuple(refs.get(r[0], ())),
-            subject=Ref(r[10], r[11]) if r[10] else None,
-        )
-        for r in rows
-    ]
+    return [event_from_row(r, tuple(parents.get(r[0], ())), tuple(refs.get(r[0], ()))) for r in rows]
 
 
 EVENT_COLUMNS = _COLUMNS  # the columns `event_from_row` reads, in its order
