@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from noemad.errors import ConfigError
 
@@ -65,7 +65,9 @@ Effort = Literal["low", "medium", "high", "none"]
 class RoleSettings(_Section):
     """`[models.ROLE]`: the model one role calls, and how."""
 
-    model: str | None = Field(None, description="Model id; unset means the role has no model and callers take their deterministic path.")
+    model: str | None = Field(
+        None, description="Model id; unset or empty means the role has no model and callers take their deterministic path."
+    )
     effort: Effort = Field("none", description="output_config effort sent with each call; none omits it.")
     timeout: float = Field(60.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout.")
     max_tokens: int = Field(1024, ge=1, le=128_000, description="Most output tokens one call may produce.")
@@ -99,8 +101,23 @@ class ScriptedSettings(_Section):
     file: str | None = Field(None, description="The script: TOML with replies per role (see noemad.toml(5)).")
 
 
+DEFAULT_MODELS = {"judge": "claude-haiku-5-5", "narrate": "claude-haiku-5-5", "summarise": "claude-haiku-5-5"}
+
+
 class ModelsSettings(_Section):
     """`[models]`: the provider and each role's model."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_models(cls, data: Any) -> Any:
+        # A role table that only tunes (max_tokens, effort, timeout) keeps the
+        # role's default model; `model = ""` says the role has none.
+        if isinstance(data, dict):
+            for role, model in DEFAULT_MODELS.items():
+                table = data.get(role)
+                if isinstance(table, dict) and "model" not in table:
+                    data = {**data, role: {**table, "model": model}}
+        return data
 
     provider: Literal["none", "anthropic", "scripted"] = Field(
         "none", description="Who answers model calls; none means no role has a model."
@@ -109,9 +126,9 @@ class ModelsSettings(_Section):
     scripted: ScriptedSettings = ScriptedSettings()
     respond: RoleSettings = RoleSettings()
     critic: RoleSettings = RoleSettings()
-    judge: RoleSettings = RoleSettings(model="claude-haiku-5-5")
-    narrate: RoleSettings = RoleSettings(model="claude-haiku-5-5")
-    summarise: RoleSettings = RoleSettings(model="claude-haiku-5-5")
+    judge: RoleSettings = RoleSettings(model=DEFAULT_MODELS["judge"])
+    narrate: RoleSettings = RoleSettings(model=DEFAULT_MODELS["narrate"])
+    summarise: RoleSettings = RoleSettings(model=DEFAULT_MODELS["summarise"])
 
 
 class Budget(_Section):

@@ -13,6 +13,7 @@ Auxiliary roles (critic, judge, narrate, summarise) are refused under a hold;
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from datetime import datetime, timezone
 
 from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
-from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
+from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused, Unavailable
 from noemad.models.holds import Holds
 from noemad.models.ledger import CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
@@ -30,6 +31,7 @@ from noemad.models.settings import budget, price, role_settings
 from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Turn, Usage
 from noemad.store.writer import Writer
 
+log = logging.getLogger("noemad.models")
 CHARS_PER_TOKEN = 4  # budget estimates before a call: the provider's count is only known after
 
 
@@ -89,6 +91,7 @@ class ModelGateway:
         self._settings = config().models
         self.provider = provider if provider is not None else build_provider(self._settings)
         self.holds = Holds(clock)
+        self._inflight: dict[tuple[str, str], tuple[int, float]] = {}  # budget reserved by calls under way
 
     def prepare(self, config: Config) -> Provider | None | bool:
         """The provider a new config needs, built now so a bad one refuses the config; False if unchanged.
@@ -119,7 +122,7 @@ class ModelGateway:
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
         settings = role_settings(self._config(), prompt.mind, prompt.role)
-        if self.provider is None or settings.model is None:
+        if self.provider is None or not settings.model:
             raise NoModelConfigured(f"no model is configured for the {prompt.role} role; set [models] in noemad.toml")
         return ModelRequest(
             role=prompt.role,
@@ -135,81 +138,123 @@ class ModelGateway:
     async def complete(self, prompt: Prompt) -> ModelResponse:
         """Make one call for `prompt`, or raise a `ModelError` (recorded either way)."""
         request = self.request_for(prompt)
-        await self._admit(request)
         provider = self.provider
         assert provider is not None
+        key = (request.mind, request.role)
+        reserved = await self._admit(request, provider)
         started = time.perf_counter()
         try:
             response = await provider.complete(request)
         except asyncio.CancelledError:
-            await self._record(request, "cancelled", Usage(), started, category="cancelled", detail="the caller cancelled the call")
+            await self._record(request, provider, "cancelled", Usage(), started, category="cancelled", detail="the caller cancelled the call")
             raise
         except ModelError as exc:
             if exc.retry_after is not None and exc.retryable:
                 self.holds.arm(request.model, exc.retry_after, exc.category)
             exc.call_id = await self._record(
-                request, "error", Usage(), started, category=exc.category, detail=exc.detail, retry_after=exc.retry_after
+                request, provider, "error", Usage(), started, category=exc.category, detail=exc.detail, retry_after=exc.retry_after
             )
             raise
-        call_id = await self._record(request, "ok", response.usage, started, stop_reason=response.stop_reason)
+        except Exception as exc:
+            # A provider bug, or an SDK error it did not translate: recorded and
+            # turned into a ModelError so callers take their deterministic path.
+            log.exception("the %s provider failed unexpectedly", provider.name)
+            error = Unavailable(f"the {provider.name} provider failed unexpectedly ({type(exc).__name__}); the daemon log has details")
+            error.call_id = await self._record(request, provider, "error", Usage(), started, category="unexpected", detail=error.detail)
+            raise error from None
+        finally:
+            self._release(key, reserved)
+        call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
         return ModelResponse(response.text, response.stop_reason, response.usage, response.model or request.model, call_id)
 
-    async def _admit(self, request: ModelRequest) -> None:
-        """Refuse (and record) a call that may not be made now; a `respond` call waits out a hold."""
+    def _release(self, key: tuple[str, str], reserved: tuple[int, float]) -> None:
+        tokens, dollars = self._inflight.get(key, (0, 0.0))
+        left = (tokens - reserved[0], dollars - reserved[1])
+        if left[0] <= 0 and left[1] <= 1e-12:
+            self._inflight.pop(key, None)
+        else:
+            self._inflight[key] = left
+
+    async def _admit(self, request: ModelRequest, provider: Provider) -> tuple[int, float]:
+        """Refuse (and record) a call that may not be made now; a `respond` call waits out a hold.
+
+        Returns what the call reserves of its budget while it is in flight, so
+        concurrent calls cannot together spend past it; `_release` gives it back.
+        """
         auxiliary = request.role in AUXILIARY_ROLES
         if auxiliary and self._stopping():
-            await self._refuse(request, Refused("noemad is stopping; auxiliary model calls are not made"))
+            await self._refuse(request, provider, Refused("noemad is stopping; auxiliary model calls are not made"))
         if auxiliary and self._paused(request.mind):
-            await self._refuse(request, Refused(f"mind {request.mind!r} is paused by an operator; auxiliary model calls are not made"))
+            await self._refuse(
+                request, provider, Refused(f"mind {request.mind!r} is paused by an operator; auxiliary model calls are not made")
+            )
         hold = self.holds.active(request.model)
         while hold is not None:
             if auxiliary:
                 await self._refuse(
                     request,
+                    provider,
                     Refused(
                         f"{request.model} is on hold until {iso(hold.until)} ({hold.reason}); the call was not made",
                         until=iso(hold.until),
                         retry_after=hold.until - self._clock.now(),
                     ),
                 )
-            await self._clock.sleep(hold.until - self._clock.now())
+            try:
+                await self._clock.sleep(hold.until - self._clock.now())
+            except asyncio.CancelledError:
+                await self._record(
+                    request, provider, "cancelled", Usage(), None, category="cancelled",
+                    detail=f"the caller cancelled the call while it waited for the hold on {request.model}",
+                )
+                raise
             hold = self.holds.active(request.model)
         limits = budget(self._config(), request.mind, request.role)
         if limits.tokens_per_day is None and limits.cost_per_day is None:
-            return
+            return (0, 0.0)
         spent_tokens, spent_cost = await self._writer.run(
             lambda db: ledger_spent_since(db, request.mind, request.role, day_start(self._clock.now()))
         )
+        key = (request.mind, request.role)
+        pending_tokens, pending_cost = self._inflight.get(key, (0, 0.0))
+        spent_tokens += pending_tokens
+        spent_cost += pending_cost
         estimate = estimate_tokens(request)
         if limits.tokens_per_day is not None and spent_tokens + estimate > limits.tokens_per_day:
             await self._refuse(
                 request,
+                provider,
                 BudgetExceeded(
                     f"mind {request.mind!r} has spent {spent_tokens:,} of its {limits.tokens_per_day:,} {request.role} tokens today"
                     f" and this call may take {estimate:,}; raise [budgets.{request.role}] or wait for the next UTC day"
                 ),
             )
         model_price = price(self._config(), request.model)
-        if limits.cost_per_day is not None and model_price is not None:
+        worst = 0.0
+        if model_price is not None:
             worst = cost(model_price, Usage(input_tokens=estimate - request.max_tokens, output_tokens=request.max_tokens))
-            if spent_cost + worst > limits.cost_per_day:
-                await self._refuse(
-                    request,
-                    BudgetExceeded(
-                        f"mind {request.mind!r} has spent ${spent_cost:.4f} of its ${limits.cost_per_day:.4f} {request.role} budget today"
-                        f" and this call may cost ${worst:.4f}; raise [budgets.{request.role}] or wait for the next UTC day"
-                    ),
-                )
+        if limits.cost_per_day is not None and model_price is not None and spent_cost + worst > limits.cost_per_day:
+            await self._refuse(
+                request,
+                provider,
+                BudgetExceeded(
+                    f"mind {request.mind!r} has spent ${spent_cost:.4f} of its ${limits.cost_per_day:.4f} {request.role} budget today"
+                    f" and this call may cost ${worst:.4f}; raise [budgets.{request.role}] or wait for the next UTC day"
+                ),
+            )
+        self._inflight[key] = (pending_tokens + estimate, pending_cost + worst)
+        return (estimate, worst)
 
-    async def _refuse(self, request: ModelRequest, error: Refused) -> None:
+    async def _refuse(self, request: ModelRequest, provider: Provider, error: Refused) -> None:
         error.call_id = await self._record(
-            request, "refused", Usage(), None, category=error.category, detail=error.detail, retry_after=error.retry_after
+            request, provider, "refused", Usage(), None, category=error.category, detail=error.detail, retry_after=error.retry_after
         )
         raise error
 
     async def _record(
         self,
         request: ModelRequest,
+        provider: Provider,
         outcome: str,
         usage: Usage,
         started: float | None,
@@ -224,7 +269,7 @@ class ModelGateway:
             mind=request.mind,
             role=request.role,
             model=request.model,
-            provider=self._settings.provider,
+            provider=provider.name,
             outcome=outcome,  # type: ignore[arg-type]
             usage=usage,
             cost_usd=cost(model_price, usage) if model_price else 0.0,
