@@ -92,7 +92,13 @@ class AnthropicSettings(_Section):
         "$CREDENTIALS_DIRECTORY (systemd LoadCredential=).",
     )
     base_url: str | None = Field(None, description="API base URL; unset means the SDK's default.")
-    max_retries: int = Field(2, ge=0, le=10, description="Retries the SDK makes on connection errors and 5xx before failing.")
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="Retries the SDK makes on connection errors, timeouts, 408/409/429 and 5xx when the API states no wait;"
+        " a stated wait is never retried by the SDK but becomes a hold.",
+    )
 
 
 class ScriptedSettings(_Section):

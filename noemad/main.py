@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     level = (args.log_level or loaded.config.daemon.log_level).upper()
     # journald timestamps every line itself; keep ours plain.
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # At DEBUG the SDK and its HTTP client log whole prompts: minds' content stays out of the journal.
+    for noisy in ("anthropic", "httpx", "httpcore", "httpx2", "httpcore2"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
     try:
         clock = clock_from_spec(os.environ.get("NOEMA_CLOCK"))
     except ValueError as exc:
