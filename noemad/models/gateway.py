@@ -98,7 +98,8 @@ class ModelGateway:
 
         Raises `ConfigError` (e.g. an unreadable script) without touching the running provider.
         """
-        if config.models == self._settings:
+        changed_on_disk = getattr(self.provider, "changed_on_disk", None)  # e.g. the scripted provider's file
+        if config.models == self._settings and not (changed_on_disk and changed_on_disk()):
             return False
         return build_provider(config.models)
 

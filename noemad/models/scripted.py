@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noemad.config import ScriptedSettings
+from noemad.config import FileStamp, file_stamp, ScriptedSettings
 from noemad.errors import (
     AuthFailed,
     ConfigError,
@@ -295,6 +295,7 @@ class ScriptedProvider:
         self._next: dict[str, int] = {}  # role -> how many replies it has used
         self._cached: set[tuple[str, str]] = set()  # (model, prefix text) written to the cache
         self.requests: list[ModelRequest] = []  # every request answered or failed, in order
+        self._file: tuple[Path, FileStamp | None] | None = None  # the script file and its version, if read from one
 
     @classmethod
     def from_text(cls, text: str, source: str = "(in memory)") -> ScriptedProvider:
@@ -317,7 +318,16 @@ class ScriptedProvider:
             ) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read the model script {path}: {exc}. Check its permissions and encoding (UTF-8).") from None
-        return cls.from_text(text, str(path))
+        provider = cls.from_text(text, str(path))
+        provider._file = (path, file_stamp(path))
+        return provider
+
+    def changed_on_disk(self) -> bool:
+        """Whether the script file differs from the one read: a config reload then reads it again."""
+        if self._file is None:
+            return False
+        path, stamp = self._file
+        return file_stamp(path) != stamp
 
     @classmethod
     def from_settings(cls, settings: ScriptedSettings) -> ScriptedProvider:

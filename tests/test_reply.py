@@ -1,0 +1,140 @@
+"""A mind with a respond model replies, through the real daemon and the scripted provider."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import Noemad, start_noemad
+
+SCRIPT = """
+[[respond.rules]]
+match = "(?i)weather"
+text = "It is sunny."
+
+[respond]
+default = "Noted."
+"""
+
+CONFIG = """
+[models]
+provider = "scripted"
+
+[models.scripted]
+file = "{script}"
+
+[models.respond]
+model = "claude-haiku-5-5"
+"""
+
+
+HOLD_SCRIPT = """
+[respond]
+replies = [{ fault = "rate_limited", retry_after = 30 }, "Noted."]
+"""
+
+
+@pytest.fixture
+def talker(place: Path, request: pytest.FixtureRequest) -> Iterator[Noemad]:
+    home = place / "home"
+    home.mkdir()
+    (home / "script.toml").write_text(getattr(request, "param", SCRIPT))
+    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
+    daemon = start_noemad(home, place / "s.sock")
+    assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
+    yield daemon
+    daemon.stop()
+    daemon.notify.close()
+
+
+def say(noemad: Noemad, text: str) -> dict:
+    resp = noemad.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "channel": "irc:#ops", "text": text})
+    assert resp.status_code == 201
+    return resp.json()
+
+
+def test_a_reply_is_caused_by_the_message_and_cites_its_model_call(talker: Noemad) -> None:
+    message = say(talker, "What is the weather?")
+    reply = talker.wait_for("ada", "reply")
+    assert reply["text"] == "It is sunny."
+    assert reply["causation_id"] == message["id"] and reply["channel"] == "irc:#ops"
+    assert reply["actor"] == "model:respond"
+    [ref] = reply["refs"]
+    assert ref["type"] == "model_call"
+    chain = talker.api("GET", f"/events/{reply['id']}/chain").json()
+    node = next(n for n in chain["nodes"] if n["id"] == reply["id"])
+    [call] = node["model_calls"]
+    assert (call["id"], call["role"], call["model"], call["outcome"], call["provider"]) == (
+        ref["id"], "respond", "claude-haiku-5-5", "ok", "scripted"
+    )
+    assert call["input_tokens"] + call["cache_write_tokens"] > 0 and call["output_tokens"] > 0
+    # The timeline shows the call as an artefact on the reply's node.
+    tree = talker.ctl("timeline", str(reply["id"]))
+    assert tree.returncode == 0 and "respond" in tree.stdout and "claude-haiku-5-5" in tree.stdout
+
+
+def test_usage_shows_the_spend(talker: Noemad) -> None:
+    say(talker, "hello")
+    talker.wait_for("ada", "reply")
+    usage = talker.ctl_json("usage", "ada")
+    assert usage["by"] == "role" and usage["mind"] == "ada"
+    [row] = usage["rows"]
+    assert (row["role"], row["calls"], row["ok"], row["failed"], row["refused"]) == ("respond", 1, 1, 0, 0)
+    assert row["cost_usd"] > 0
+    by_model = talker.ctl_json("usage", "--by", "model", "--since", "1h")
+    assert [r["model"] for r in by_model["rows"]] == ["claude-haiku-5-5"]
+    assert talker.ctl_json("usage", "--since", "2030-01-01")["rows"] == []
+    human = talker.ctl("usage", "ada")
+    assert human.returncode == 0 and "respond" in human.stdout and "HIT RATE" in human.stdout
+    bad = talker.ctl("usage", "--since", "last tuesday")
+    assert bad.returncode == 1 and "neither an ISO date" in bad.stderr
+    assert talker.ctl("usage", "--by", "colour").returncode == 2
+    assert talker.ctl("usage", "zed").returncode == 1
+
+
+@pytest.mark.parametrize("talker", [HOLD_SCRIPT], indirect=True)
+def test_a_stated_wait_holds_the_model_and_shows_in_status(talker: Noemad) -> None:
+    message = say(talker, "are you busy?")
+    failed = talker.wait_for("ada", "reply_failed")
+    assert failed["causation_id"] == message["id"]
+    assert failed["data"]["category"] == "rate_limited" and failed["data"]["retry_after"] == 30
+    holds = talker.api("GET", "/status").json()["models"]["holds"]
+    assert [(h["model"], h["reason"], h["until"]) for h in holds] == [
+        ("claude-haiku-5-5", "rate_limited", "2026-01-01T00:00:30.000Z")
+    ]
+    status = talker.ctl("status")
+    assert "hold claude-haiku-5-5 until 2026-01-01 00:00:30" in status.stdout
+    # A respond call waits the hold out on the daemon's clock, then replies.
+    say(talker, "hello again")
+    talker.advance(31)
+    reply = talker.wait_for("ada", "reply")
+    assert reply["text"] == "Noted."
+    assert talker.api("GET", "/status").json()["models"]["holds"] == []
+
+
+def test_a_changed_script_is_read_again_on_reload_and_a_broken_one_refused(talker: Noemad) -> None:
+    (talker.home / "script.toml").write_text("[respond]\ndefault = 'New script.'\n")
+    talker.proc.send_signal(signal.SIGHUP)
+    talker.wait_notify("STATUS=config reloaded")
+    say(talker, "anything")
+    assert talker.wait_for("ada", "reply")["text"] == "New script."
+    talker.messages.clear()
+    (talker.home / "script.toml").write_text("[respond]\ndefault = { fault = 'meteor' }\n")
+    talker.proc.send_signal(signal.SIGHUP)
+    refused = talker.wait_notify("STATUS=config reload refused")
+    assert "meteor" in refused and "the running config is kept" in refused
+    # The last good script still answers.
+    message = say(talker, "still there?")
+    reply = talker.wait_for("ada", "reply", since=message["id"])
+    assert reply["text"] == "New script."
+
+
+def test_without_a_model_the_mind_records_and_does_not_reply(noemad: Noemad, mind: str) -> None:
+    noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
+    noemad.wait_for(mind, "cycle_completed")
+    kinds = [e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]]
+    assert "reply" not in kinds and "reply_failed" not in kinds
+    assert noemad.ctl_json("usage")["rows"] == []
