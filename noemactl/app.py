@@ -229,6 +229,27 @@ def mind_rm(
         s.output.show(f"removed mind {data['name']} and its {plural(data['events_removed'], 'event')}")
 
 
+@app.command(cls=PlainCommand)
+def pause(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
+    """Pause a mind: it stores what arrives but takes no turns and makes no auxiliary model calls."""
+    _set_paused(ctx, mind, True, json)
+
+
+@app.command(cls=PlainCommand)
+def resume(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
+    """Resume a paused mind: it takes one turn over everything that arrived meanwhile."""
+    _set_paused(ctx, mind, False, json)
+
+
+def _set_paused(ctx: typer.Context, mind: str, paused: bool, json: bool) -> None:
+    s = session(ctx)
+    data = s.client.set_paused(mind, paused)
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        s.output.show(f"mind {data['name']} is {'paused' if paused else 'running again'} (mode {data['mode']})")
+
+
 # stimuli -----------------------------------------------------------------------
 
 

@@ -161,6 +161,10 @@ class Client:
         """A mind's overview, with its recent events."""
         return self.request("GET", f"/minds/{_segment(name)}")
 
+    def set_paused(self, name: str, paused: bool) -> dict[str, Any]:
+        """Pause or resume a mind; returns the mind."""
+        return self.request("POST", f"/minds/{_segment(name)}/{'pause' if paused else 'resume'}")
+
     def delete_mind(self, name: str) -> dict[str, Any]:
         """Delete a mind and everything it holds."""
         return self.request("DELETE", f"/minds/{_segment(name)}", json={"confirm": name})

@@ -103,6 +103,13 @@ def _fields(rows: Iterable[tuple[str, str | Text]]) -> list[Text]:
 # status ---------------------------------------------------------------------
 
 
+def _turn(mind: dict[str, Any]) -> str:
+    """A mind's turn state: running, idle, or paused (a turn may still be finishing)."""
+    if mind.get("paused"):
+        return "paused, finishing a turn" if mind.get("turn_running") else "paused"
+    return "running" if mind.get("turn_running") else "idle"
+
+
 def status(data: dict[str, Any]) -> list[RenderableType]:
     """`noemactl status`: the daemon, its config, its minds, totals."""
     config = data["config"]
@@ -144,7 +151,7 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
         out.extend(
             columns(
                 ["MIND", "EVENTS", "TURN"],
-                [[m["name"], str(m["events"]), "running" if m["turn_running"] else "idle"] for m in minds],
+                [[m["name"], str(m["events"]), _turn(m)] for m in minds],
                 right=[1],
             )
         )

@@ -71,6 +71,23 @@ def mind_counts(db: Database, name: str) -> dict[str, int]:
     return {"events": count, "last_event_id": last}
 
 
+MODES = ("idle", "paused")
+
+
+def set_mode(db: Database, name: str, mode: str, now: float, actor: str, reason: str) -> Mind:
+    """Switch a mind's runtime mode and record `mode_changed` (a writer job); a no-op if it is already there."""
+    mind = get_mind(db, name)
+    if mind.mode == mode:
+        return mind
+    db.execute("UPDATE minds SET mode = ? WHERE name = ?", [mode, name])
+    append(
+        db,
+        EventDraft(mind=name, kind="mode_changed", actor=actor, text=reason, data={"from": mind.mode, "to": mode}),
+        now,
+    )
+    return get_mind(db, name)
+
+
 def delete_mind(db: Database, name: str, confirm: str) -> int:
     """Delete a mind and every row it owns; `confirm` must repeat its name. Returns the events removed."""
     get_mind(db, name)

@@ -91,6 +91,16 @@ def create_app(sup: Supervisor) -> FastAPI:
     async def delete(mind: MindName, body: MindDelete) -> dict:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
+    @api.post("/minds/{mind}/pause", response_model=MindOut, summary="Pause a mind: no turns, no auxiliary model calls")
+    async def pause(mind: MindName) -> dict:
+        """Stimuli keep being stored; a turn under way finishes. Pausing a paused mind changes nothing."""
+        return (await sup.set_paused(mind, True)).to_json()
+
+    @api.post("/minds/{mind}/resume", response_model=MindOut, summary="Resume a paused mind")
+    async def resume(mind: MindName) -> dict:
+        """The mind takes one turn over everything that arrived while it was paused."""
+        return (await sup.set_paused(mind, False)).to_json()
+
     @api.post("/minds/{mind}/events", response_model=EventOut, status_code=201, summary="Ingest a stimulus")
     async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> dict:
         """Store a stimulus; answered once it is committed, then offered to the mind's gate.

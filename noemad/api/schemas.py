@@ -166,6 +166,7 @@ class MindStatus(BaseModel):
     name: str
     events: int
     turn_running: bool
+    paused: bool
 
 
 class Counts(BaseModel):

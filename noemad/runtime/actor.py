@@ -47,9 +47,17 @@ class MindActor:
     """Runs one mind's turns, one at a time."""
 
     def __init__(
-        self, name: str, store: Store, clock: Clock, gateway: ModelGateway, settings: dict[str, object], cycles_done: int = 0
+        self,
+        name: str,
+        store: Store,
+        clock: Clock,
+        gateway: ModelGateway,
+        settings: dict[str, object],
+        cycles_done: int = 0,
+        paused: bool = False,
     ) -> None:
         self.name = name
+        self.paused = paused  # an operator pause: stimuli are stored and wait for resume
         self._store = store
         self._clock = clock
         self._gateway = gateway
@@ -68,6 +76,16 @@ class MindActor:
             self._pending.extend(backlog)
             self._wake.set()
         self._task = asyncio.create_task(self._loop(), name=f"mind:{self.name}")
+
+    def pause(self) -> None:
+        """Take no new turns (a running one finishes); stimuli keep being stored."""
+        self.paused = True
+
+    def resume(self) -> None:
+        """Take turns again, starting with whatever arrived during the pause."""
+        self.paused = False
+        if self._pending:
+            self._wake.set()
 
     def offer(self, stimulus: Event) -> None:
         """A stimulus was stored: let the gate decide what it does."""
@@ -101,6 +119,8 @@ class MindActor:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            if self.paused:
+                continue  # resume() wakes the loop again
             batch, self._pending = self._pending, []
             if not batch:
                 continue

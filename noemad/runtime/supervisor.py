@@ -20,7 +20,7 @@ from noemad.clock import Clock, ManualClock, iso
 from noemad.config import FileStamp, LoadedConfig
 from noemad.errors import MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
-from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds
+from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -68,7 +68,9 @@ class Supervisor:
         self.bus: EventBus | None = None
         self.refused_stamp: FileStamp | None = None
         # Raises ConfigError for a provider that cannot be built (e.g. an unreadable script).
-        self.gateway = ModelGateway(lambda: self.config, clock, store.writer, stopping=lambda: self.stopping)
+        self.gateway = ModelGateway(
+            lambda: self.config, clock, store.writer, paused=self._is_paused, stopping=lambda: self.stopping
+        )
 
     @property
     def config(self):  # noqa: ANN201 - the Config model
@@ -99,8 +101,12 @@ class Supervisor:
         await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
 
+    def _is_paused(self, mind: str) -> bool:
+        actor = self.actors.get(mind)
+        return bool(actor and actor.paused)
+
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, mind.settings, cycles)
+        actor = MindActor(mind.name, self.store, self.clock, self.gateway, mind.settings, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
         actor.start(backlog)
 
@@ -135,6 +141,19 @@ class Supervisor:
             self.bus.close_mind(name)
         log.info("deleted mind %s and its %d events", name, removed)
         return removed
+
+    async def set_paused(self, name: str, paused: bool, actor: str = "operator") -> Mind:
+        """Pause a mind (no turns, no auxiliary model calls; stimuli still stored) or resume it."""
+        self._check_open()
+        mind_actor = self.actors.get(name)
+        if mind_actor is None:
+            get_mind(self.store.reader(), name)
+        mode, reason = ("paused", "paused by an operator") if paused else ("idle", "resumed by an operator")
+        now = self.clock.now()
+        mind = await self.store.writer.run(lambda db: set_mode(db, name, mode, now, actor, reason))
+        if mind_actor is not None:
+            mind_actor.pause() if paused else mind_actor.resume()
+        return mind
 
     def mind_overview(self, db: Database, name: str) -> dict[str, Any]:
         mind = get_mind(db, name)
@@ -204,6 +223,7 @@ class Supervisor:
                     "name": name,
                     "events": self.counts.by_mind.get(name, 0),
                     "turn_running": actor.turn_running,
+                    "paused": actor.paused,
                 }
                 for name, actor in sorted(self.actors.items())
             ],
