@@ -29,6 +29,7 @@ import argparse
 import enum
 import inspect
 import re
+import textwrap
 import sys
 import types
 import typing
@@ -608,18 +609,58 @@ def is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
+# How a table keyed by name is written in its heading: [minds.NAME], [pricing."MODEL"].
+KEY_PLACEHOLDERS = {"minds": "NAME", "pricing": '"MODEL"'}
+
+
+def table_model(annotation: Any) -> tuple[Any, bool] | None:
+    """The table model an annotation holds (`M`, `M | None`, or `dict[str, M]`) and whether it is keyed by name."""
+    if is_model(annotation):
+        return annotation, False
+    origin = typing.get_origin(annotation)
+    if origin is dict and is_model(typing.get_args(annotation)[1]):
+        return typing.get_args(annotation)[1], True
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(inner) == 1 and is_model(inner[0]):
+            return inner[0], False
+    return None
+
+
 def tables(model: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """(dotted table name, model) for every table, nested ones after their parent."""
     for name, field in model.model_fields.items():
-        if is_model(field.annotation):
-            dotted = f"{prefix}{name}"
-            yield dotted, field.annotation
-            yield from tables(field.annotation, f"{dotted}.")
+        found = table_model(field.annotation)
+        if found is None:
+            continue
+        inner, keyed = found
+        dotted = f"{prefix}{name}" + (f".{KEY_PLACEHOLDERS.get(name, 'NAME')}" if keyed else "")
+        yield dotted, inner
+        yield from tables(inner, f"{dotted}.")
 
 
 def keys(model: Any) -> list[tuple[str, Any]]:
     """The (name, FieldInfo) of a table's scalar keys."""
-    return [(name, field) for name, field in model.model_fields.items() if not is_model(field.annotation)]
+    return [(name, field) for name, field in model.model_fields.items() if table_model(field.annotation) is None]
+
+
+def docstring_roff(doc: str) -> list[str]:
+    """A module docstring as roff: paragraphs, `----` underlined sub-headings, indented blocks kept as they are."""
+    lines: list[str] = []
+    for block in re.split(r"\n\s*\n", inspect.cleandoc(doc)):
+        rows = block.split("\n")
+        if len(rows) >= 2 and set(rows[1]) == {"-"}:
+            lines.append(".SS " + quoted_arg(rows[0]))
+            rows = rows[2:]
+            block = "\n".join(rows)
+            if not rows:
+                continue
+        if all(row.startswith("    ") for row in rows if row.strip()):
+            lines += [".PP", ".RS", ".nf", esc(textwrap.dedent(block)), ".fi", ".RE"]
+            continue
+        text = " ".join(row.strip() for row in rows).replace("``", "").replace("`", "")
+        lines += [".PP", esc(re.sub(r"::$", ":", text)).replace("\u2014", r"\(em")]
+    return lines
 
 
 TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "string (a path)"}
@@ -734,6 +775,31 @@ The message names each problem with its key dotted the way it is in the file. Fo
 daemon.socket_group and daemon.log_level are used when noemad starts (when the socket is bound and logging set up); a reload validates them, but they take effect at the next start. The other keys take effect at once."""
 
 
+CONFIG_BUDGETS = """\
+Every model call goes through one gateway. It takes the role's settings for the mind ([models.ROLE], then [minds.NAME.models.ROLE]), and makes no call when the role has no model (callers then take their deterministic path, and nothing is recorded). Every call made, failed or refused is a row of the usage ledger (noemactl usage): mind, role, model, provider, tokens four ways, latency, outcome, error category and estimated cost.
+
+A call that would take a mind past its daily budget for the role ([budgets.ROLE], or [minds.NAME.budgets] which replaces it whole) is not made: it is refused and recorded. Days are UTC days. Before a call its size is estimated as its text in characters divided by 4, plus its max_tokens; calls under way reserve their estimate, so concurrent calls cannot together overspend. cost_per_day applies only to models with a known price.
+
+When the provider states a wait (a 429 with retry-after, an overload with one), the model is held until then: calls of the auxiliary roles (critic, judge, narrate, summarise) are refused without being made, with the hold's end in the error, and respond calls wait for the hold to end. Auxiliary calls are also refused while the mind is paused (noemactl pause) and while noemad stops. Holds show in noemactl status."""
+
+
+def models_sections() -> list[str]:
+    """COSTS AND BUDGETS and MODEL SCRIPTS, from the code's own documentation."""
+    from noemad.models import pricing, scripted
+
+    lines = section("MODELS, BUDGETS AND HOLDS") + paragraphs(CONFIG_BUDGETS)
+    lines += section("COSTS") + docstring_roff(pricing.__doc__ or "")
+    prices = ", ".join(
+        f"{model}: ${p.input:g} input and ${p.output:g} output per million tokens"
+        + (f", {p.tier_multiplier:g}x past {p.tier_threshold:,} input tokens" if p.tier_threshold else "")
+        for model, p in sorted(pricing.PRICES.items())
+    )
+    lines += [".PP", esc(f"Built-in prices: {prices}. [pricing.\"MODEL\"] adds a model or changes a price.")]
+    script_doc = (scripted.__doc__ or "").split("\n", 1)[1]  # after the title line
+    lines += section("MODEL SCRIPTS") + docstring_roff(script_doc)
+    return lines
+
+
 def render_config(config: Any | None = None) -> str:
     """man/noemad.toml.5 from the pydantic model."""
     if config is None:
@@ -763,6 +829,7 @@ def render_config(config: Any | None = None) -> str:
         for key, field in keys(model):
             lines += key_entry(key, field)
     lines += section("RELOAD") + paragraphs(CONFIG_RELOAD)
+    lines += models_sections()
     lines += section("EXAMPLE") + example_config(config)
     lines += section("SEE ALSO") + [r"\fBnoemad\fR(8), \fBnoemactl\fR(1), https://toml.io/"]
     return "\n".join(lines) + "\n"
