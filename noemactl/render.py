@@ -272,7 +272,7 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
                 f"{r['cache_write_tokens']:,}",
                 f"{r['output_tokens']:,}",
                 "-" if r["cache_hit_rate"] is None else f"{r['cache_hit_rate']:.0%}",
-                f"{r['cost_usd']:.4f}",
+                f"{r['cost_usd']:.6f}",
             ]
             for r in rows
         ],
@@ -280,4 +280,4 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
     )
     total = sum(r["cost_usd"] for r in rows)
     calls = sum(r["calls"] for r in rows)
-    return [*table, Text(f"{plural(calls, 'call')} for {scope}{since}, ${total:.4f} estimated", style="dim")]
+    return [*table, Text(f"{plural(calls, 'call')} for {scope}{since}, ${total:.6f} estimated", style="dim")]

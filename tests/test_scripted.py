@@ -158,12 +158,13 @@ def test_rules_answer_first_in_order_and_do_not_use_up_replies() -> None:
     assert isinstance(failure(p, req("hi", "respond")), InvalidRequest)
 
 
-def test_rules_search_the_whole_request_text_system_included() -> None:
-    p = ScriptedProvider({"critic": {"rules": [{"match": "^You are a critic", "text": "noted"}], "default": "?"}})
-    request = req("a draft", "critic", system=(Block("You are a critic."),))
-    assert call(p, request).text == "noted"
-    assert answer(p, "You are a critic", "critic") == "noted"  # the first line of the text
-    assert answer(p, "no system here", "critic") == "?"
+def test_rules_search_only_the_last_message() -> None:
+    p = ScriptedProvider({"respond": {"rules": [{"match": "(?i)weather", "text": "Sunny."}], "default": "?"}})
+    assert answer(p, "what is the weather?", "respond") == "Sunny."
+    # The system blocks and the history before the last message are not searched.
+    assert call(p, req("a draft", "respond", system=(Block("talk about the weather"),))).text == "?"
+    history = (Turn.user("what is the weather?"), Turn("assistant", (Block("Sunny."),)), Turn.user("thanks"))
+    assert call(p, req(messages=history, role="respond")).text == "?"
 
 
 def test_default_may_be_a_fault() -> None:

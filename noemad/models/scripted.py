@@ -24,7 +24,7 @@ or a table with any of these keys::
     repeat = true                       # cycle the replies instead of running out
 
     [[respond.rules]]         # the first rule whose `match` is found answers
-    match = "(?i)weather"     # a Python regular expression, searched in the request text
+    match = "(?i)weather"     # a Python regular expression, searched in the last message
     text = "It is sunny."
 
 A reply is a string (its text) or a table holding exactly one of:
@@ -44,9 +44,9 @@ Faults: `rate_limited`, `overloaded`, `unavailable`, `timeout`,
 table). A rule is a reply table with a `match` key.
 
 How a call is answered: the rules are tried first, in order, against the
-request's text (system blocks, then every message, joined by newlines); a
-matching rule answers and does not use up a reply. Otherwise the role's next
-reply answers (from the start again once they are used up, if `repeat`);
+text of the request's last message (what was just said, not the history or
+the system blocks); a matching rule answers and does not use up a reply.
+Otherwise the role's next reply answers (from the start again once they are used up, if `repeat`);
 otherwise `default`. When none of these answers (or the script has no entry
 for the role), the call fails as `invalid`: the script for that role is used
 up. The same script and the same calls always give the same answers.
@@ -208,7 +208,7 @@ class _Parser:
         pattern = item.get("match")
         compiled = None
         if pattern is None:
-            self.problem(where, "a rule needs `match`, a regular expression searched in the request text")
+            self.problem(where, "a rule needs `match`, a regular expression searched in the last message")
         elif not isinstance(pattern, str):
             self.problem(f"{where}.match", "must be a string (a regular expression)")
         else:
@@ -369,7 +369,9 @@ class ScriptedProvider:
                 f"the script for {role} is used up: {self.source} has no replies for the {role} role; add [[{role}]] replies or a default"
             )
         if script.rules:
-            text = request.text()
+            # What was just said, not the history around it: a rule about the
+            # weather answers a question about the weather, not every later one.
+            text = "\n".join(block.text for block in request.messages[-1].content) if request.messages else ""
             for rule in script.rules:
                 if rule.match.search(text):
                     return rule.reply
