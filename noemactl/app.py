@@ -298,19 +298,165 @@ def observe(
     data: Annotated[
         str | None, typer.Option("--data", metavar="JSON", help='Structured data as a JSON object, e.g. \'{"celsius": 21.5}\'.')
     ] = None,
+    supports: Annotated[
+        str | None, typer.Option("--supports", metavar="PROPOSITION", help="A proposition the observation supports (needs --subject).")
+    ] = None,
+    contradicts: Annotated[
+        str | None, typer.Option("--contradicts", metavar="PROPOSITION", help="A proposition the observation contradicts (needs --subject).")
+    ] = None,
+    subject: Annotated[str | None, typer.Option("--subject", metavar="SUBJECT", help="What the proposition is about.")] = None,
     json: JsonFlag = False,
 ) -> None:
-    """Record an observation from a named source; print the id of the stored event."""
+    """Record an observation from a named source; print the id of the stored event.
+
+    With --supports or --contradicts (and --subject) it is evidence for or against a belief.
+    """
     from noemactl import inputs
 
-    body = {
+    body: dict[str, Any] = {
         "kind": "observation",
         "source": inputs.name(source, "--source"),
         "text": inputs.text(text, "observation"),
         "data": inputs.json_object(data, "--data", '{"celsius": 21.5}'),
     }
+    if supports is not None or contradicts is not None:
+        body["claim"] = inputs.claim(supports, contradicts, subject)
+    elif subject is not None:
+        raise BadInput("--subject goes with --supports or --contradicts; say which proposition the observation bears on")
     s = session(ctx)
     _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command("assert", cls=PlainCommand)
+def assert_(
+    ctx: typer.Context,
+    mind: MindArg,
+    proposition: Annotated[str, typer.Argument(metavar="PROPOSITION", help="What is stated.", show_default=False)],
+    subject: Annotated[str, typer.Option("--subject", metavar="SUBJECT", help="What the proposition is about.", show_default=False)],
+    source: Annotated[
+        str | None, typer.Option("--from", metavar="SOURCE", help="Who states it (default: $USER).", show_default=False)
+    ] = None,
+    denies: Annotated[bool, typer.Option("--denies", help="The source denies the proposition instead.")] = False,
+    channel: Annotated[str, typer.Option("--channel", metavar="CH", help="Where it was stated.")] = "cli",
+    json: JsonFlag = False,
+) -> None:
+    """Record that someone states a proposition; it counts as far as the mind trusts them."""
+    from noemactl import inputs
+
+    claim = inputs.claim(None, proposition, subject) if denies else inputs.claim(proposition, None, subject)
+    body = {"kind": "assertion", "source": inputs.name(source or inputs.default_author(), "--from"), "channel": channel, "claim": claim}
+    s = session(ctx)
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def correct(
+    ctx: typer.Context,
+    belief: Annotated[int, typer.Argument(metavar="BELIEF", min=1, help="The belief's id.", show_default=False)],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why; kept with the correction.", show_default=False)],
+    status: Annotated[
+        str | None, typer.Option("--status", metavar="STATUS", help="active (let evidence decide), pinned or rejected.")
+    ] = None,
+    confidence: Annotated[
+        str | None, typer.Option("--confidence", metavar="0..1", help="Pin the belief at this confidence.", show_default=False)
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Correct a belief as an operator; the mind applies it in its next turn."""
+    from noemactl import inputs
+
+    body: dict[str, Any] = {"kind": "correction", "belief": belief, "reason": inputs.text(reason, "--reason")}
+    if status is not None:
+        if status not in ("active", "pinned", "rejected"):
+            raise BadInput(f"--status {status!r} is not one of active, pinned, rejected")
+        body["status"] = status
+    if confidence is not None:
+        body["confidence"] = inputs.unit(confidence, "--confidence")
+    if status is None and confidence is None:
+        raise BadInput("say what to correct: --status, --confidence, or both")
+    s = session(ctx)
+    mind = s.client.belief(belief)["mind"]
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def trust(
+    ctx: typer.Context,
+    mind: MindArg,
+    source: Annotated[str, typer.Argument(metavar="SOURCE", help="Who or what is trusted.", show_default=False)],
+    value: Annotated[str, typer.Argument(metavar="VALUE", help="From 0 (not at all) to 1.", show_default=False)],
+    json: JsonFlag = False,
+) -> None:
+    """Set how far a mind trusts a source: the credibility of its later evidence."""
+    from noemactl import inputs
+
+    s = session(ctx)
+    data = s.client.set_trust(mind, inputs.name(source, "SOURCE"), inputs.unit(value, "VALUE"))
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        s.output.show(f"{data['mind']} trusts {data['source']} {data['value']:g}")
+
+
+@app.command(cls=PlainCommand)
+def beliefs(
+    ctx: typer.Context,
+    mind: MindArg,
+    subject: Annotated[str | None, typer.Option("--subject", metavar="SUBJECT", help="Only beliefs about this subject.")] = None,
+    status: Annotated[str | None, typer.Option("--status", metavar="STATUS", help="active, contested, rejected or pinned.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N beliefs.")] = 100,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's beliefs, most confident first."""
+    if status is not None and status not in ("active", "contested", "rejected", "pinned"):
+        raise BadInput(f"--status {status!r} is not one of active, contested, rejected, pinned")
+    s = session(ctx)
+    data = s.client.beliefs(mind, subject, status, limit)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.beliefs(data["beliefs"], mind))
+
+
+@app.command(cls=PlainCommand)
+def belief(
+    ctx: typer.Context,
+    belief_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The belief's id.", show_default=False)],
+    json: JsonFlag = False,
+) -> None:
+    """Show a belief with its evidence, and how to walk its timeline."""
+    s = session(ctx)
+    data = s.client.belief(belief_id)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.belief(data))
+
+
+@app.command(cls=PlainCommand)
+def memories(
+    ctx: typer.Context,
+    mind: MindArg,
+    search: Annotated[str | None, typer.Option("--search", metavar="TEXT", help="Full-text search, best matches first.")] = None,
+    kind: Annotated[str | None, typer.Option("--kind", metavar="KIND", help="episodic, semantic or procedural.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N memories.")] = 100,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's memories, or search them."""
+    if kind is not None and kind not in ("episodic", "semantic", "procedural"):
+        raise BadInput(f"--kind {kind!r} is not one of episodic, semantic, procedural")
+    s = session(ctx)
+    data = s.client.memories(mind, search, kind, limit)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.memories(data["memories"], mind, search))
 
 
 # events ------------------------------------------------------------------------

@@ -204,6 +204,24 @@ class Client:
         except httpx.TransportError as exc:
             raise CtlError(f"the event stream from noemad on {self.socket} broke off ({exc}); noemad may have stopped") from exc
 
+    def set_trust(self, mind: str, source: str, value: float) -> dict[str, Any]:
+        """Set how far a mind trusts a source."""
+        return self.request("PUT", f"/minds/{_segment(mind)}/trust/{_segment(source)}", json={"value": value})
+
+    def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> dict[str, Any]:
+        """A mind's beliefs, most confident first."""
+        params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/minds/{_segment(mind)}/beliefs", params=params)
+
+    def belief(self, belief_id: int) -> dict[str, Any]:
+        """One belief with its evidence and the events that wrote it."""
+        return self.request("GET", f"/beliefs/{belief_id}")
+
+    def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> dict[str, Any]:
+        """A mind's memories, or those matching `search`."""
+        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/minds/{_segment(mind)}/memories", params=params)
+
     def event(self, event_id: int) -> dict[str, Any]:
         """One event."""
         return self.request("GET", f"/events/{event_id}")

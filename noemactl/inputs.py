@@ -60,3 +60,26 @@ def name(value: str, option: str) -> str:
 def default_author() -> str:
     """Who `say` speaks as by default: the login name, else `operator`."""
     return os.environ.get("USER") or os.environ.get("LOGNAME") or "operator"
+
+
+def unit(value: str, option: str) -> float:
+    """A number from 0 to 1 given to `option`."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise BadInput(f"{option} must be a number from 0 to 1, not {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise BadInput(f"{option} must be from 0 to 1, not {value}")
+    return number
+
+
+def claim(supports: str | None, contradicts: str | None, subject: str | None) -> dict[str, str]:
+    """A claim body from --supports / --contradicts and --subject."""
+    if supports is not None and contradicts is not None:
+        raise BadInput("give --supports or --contradicts, not both")
+    proposition = supports if supports is not None else contradicts
+    if proposition is None or not proposition.strip():
+        raise BadInput("the proposition is empty; say what is supported or contradicted")
+    if subject is None or not subject.strip():
+        raise BadInput("--subject is needed with a proposition: name what it is about")
+    return {"proposition": proposition.strip(), "subject": subject.strip(), "stance": "supports" if supports is not None else "contradicts"}

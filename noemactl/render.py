@@ -126,6 +126,9 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
     ]
     if data.get("clock") == "manual":
         rows.append(("clock", f"manual (a test daemon), now {when(data['now'])}"))
+    models = data.get("models") or {}
+    if models:
+        rows.append(("models", f"provider {models['provider']}"))
     out: list[RenderableType] = [head, *_fields(rows)]
     if config.get("reload_error"):
         out.append(
@@ -135,9 +138,7 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
                 f" (the config loaded at {when(config['loaded_at'])} is still running)",
             )
         )
-    models = data.get("models") or {}
     if models:
-        out.extend(_fields([("models", f"provider {models['provider']}")]))
         for hold in models.get("holds") or []:
             out.append(
                 Text.assemble(
@@ -281,3 +282,69 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
     total = sum(r["cost_usd"] for r in rows)
     calls = sum(r["calls"] for r in rows)
     return [*table, Text(f"{plural(calls, 'call')} for {scope}{since}, ${total:.6f} estimated", style="dim")]
+
+
+# beliefs and memories ---------------------------------------------------------
+
+
+def beliefs(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+    """`noemactl beliefs`: one line per belief."""
+    if not items:
+        return [Text(f"{mind} holds no beliefs yet", style="dim")]
+    return columns(
+        ["ID", "CONF", "STATUS", "SUBJECT", "EVIDENCE", "PROPOSITION"],
+        [
+            [f"#{b['id']}", f"{b['confidence']:.2f}", b["status"], b["subject"], f"+{b['support']} -{b['contradict']}", b["proposition"]]
+            for b in items
+        ],
+        right=[1],
+    )
+
+
+def belief(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl belief ID`: the belief, its evidence, and the events to walk."""
+    out: list[RenderableType] = [
+        Text.assemble((f"belief #{data['id']} ", "bold"), (data["proposition"], "bold cyan")),
+        *_fields(
+            [
+                ("mind", data["mind"]),
+                ("subject", data["subject"]),
+                ("kind", data["kind"]),
+                ("confidence", f"{data['confidence']:.3f}"),
+                ("status", data["status"]),
+                ("created", when(data["created_at"])),
+                ("updated", when(data.get("updated_at"))),
+            ]
+        ),
+    ]
+    evidence = data.get("evidence") or []
+    if evidence:
+        out.append(Text(f"evidence ({len(evidence)})", style="bold"))
+        out.extend(
+            columns(
+                ["STANCE", "WEIGHT", "CRED", "SOURCE", "KIND", "EVENT"],
+                [
+                    [e["stance"], f"{e['weight']:.2f}", f"{e['credibility']:.2f}", e["source"], e["kind"], f"#{e['event_id']}"]
+                    for e in evidence
+                ],
+                right=[1, 2],
+            )
+        )
+    events = data.get("events") or []
+    if events:
+        out.append(Text(f"why: noemactl timeline {events[-1]}   (written by events {', '.join('#' + str(i) for i in events)})", style="dim"))
+    return out
+
+
+def memories(items: Sequence[dict[str, Any]], mind: str, search: str | None) -> list[RenderableType]:
+    """`noemactl memories`: one line per memory."""
+    if not items:
+        return [Text(f"no memories in {mind}" + (f" match {search!r}" if search else ""), style="dim")]
+    return columns(
+        ["ID", "KIND", "IMP", "SEEN", "STATUS", "TEXT"],
+        [
+            [f"#{m['id']}", m["kind"], f"{m['importance']:.2f}", str(m["access_count"]), m["status"], m["text"]]
+            for m in items
+        ],
+        right=[2, 3],
+    )

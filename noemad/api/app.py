@@ -28,9 +28,19 @@ from noemad.api.schemas import (
     StatusOut,
     StimulusIn,
     TimelineOut,
+    TrustIn,
+    TrustOut,
     UsageOut,
+    BeliefList,
+    BeliefOut,
+    MemoryList,
+    MemoryOut,
 )
 from noemad.clock import ManualClock, iso, parse_since
+from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
+from noemad.cognition.memory import get_memory, list_memories
+from noemad.cognition.memory import search as memory_search
+from noemad.minds import get_mind, list_minds
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
 
@@ -75,8 +85,6 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
-        from noemad.minds import list_minds
-
         return {"minds": [m.to_json() for m in list_minds(sup.store.reader())]}
 
     @api.post("/minds", response_model=MindOut, status_code=201, summary="Create a mind")
@@ -130,8 +138,6 @@ def create_app(sup: Supervisor) -> FastAPI:
         request: Request,
         since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
     ) -> StreamingResponse:
-        from noemad.minds import get_mind
-
         await run_in_threadpool(lambda: get_mind(sup.store.reader(), mind))
         assert sup.bus is not None
         sub = sup.bus.subscribe(mind)  # before the backlog query, so nothing falls in between
@@ -177,6 +183,47 @@ def create_app(sup: Supervisor) -> FastAPI:
         # ~200 nodes and ~300 edges: FastAPI's response validation would cost
         # more than the walk. tests/test_openapi.py checks answers match the schema.
         return JSONResponse(sup.chain(sup.store.reader(), event_id, back, forward, limit).to_json())
+
+    @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
+    async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
+        """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
+        await sup.set_trust(mind, source, body.value)
+        return {"mind": mind, "source": source, "value": body.value}
+
+    @api.get("/minds/{mind}/beliefs", response_model=BeliefList, summary="A mind's beliefs, most confident first")
+    def beliefs(
+        mind: MindName,
+        subject: Annotated[str | None, Query(description="Only beliefs about this subject.")] = None,
+        status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        db = sup.store.reader()
+        get_mind(db, mind)
+        return {"beliefs": [b.to_json(with_evidence=False) for b in list_beliefs(db, mind, subject=subject, status=status, limit=limit)]}
+
+    @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
+    def belief(belief_id: Annotated[int, Path(ge=1)]) -> dict:
+        db = sup.store.reader()
+        return {**get_belief(db, belief_id).to_json(), "events": belief_events(db, belief_id)}
+
+    @api.get("/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
+    def memories(
+        mind: MindName,
+        search: Annotated[str | None, Query(description="Full-text search, best matches first (no side effects).")] = None,
+        kind: Annotated[Literal["episodic", "semantic", "procedural"] | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        db = sup.store.reader()
+        get_mind(db, mind)
+        if search is not None:
+            found = [m for m in memory_search(db, mind, search, limit) if kind is None or m.kind == kind]
+        else:
+            found = list_memories(db, mind, kind=kind, limit=limit)
+        return {"memories": [m.to_json() for m in found]}
+
+    @api.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
+    def memory(memory_id: Annotated[int, Path(ge=1)]) -> dict:
+        return get_memory(sup.store.reader(), memory_id).to_json()
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(

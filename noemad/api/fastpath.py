@@ -21,20 +21,30 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from noemad.api.problems import describe_request_errors, problem
-from noemad.api.schemas import MessageIn, StimulusIn
+from noemad.api.schemas import AssertionIn, ClaimIn, MessageIn, ObservationIn, StimulusIn
 from noemad.errors import NoemaError
 from noemad.runtime.supervisor import Supervisor
-from noemad.stimuli import Message, Observation, Stimulus
+from noemad.stimuli import Assertion, Claim, Correction, Message, Observation, Stimulus
 
 INGEST_PATH = re.compile(r"/api/v1/minds/([^/]+)/events")
 _STIMULUS: TypeAdapter[StimulusIn] = TypeAdapter(StimulusIn)
+
+
+def _claim(body: ClaimIn | None) -> Claim | None:
+    return None if body is None else Claim(body.proposition, body.subject, body.stance)
 
 
 def to_stimulus(body: StimulusIn) -> Stimulus:
     """The engine's stimulus for a validated request body."""
     if isinstance(body, MessageIn):
         return Message(author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions))
-    return Observation(source=body.source, text=body.text, data=body.data)
+    if isinstance(body, ObservationIn):
+        return Observation(source=body.source, text=body.text, data=body.data, claim=_claim(body.claim))
+    if isinstance(body, AssertionIn):
+        claim = _claim(body.claim)
+        assert claim is not None
+        return Assertion(source=body.source, claim=claim, channel=body.channel)
+    return Correction(belief=body.belief, reason=body.reason, status=body.status, confidence=body.confidence)
 
 
 def _takes(scope: Scope) -> str | None:

@@ -43,7 +43,7 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
     for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body",)]
         # Drop the discriminator tag pydantic inserts ("message", "observation").
-        if len(loc) > 1 and loc[0] in ("message", "observation"):
+        if len(loc) > 1 and loc[0] in ("message", "observation", "assertion", "correction"):
             loc = loc[1:]
         field = ".".join(loc) or "body"
         kind = err.get("type", "")
@@ -52,10 +52,10 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
         elif kind == "missing":
             parts.append(f"{field}: required")
         elif kind == "union_tag_not_found":
-            parts.append("kind: required; use 'message' or 'observation'")
+            parts.append("kind: required; use 'message', 'observation', 'assertion' or 'correction'")
         elif kind == "union_tag_invalid":
             tag = (err.get("ctx") or {}).get("tag", "")
-            parts.append(f"kind: {tag!r} is not a stimulus kind; use 'message' or 'observation'")
+            parts.append(f"kind: {tag!r} is not a stimulus kind; use 'message', 'observation', 'assertion' or 'correction'")
         elif kind == "model_attributes_type" or kind == "dict_type":
             parts.append(f"{field}: must be a JSON object")
         else:

@@ -44,16 +44,110 @@ class MessageIn(_In):
     mentions: list[Name] = Field(default_factory=list, max_length=100)
 
 
+Proposition = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
+
+
+class ClaimIn(_In):
+    """A proposition about a subject, supported or contradicted."""
+
+    proposition: Proposition = Field(examples=["the build is green"])
+    subject: Name = Field(examples=["build"], description="What the proposition is about; normalised to a key.")
+    stance: Literal["supports", "contradicts"] = "supports"
+
+
 class ObservationIn(_In):
-    """A sensed fact from a named source."""
+    """A sensed fact from a named source; `claim` states what it supports or contradicts."""
 
     kind: Literal["observation"]
     source: Name = Field(examples=["thermometer"])
     text: Text
     data: dict[str, Any] = Field(default_factory=dict)
+    claim: ClaimIn | None = None
 
 
-StimulusIn = Annotated[MessageIn | ObservationIn, Field(discriminator="kind")]
+class AssertionIn(_In):
+    """Someone states a proposition; credibility comes from how far the mind trusts them."""
+
+    kind: Literal["assertion"]
+    source: Name = Field(examples=["alice"])
+    channel: Channel = "cli"
+    claim: ClaimIn
+
+
+class CorrectionIn(_In):
+    """An operator corrects a belief: a status, a confidence (which pins it), or both, and why."""
+
+    kind: Literal["correction"]
+    belief: int = Field(ge=1)
+    reason: Text
+    status: Literal["active", "pinned", "rejected"] | None = None
+    confidence: float | None = Field(None, ge=0, le=1)
+
+
+StimulusIn = Annotated[MessageIn | ObservationIn | AssertionIn | CorrectionIn, Field(discriminator="kind")]
+
+
+class TrustIn(_In):
+    """How far a mind trusts a source, from 0 (not at all) to 1."""
+
+    value: float = Field(ge=0, le=1)
+
+
+class EvidenceOut(BaseModel):
+    id: int
+    stance: Literal["support", "contradict"]
+    weight: float
+    credibility: float
+    source: str
+    kind: str
+    event_id: int
+    at: str
+
+
+class BeliefOut(BaseModel):
+    """A belief; `evidence` is included when one belief is shown."""
+
+    id: int
+    mind: str
+    proposition: str
+    subject: str
+    kind: str
+    confidence: float
+    status: Literal["active", "contested", "rejected", "pinned"]
+    created_at: str
+    updated_at: str | None
+    support: int
+    contradict: int
+    evidence: list[EvidenceOut] | None = None
+    events: list[int] | None = Field(None, description="The events that wrote and changed it, oldest first.")
+
+
+class BeliefList(BaseModel):
+    beliefs: list[BeliefOut]
+
+
+class MemoryOut(BaseModel):
+    id: int
+    mind: str
+    kind: Literal["episodic", "semantic", "procedural"]
+    text: str
+    importance: float
+    created_at: str
+    last_access: str | None
+    access_count: int
+    status: Literal["active", "retracted"]
+    event_id: int | None
+    derived_from: list[int]
+
+
+class MemoryList(BaseModel):
+    memories: list[MemoryOut]
+
+
+class TrustOut(BaseModel):
+    mind: str
+    source: str
+    value: float
 
 
 class RefOut(BaseModel):

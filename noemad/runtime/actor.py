@@ -15,7 +15,8 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.events import Event, EventDraft, append
+from noemad.cognition.cycle import run_cycle
+from noemad.events import Event
 from noemad.gate import Action, decide
 from noemad.models import ModelGateway
 from noemad.runtime.reply import reply
@@ -63,6 +64,7 @@ class MindActor:
         self._gateway = gateway
         self._settings = settings
         self._pending: list[int] = []  # stored stimuli not yet taken by a turn
+        self._wake_reason = ""  # why the next turn runs, as the gate said
         self._wake = asyncio.Event()
         self._cycles = cycles_done
         self._task: asyncio.Task[None] | None = None
@@ -74,6 +76,7 @@ class MindActor:
         """Start the turn loop; `backlog` holds stimuli stored before a restart."""
         if backlog:
             self._pending.extend(backlog)
+            self._wake_reason = "stimuli stored before noemad restarted"
             self._wake.set()
         self._task = asyncio.create_task(self._loop(), name=f"mind:{self.name}")
 
@@ -85,6 +88,7 @@ class MindActor:
         """Take turns again, starting with whatever arrived during the pause."""
         self.paused = False
         if self._pending:
+            self._wake_reason = "resumed with stimuli that arrived while paused"
             self._wake.set()
 
     def offer(self, stimulus: Event) -> None:
@@ -92,6 +96,7 @@ class MindActor:
         self._pending.append(stimulus.id)
         decision = decide(stimulus)
         if decision.action is Action.WAKE:
+            self._wake_reason = decision.reason
             self._wake.set()
 
     @property
@@ -139,46 +144,8 @@ class MindActor:
                     self.on_turn_done(self.name)
 
     async def _turn(self, stimuli: list[int]) -> None:
-        """One turn: one cognitive cycle over `stimuli`, then the reply if the mind has a respond model.
-
-        The cycle's processes (perception, retrieval, attention, …) run
-        between its two events; for now the cycle only records what it took.
-        """
+        """One turn: one cognitive cycle over `stimuli`, then the reply if the mind has a respond model."""
         self._cycles += 1
         cycle_id = f"{self.name}/{self._cycles}"
-        trigger = stimuli[-1]
-        clock = self._clock
-
-        def begin(db: Database) -> Event:
-            return append(
-                db,
-                EventDraft(
-                    mind=self.name,
-                    kind="cycle_started",
-                    actor="process:runtime",
-                    cycle_id=cycle_id,
-                    causation_id=trigger,
-                    parents=stimuli,
-                    data={"stimuli": len(stimuli), "wake": "every stimulus wakes the mind (no wake rules yet)"},
-                ),
-                clock.now(),
-            )
-
-        started = await self._store.writer.run(begin)
-
-        def finish(db: Database) -> Event:
-            return append(
-                db,
-                EventDraft(
-                    mind=self.name,
-                    kind="cycle_completed",
-                    actor="process:runtime",
-                    cycle_id=cycle_id,
-                    causation_id=started.id,
-                    data={"stimuli": len(stimuli)},
-                ),
-                clock.now(),
-            )
-
-        await self._store.writer.run(finish)
-        await reply(self._gateway, self._store, clock, self.name, self._settings, stimuli, cycle_id)
+        await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason)
+        await reply(self._gateway, self._store, self._clock, self.name, self._settings, stimuli, cycle_id)

@@ -21,6 +21,7 @@ from noemad.config import FileStamp, LoadedConfig
 from noemad.errors import MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
+from noemad.cognition.beliefs import set_trust
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -155,6 +156,13 @@ class Supervisor:
             mind_actor.pause() if paused else mind_actor.resume()
         return mind
 
+    async def set_trust(self, mind: str, source: str, value: float, actor: str = "operator") -> Event:
+        """Set how far `mind` trusts `source`; recorded as `trust_changed`."""
+        self._check_open()
+        get_mind(self.store.reader(), mind)
+        now = self.clock.now()
+        return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
+
     def mind_overview(self, db: Database, name: str) -> dict[str, Any]:
         mind = get_mind(db, name)
         actor = self.actors.get(name)
@@ -178,7 +186,12 @@ class Supervisor:
             raise MindNotFound(f"mind {mind!r} is not running")
         draft = stimulus.draft(mind)
         now = self.clock.now()
-        event = await self.store.writer.run(lambda db: append(db, draft, now))
+
+        def store(db: Database) -> Event:
+            stimulus.check(db, mind)
+            return append(db, draft, now)
+
+        event = await self.store.writer.run(store)
         actor.offer(event)
         return event
 

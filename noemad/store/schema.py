@@ -165,7 +165,8 @@ def m003_beliefs_and_memory(db: Database) -> None:
         ALTER TABLE beliefs ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
         ALTER TABLE beliefs ADD COLUMN updated_at TEXT;
         CREATE INDEX beliefs_subject ON beliefs(mind, subject);
-        CREATE UNIQUE INDEX beliefs_key ON beliefs(mind, proposition_key);
+        -- Partial: rows written before propositions had keys (or by hand) do not collide.
+        CREATE UNIQUE INDEX beliefs_key ON beliefs(mind, proposition_key) WHERE proposition_key != '';
         CREATE TABLE evidence (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,

@@ -1,0 +1,621 @@
+"""A mind's memories: writing them, retracting them, and retrieving them.
+
+Every stimulus becomes an *episodic* memory; *semantic* and *procedural*
+memories come from consolidation, reflection and operators. A memory may be
+derived from others (`memory_links`). Memories are never edited: the text of a
+row never changes, and a retraction is an event (`memory_retracted`) plus a
+status. The only other columns that change are the access bookkeeping
+(`last_access`, `access_count`), and only on retrieval, recorded by the
+`memory_retrieved` event written in the same job.
+
+Writing helpers (`write_memory`, `retrieve`, `retract`) are writer jobs: run
+them on the writer (`store.writer.run_sync(lambda db: ...)`), which wraps each
+job in a savepoint, so a job that raises leaves nothing behind. They check
+their inputs before they write anything all the same.
+
+Retrieval
+---------
+
+The query text is cut into words (runs of letters and digits, as FTS5's
+unicode61 tokenizer cuts them), lower-cased; stop-words and one-character
+words are dropped, duplicates too, and at most `MAX_TERMS` are kept. Each term
+is quoted as an FTS5 string and the terms are OR-ed, so no user text ever
+reaches MATCH as syntax: `NEAR`, `OR`, `*`, `-`, quotes and parentheses are
+only words or separators. A query with no terms left matches nothing.
+
+The candidates are the `CANDIDATES` best matches by FTS5 bm25 (ties by id)
+among the mind's active memories not excluded. Each candidate gets
+
+    score = W_REL x relevance + W_REC x recency + W_IMP x importance
+
+    relevance  = r / max(r over the candidates), r = -bm25 (bm25 is <= 0 in
+                 FTS5, lower is better); 1 for all if every r is 0
+    recency    = 0.5 ** (age / RECENCY_HALF_LIFE), age = now - (last_access or
+                 created_at) in clock seconds, never below 0
+    importance = as stored at write time (see `importance`)
+
+with W_REL = 0.5, W_REC = 0.25, W_IMP = 0.25 and RECENCY_HALF_LIFE = 7 days
+(close to the Generative Agents decay of 0.995 per hour, a half-life of about
+5.8 days). All three components are in [0, 1], so the score is too.
+Relevance carries half the weight because the candidates were chosen by it:
+among memories that match, a fresher or more important one can overtake a
+slightly better match, but not a much better one. Results are ordered by
+score, highest first, ties broken by the lower id (the older memory), and the
+top `limit` are returned.
+
+Everything is a function of the store and the arguments (`now` included), so
+the same store and the same query give the same memories and the same scores.
+One caveat: bm25's IDF and average length are those of the whole FTS table,
+i.e. of every mind on the host, so the raw bm25 of a mind's memory shifts
+slightly if other minds' memories change; normalising within the candidates
+removes most, not all, of that.
+
+Retrieval that returns anything updates `last_access` (to `now`) and
+`access_count` of each returned memory and appends one `memory_retrieved`
+event (actor `process:retrieval`) citing each returned memory in rank order,
+in the same job. Retrieval that finds nothing writes nothing. `rank` gives
+the same answer without any of those writes (for previews and benchmarks);
+`search` is the operator's read-only full-text search.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlite_utils import Database
+
+from noemad.clock import iso, parse_iso
+from noemad.errors import Conflict, InvalidInput, InvalidLink, NotFound
+from noemad.events import Event, EventDraft, Ref, append
+from noemad.minds import get_mind
+
+MemoryKind = Literal["episodic", "semantic", "procedural"]
+MemoryStatus = Literal["active", "retracted"]
+KINDS: tuple[str, ...] = ("episodic", "semantic", "procedural")
+STATUSES: tuple[str, ...] = ("active", "retracted")
+
+MAX_TEXT = 100_000  # characters in one memory
+MAX_REASON = 2_000  # characters in a retraction's reason
+# An event names at most 64 refs (noemad.events); one is kept for the event a
+# memory records, so a memory_created event always fits.
+MAX_DERIVED_FROM = 63
+MAX_LIMIT = 64  # memories one retrieval returns: the memory_retrieved event cites each
+MAX_LIST = 1_000  # rows one listing or search returns
+
+# Scoring (see the module docstring).
+W_REL = 0.5
+W_REC = 0.25
+W_IMP = 0.25
+RECENCY_HALF_LIFE = 7 * 86_400.0  # seconds
+CANDIDATES = 50  # bm25 candidates scored per retrieval
+MAX_TERMS = 32  # query terms kept; bounds the cost of one MATCH
+RETRIEVAL_ACTOR = "process:retrieval"
+
+# Importance (see `importance`).
+KIND_BASE: dict[str, float] = {"episodic": 0.3, "semantic": 0.55, "procedural": 0.6}
+SPECIFICITY_WEIGHT = 0.25
+LENGTH_SATURATION = 30  # content words at which the length term reaches 1
+DETAIL_SATURATION = 5  # numbers and proper names at which the detail term reaches 1
+
+# unicode61 separates tokens at everything that is not a letter or a number;
+# `[^\W_]` is a letter or a number (\w without the underscore).
+_WORD = re.compile(r"[^\W_]+")
+_SENTENCE = re.compile(r"[.!?:;]\s+|\n")
+
+# Common English function words: they match most memories and say little.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she should
+    so some such than that the their theirs them themselves then there these they this those through to
+    too under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves also let lets ok okay yes oh
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A stored memory.
+
+    `event_id` is the event the memory records (an episodic memory's
+    stimulus), if any; the event that wrote the memory is the one whose
+    subject it is. `derived_from` is in id order.
+    """
+
+    id: int
+    mind: str
+    kind: MemoryKind
+    text: str
+    importance: float
+    created_at: str
+    last_access: str | None
+    access_count: int
+    status: MemoryStatus
+    event_id: int | None
+    derived_from: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The memory as the API shows it."""
+        return {
+            "id": self.id,
+            "mind": self.mind,
+            "kind": self.kind,
+            "text": self.text,
+            "importance": self.importance,
+            "created_at": self.created_at,
+            "last_access": self.last_access,
+            "access_count": self.access_count,
+            "status": self.status,
+            "event_id": self.event_id,
+            "derived_from": list(self.derived_from),
+        }
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A retrieved memory with its score and the three components of it."""
+
+    memory: Memory
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The memory and its scores as the API shows them."""
+        return {
+            "memory": self.memory.to_json(),
+            "score": self.score,
+            "relevance": self.relevance,
+            "recency": self.recency,
+            "importance": self.importance,
+        }
+
+
+# --- importance -----------------------------------------------------------------
+
+
+def importance(text: str, kind: str) -> float:
+    """How much a memory matters, in [0, 1], from its kind and its text alone.
+
+        importance = KIND_BASE[kind] + SPECIFICITY_WEIGHT x specificity
+        specificity = 0.6 x min(1, ln(1 + content words) / ln(1 + LENGTH_SATURATION))
+                    + 0.4 x min(1, details / DETAIL_SATURATION)
+
+    Content words are the words of two characters or more that are not
+    stop-words; details are words with a digit (dates, times, versions) and
+    capitalised words that do not start a sentence (names, places). The
+    base is 0.3 for episodic, 0.55 for semantic and 0.6 for procedural
+    memories: a fact or a skill distilled from many episodes is worth more
+    than one episode. So an episode scores 0.3-0.55, a semantic memory
+    0.55-0.8 and a procedural one 0.6-0.85: longer, more specific text scores
+    a little higher, with diminishing returns, and never crosses into the next
+    kind's range by much. Deterministic; no model involved.
+    """
+    _check_kind(kind)
+    words = _WORD.findall(text)
+    content = sum(1 for w in words if len(w) > 1 and w.lower() not in STOP_WORDS)
+    details = _details(text)
+    length_term = min(1.0, math.log1p(content) / math.log1p(LENGTH_SATURATION))
+    detail_term = min(1.0, details / DETAIL_SATURATION)
+    value = KIND_BASE[kind] + SPECIFICITY_WEIGHT * (0.6 * length_term + 0.4 * detail_term)
+    return round(min(1.0, max(0.0, value)), 6)
+
+
+_estimate_importance = importance  # `write_memory` has an argument of the same name
+
+
+def _details(text: str) -> int:
+    """Words with a digit, and capitalised words that do not start a sentence (names, places, acronyms)."""
+    count = 0
+    for sentence in _SENTENCE.split(text):
+        words = _WORD.findall(sentence)
+        count += sum(1 for w in words if any(c.isdigit() for c in w))
+        count += sum(1 for w in words[1:] if w[0].isupper())
+    return count
+
+
+# --- the query ------------------------------------------------------------------
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of `text` retrieval searches for, in order of first appearance.
+
+    Lower-cased runs of letters and digits, without stop-words, one-character
+    words and repeats; at most `MAX_TERMS`.
+    """
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if len(word) > 1 and word not in STOP_WORDS:
+            terms[word] = None
+            if len(terms) == MAX_TERMS:
+                break
+    return list(terms)
+
+
+def fts_query(terms: Iterable[str]) -> str | None:
+    """An FTS5 MATCH expression that ORs `terms`, each quoted; None if there are none.
+
+    Each term is an FTS5 string ("..." with inner quotes doubled), which FTS5
+    only tokenizes and never reads as syntax, so nothing a user typed can
+    become an operator, a column filter or a prefix query.
+    """
+    quoted = ['"' + term.replace('"', '""') + '"' for term in terms if term]
+    return " OR ".join(quoted) if quoted else None
+
+
+# --- reading ----------------------------------------------------------------------
+
+_COLUMNS = "id, mind, kind, text, importance, created_at, last_access, access_count, status, event_id"
+# Ids are bound as one JSON array: the statement text never changes, so it is
+# prepared once per connection (see noemad.timeline).
+_IDS = "(SELECT value FROM json_each(?))"
+
+# The candidates: FTS first (CROSS JOIN keeps the planner from scanning the
+# mind's memories and probing the index row by row), then the memory by
+# rowid. bm25 is the sort key; ties by id keep the cut at CANDIDATES stable.
+_CANDIDATES_SQL = f"""
+SELECT m.id, bm25(memories_fts), m.importance, coalesce(m.last_access, m.created_at)
+  FROM memories_fts CROSS JOIN memories m ON m.id = memories_fts.rowid
+ WHERE memories_fts MATCH ? AND m.mind = ? AND m.status = 'active' AND m.id NOT IN {_IDS}
+ ORDER BY 2, 1
+ LIMIT ?
+"""
+
+_SEARCH_SQL = f"""
+SELECT m.id
+  FROM memories_fts CROSS JOIN memories m ON m.id = memories_fts.rowid
+ WHERE memories_fts MATCH ? AND m.mind = ? AND m.status = 'active'
+ ORDER BY bm25(memories_fts), m.id
+ LIMIT ?
+"""
+
+
+def _memories(db: Database, ids: Sequence[int]) -> dict[int, Memory]:
+    """The memories with these ids, with their links; missing ids are left out."""
+    if not ids:
+        return {}
+    step = json.dumps(list(ids))
+    links: dict[int, list[int]] = {}
+    for memory_id, source in db.execute(
+        f"SELECT memory_id, derived_from FROM memory_links WHERE memory_id IN {_IDS} ORDER BY memory_id, derived_from",
+        [step],
+    ):
+        links.setdefault(memory_id, []).append(source)
+    out: dict[int, Memory] = {}
+    for row in db.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN {_IDS}", [step]):
+        out[row[0]] = Memory(*row, derived_from=tuple(links.get(row[0], ())))
+    return out
+
+
+def get_memory(db: Database, memory_id: int) -> Memory:
+    """One memory by id, or `NotFound` with a hint."""
+    found = _memories(db, [memory_id])
+    if memory_id not in found:
+        raise NotFound(f"memory {memory_id} does not exist; list a mind's memories with `noemactl memories MIND`")
+    return found[memory_id]
+
+
+def list_memories(
+    db: Database, mind: str, kind: str | None = None, status: str | None = None, limit: int = 100, since: int = 0
+) -> list[Memory]:
+    """A mind's memories with ids above `since`, oldest first, optionally of one kind or status."""
+    get_mind(db, mind)
+    _check_limit(limit, MAX_LIST)
+    sql = "SELECT id FROM memories WHERE mind = ? AND id > ?"
+    params: list[Any] = [mind, since]
+    if kind is not None:
+        _check_kind(kind)
+        sql += " AND kind = ?"
+        params.append(kind)
+    if status is not None:
+        if status not in STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        sql += " AND status = ?"
+        params.append(status)
+    sql += " ORDER BY id LIMIT ?"
+    params.append(limit)
+    ids = [row[0] for row in db.execute(sql, params)]
+    found = _memories(db, ids)
+    return [found[i] for i in ids]
+
+
+def search(db: Database, mind: str, text: str, limit: int = 20) -> list[Memory]:
+    """A mind's active memories that match `text`, best bm25 first (ties by id).
+
+    Read-only: unlike `retrieve` it neither touches access times nor writes an
+    event. The text is turned into terms as retrieval does it.
+    """
+    get_mind(db, mind)
+    _check_limit(limit, MAX_LIST)
+    match = fts_query(query_terms(text))
+    if match is None:
+        return []
+    ids = [row[0] for row in db.execute(_SEARCH_SQL, [match, mind, limit])]
+    found = _memories(db, ids)
+    return [found[i] for i in ids]
+
+
+def rank(
+    db: Database, *, mind: str, query: str, now: float, limit: int = 5, exclude: Collection[int] = ()
+) -> tuple[list[str], list[ScoredMemory]]:
+    """What `retrieve` would return now, without writing anything: (query terms, scored memories)."""
+    _check_limit(limit, MAX_LIMIT)
+    get_mind(db, mind)
+    terms = query_terms(query)
+    match = fts_query(terms)
+    if match is None:
+        return terms, []
+    excluded = json.dumps(sorted({_as_id(i, "exclude") for i in exclude}))
+    rows = db.execute(_CANDIDATES_SQL, [match, mind, excluded, max(CANDIDATES, limit)]).fetchall()
+    if not rows:
+        return terms, []
+    best = max(-bm25 for _, bm25, _, _ in rows)
+    scored: list[tuple[float, int, float, float, float]] = []
+    for memory_id, bm25, imp, touched in rows:
+        relevance = (-bm25) / best if best > 0 else 1.0
+        age = max(0.0, now - parse_iso(touched))
+        recency = 0.5 ** (age / RECENCY_HALF_LIFE)
+        score = W_REL * relevance + W_REC * recency + W_IMP * imp
+        scored.append((score, memory_id, relevance, recency, imp))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    top = scored[:limit]
+    found = _memories(db, [s[1] for s in top])
+    return terms, [ScoredMemory(found[i], score, rel, rec, imp) for score, i, rel, rec, imp in top]
+
+
+# --- writing ----------------------------------------------------------------------
+
+
+def write_memory(
+    db: Database,
+    *,
+    mind: str,
+    kind: str,
+    text: str,
+    now: float,
+    actor: str,
+    cause: int | None,
+    cycle_id: str | None,
+    derived_from: Iterable[int] = (),
+    event_id: int | None = None,
+    importance: float | None = None,
+) -> tuple[Memory, Event]:
+    """Store a memory and the `memory_created` event that records it (a writer job).
+
+    The event's subject is the memory; it is caused by `cause`, belongs to
+    `cycle_id`, and cites each memory the new one is derived from and the
+    event it records (`event_id`, unless that is already its cause). Its data
+    holds the kind and the importance. `importance` defaults to
+    `importance(text, kind)`; an operator may set it. Derived-from memories
+    must exist and belong to the mind; they may be retracted (provenance
+    stays what it was). Everything is checked before anything is written.
+    """
+    get_mind(db, mind)
+    _check_kind(kind)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("a memory needs text: it was empty or only whitespace")
+    if len(text) > MAX_TEXT:
+        raise InvalidInput(f"a memory holds at most {MAX_TEXT:,} characters, not {len(text):,}; split it or summarise it")
+    if importance is None:
+        value = _estimate_importance(text, kind)
+    else:
+        value = _check_importance(importance)
+    sources = tuple(dict.fromkeys(_as_id(i, "derived_from") for i in derived_from))
+    if len(sources) > MAX_DERIVED_FROM:
+        raise InvalidInput(f"a memory may be derived from at most {MAX_DERIVED_FROM} memories, not {len(sources)}")
+    _check_memories_of(db, mind, sources)
+    for what, ref in (("cause", cause), ("event_id", event_id)):
+        if ref is not None:
+            _check_event_of(db, mind, _as_id(ref, what), what)
+
+    created_at = iso(now)
+    cur = db.execute(
+        "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id)"
+        " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?)",
+        [mind, kind, text, created_at, value, event_id],
+    )
+    memory_id = int(cur.lastrowid or 0)
+    if sources:
+        db.conn.executemany(
+            "INSERT INTO memory_links (memory_id, derived_from, mind) VALUES (?, ?, ?)",
+            [(memory_id, source, mind) for source in sources],
+        )
+    refs = [Ref("memory", source) for source in sources]
+    if event_id is not None and event_id != cause:
+        refs.append(Ref("event", event_id))  # so the timeline reaches the recorded event
+    event = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="memory_created",
+            actor=actor,
+            text=_preview(text),
+            data={"kind": kind, "importance": value},
+            cycle_id=cycle_id,
+            causation_id=cause,
+            refs=refs,
+            subject=Ref("memory", memory_id),
+        ),
+        now,
+    )
+    memory = Memory(
+        id=memory_id,
+        mind=mind,
+        kind=kind,  # type: ignore[arg-type]  # checked by _check_kind
+        text=text,
+        importance=value,
+        created_at=created_at,
+        last_access=None,
+        access_count=0,
+        status="active",
+        event_id=event_id,
+        derived_from=tuple(sorted(sources)),
+    )
+    return memory, event
+
+
+def retrieve(
+    db: Database,
+    *,
+    mind: str,
+    query: str,
+    now: float,
+    limit: int = 5,
+    exclude: Collection[int] = (),
+    cause: int | None,
+    cycle_id: str | None,
+) -> tuple[list[ScoredMemory], Event | None]:
+    """Retrieve a mind's best memories for `query` and record that it did (a writer job).
+
+    Scored as the module docstring says. When anything is returned, each
+    returned memory's `last_access` becomes `now` and its `access_count`
+    grows by one, and one `memory_retrieved` event (caused by `cause`, in
+    `cycle_id`) cites them in rank order, with the terms and scores in its
+    data. The memories returned carry their access state from before this
+    retrieval (what was scored). Nothing found: no event and no update.
+    """
+    if cause is not None:
+        _check_event_of(db, mind, _as_id(cause, "cause"), "cause")
+    terms, results = rank(db, mind=mind, query=query, now=now, limit=limit, exclude=exclude)
+    if not results:
+        return [], None
+    ids = [r.memory.id for r in results]
+    db.execute(
+        f"UPDATE memories SET last_access = ?, access_count = access_count + 1 WHERE id IN {_IDS}",
+        [iso(now), json.dumps(ids)],
+    )
+    event = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="memory_retrieved",
+            actor=RETRIEVAL_ACTOR,
+            text=_preview(f"{len(ids)} {'memory' if len(ids) == 1 else 'memories'} for: {' '.join(terms)}"),
+            data={
+                "terms": terms,
+                "limit": limit,
+                "scores": [
+                    {
+                        "id": r.memory.id,
+                        "score": round(r.score, 6),
+                        "relevance": round(r.relevance, 6),
+                        "recency": round(r.recency, 6),
+                        "importance": round(r.importance, 6),
+                    }
+                    for r in results
+                ],
+            },
+            cycle_id=cycle_id,
+            causation_id=cause,
+            refs=[Ref("memory", i) for i in ids],
+        ),
+        now,
+    )
+    return results, event
+
+
+def retract(
+    db: Database,
+    *,
+    memory_id: int,
+    reason: str,
+    now: float,
+    actor: str,
+    cause: int | None = None,
+    cycle_id: str | None = None,
+) -> Event:
+    """Retract a memory (a writer job): its status becomes `retracted`, recorded by `memory_retracted`.
+
+    The text is kept as it was; a retracted memory is no longer retrieved or
+    searched but still listed, and memories derived from it keep their link.
+    Retracting a retracted memory raises `Conflict` (nothing changes): the
+    first retraction is the one on record, and a caller that retracts twice
+    has a stale view it should hear about.
+    """
+    memory = get_memory(db, _as_id(memory_id, "memory_id"))
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("say why the memory is retracted: the reason was empty")
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(f"a retraction's reason holds at most {MAX_REASON:,} characters, not {len(reason):,}")
+    if memory.status == "retracted":
+        raise Conflict(f"memory {memory.id} is already retracted; nothing was changed")
+    if cause is not None:
+        _check_event_of(db, memory.mind, _as_id(cause, "cause"), "cause")
+    db.execute("UPDATE memories SET status = 'retracted' WHERE id = ?", [memory.id])
+    return append(
+        db,
+        EventDraft(
+            mind=memory.mind,
+            kind="memory_retracted",
+            actor=actor,
+            text=reason,
+            data={"from": memory.status, "to": "retracted"},
+            cycle_id=cycle_id,
+            causation_id=cause,
+            subject=Ref("memory", memory.id),
+        ),
+        now,
+    )
+
+
+# --- checks ---------------------------------------------------------------------
+
+
+def _preview(text: str, width: int = 80) -> str:
+    """The first line of `text`, cut to `width` characters: what a timeline node shows."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise InvalidInput(f"a memory's kind is one of {', '.join(KINDS)}, not {kind!r}")
+
+
+def _check_limit(limit: int, top: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= top:
+        raise InvalidInput(f"limit must be a whole number between 1 and {top}, not {limit!r}")
+
+
+def _check_importance(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"importance must be a number between 0 and 1, not {value!r}")
+    return float(value)
+
+
+def _as_id(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{what} takes integer ids, not {value!r}")
+    return value
+
+
+def _check_memories_of(db: Database, mind: str, ids: Sequence[int]) -> None:
+    """Each of `ids` is a stored memory of `mind`, or `InvalidLink` says which is not."""
+    if not ids:
+        return
+    owners = dict(db.execute(f"SELECT id, mind FROM memories WHERE id IN {_IDS}", [json.dumps(list(ids))]).fetchall())
+    for memory_id in ids:
+        owner = owners.get(memory_id)
+        if owner is None:
+            raise InvalidLink(f"memory {memory_id} does not exist; a memory is derived only from stored memories")
+        if owner != mind:
+            raise InvalidLink(
+                f"memory {memory_id} belongs to mind {owner!r}, not {mind!r}; a memory is derived only from its own mind's memories"
+            )
+
+
+def _check_event_of(db: Database, mind: str, event_id: int, what: str) -> None:
+    row = db.execute("SELECT mind FROM events WHERE id = ?", [event_id]).fetchone()
+    if row is None:
+        raise InvalidLink(f"{what}: event {event_id} does not exist; link only to what is stored")
+    if row[0] != mind:
+        raise InvalidLink(f"{what}: event {event_id} belongs to mind {row[0]!r}, not {mind!r}; link only within a mind")

@@ -1,0 +1,126 @@
+"""The cycle through the daemon: episodes, evidence, beliefs, retrieval, corrections, replay."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import Noemad
+
+
+def post(noemad: Noemad, mind: str, body: dict) -> dict:
+    resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
+    assert resp.status_code == 201, resp.text
+    return resp.json()
+
+
+def turn(noemad: Noemad, mind: str, body: dict) -> tuple[dict, dict]:
+    """Post a stimulus and wait for the cycle that takes it; return (stimulus, cycle_completed)."""
+    stimulus = post(noemad, mind, body)
+    done = noemad.wait_for(mind, "cycle_completed", since=stimulus["id"])
+    return stimulus, done
+
+
+def observation(text: str, proposition: str | None = None, stance: str = "supports", source: str = "ci") -> dict:
+    body: dict = {"kind": "observation", "source": source, "text": text}
+    if proposition:
+        body["claim"] = {"proposition": proposition, "subject": "build", "stance": stance}
+    return body
+
+
+def test_an_observation_becomes_an_episode_and_evidence_for_a_belief(noemad: Noemad, mind: str) -> None:
+    out = noemad.ctl("observe", mind, "build 412 passed", "--source", "ci", "--supports", "The build is green", "--subject", "Build")
+    assert out.returncode == 0, out.stderr
+    noemad.wait_for(mind, "cycle_completed")
+    [belief] = noemad.ctl_json("beliefs", mind)["beliefs"]
+    assert (belief["proposition"], belief["subject"], belief["kind"], belief["status"]) == ("The build is green", "build", "observation", "active")
+    assert belief["confidence"] == 0.6 and (belief["support"], belief["contradict"]) == (1, 0)
+    shown = noemad.ctl_json("belief", str(belief["id"]))
+    [item] = shown["evidence"]
+    assert (item["stance"], item["weight"], item["credibility"], item["source"]) == ("support", 1.0, 0.6, "ci")
+    [written] = shown["events"]
+    human = noemad.ctl("belief", str(belief["id"]))
+    assert f"noemactl timeline {written}" in human.stdout and "support" in human.stdout
+    # Why does this belief exist? Back to the observation, through the episode it cites.
+    chain = noemad.api("GET", f"/events/{written}/chain").json()
+    kinds = {n["kind"] for n in chain["nodes"]}
+    assert {"observation", "memory_created", "belief_created"} <= kinds
+    observed = next(n for n in chain["nodes"] if n["kind"] == "observation")
+    assert (observed["id"], written, "caused") in {(e["from"], e["to"], e["kind"]) for e in chain["edges"]}
+    memories = noemad.ctl_json("memories", mind, "--search", "passed")["memories"]
+    assert [m["text"] for m in memories] == ["observed from ci: build 412 passed"]
+
+
+def test_trust_sets_how_much_an_assertion_counts(noemad: Noemad, mind: str) -> None:
+    assert noemad.ctl("trust", mind, "alice", "0.9").stdout == "ada trusts alice 0.9\n"
+    out = noemad.ctl("assert", mind, "the deploy is frozen", "--subject", "deploy", "--from", "alice")
+    assert out.returncode == 0, out.stderr
+    noemad.wait_for(mind, "cycle_completed")
+    [belief] = noemad.ctl_json("beliefs", mind, "--subject", "Deploy")["beliefs"]
+    assert belief["kind"] == "assertion" and belief["confidence"] == 0.72  # weight 0.8 x trust 0.9
+    assert noemad.ctl("trust", mind, "alice", "2").returncode == 2
+
+
+def test_contested_then_corrected_by_an_operator(noemad: Noemad, mind: str) -> None:
+    turn(noemad, mind, observation("green", "build is green"))
+    _, done = turn(noemad, mind, observation("red on qa", "build is green", stance="contradicts", source="qa"))
+    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    assert belief["status"] == "contested" and done["data"]["beliefs"] == [belief["id"]]
+    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
+    assert out.returncode == 0, out.stderr
+    noemad.wait_for(mind, "cycle_completed", since=done["id"])
+    shown = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    assert (shown["status"], shown["confidence"]) == ("pinned", 0.9)
+    corrected = noemad.api("GET", f"/events/{shown['events'][-1]}").json()
+    assert corrected["actor"] == "operator" and corrected["data"]["reason"] == "I looked at the dashboard"
+    # Pinned: later evidence is recorded but does not move it.
+    turn(noemad, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
+    again = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    assert (again["status"], again["confidence"], again["contradict"]) == ("pinned", 0.9, 2)
+
+
+def test_retrieval_recalls_related_episodes_and_cites_them(noemad: Noemad, mind: str) -> None:
+    turn(noemad, mind, {"kind": "message", "author": "alice", "text": "the parser tests keep failing on unicode input"})
+    turn(noemad, mind, {"kind": "message", "author": "bob", "text": "lunch at noon?"})
+    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "unicode parser failure again"})
+    events = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_retrieved", "limit": 10}).json()["events"]
+    recalled = events[-1]
+    assert recalled["cycle_id"] == done["cycle_id"]
+    memory_ids = [r["id"] for r in recalled["refs"] if r["type"] == "memory"]
+    first = noemad.api("GET", f"/memories/{memory_ids[0]}").json()
+    assert "parser tests keep failing" in first["text"] and first["access_count"] >= 1
+
+
+def test_bad_cognitive_stimuli_are_refused(noemad: Noemad, mind: str) -> None:
+    cases = [
+        ({"kind": "assertion", "source": "a"}, 422, "claim: required"),
+        ({"kind": "assertion", "source": "a", "claim": {"proposition": "x", "subject": "y", "stance": "maybe"}}, 422, "stance"),
+        ({"kind": "correction", "belief": 999, "reason": "no", "status": "rejected"}, 404, "belief 999 does not exist"),
+        ({"kind": "correction", "belief": 1, "reason": "nothing to do"}, 422, "a correction sets a status"),
+        ({"kind": "correction", "belief": 1, "reason": "x", "confidence": 1.5}, 422, "confidence"),
+    ]
+    for body, status, words in cases:
+        resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
+        assert resp.status_code == status, (body, resp.text)
+        assert words in resp.json()["detail"], (body, resp.json())
+    assert noemad.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 2}).status_code == 422
+
+
+def test_replaying_the_same_stimuli_gives_the_same_beliefs(noemad: Noemad) -> None:
+    script = [
+        observation("green", "build is green"),
+        {"kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}},
+        observation("red", "build is green", stance="contradicts", source="qa"),
+        {"kind": "message", "author": "alice", "text": "is the build green?"},
+    ]
+
+    def play(name: str) -> list[tuple]:
+        noemad.api("POST", "/minds", json={"name": name})
+        noemad.api("PUT", f"/minds/{name}/trust/alice", json={"value": 0.8})
+        for body in script:
+            turn(noemad, name, body)
+        beliefs = noemad.api("GET", f"/minds/{name}/beliefs").json()["beliefs"]
+        return [(b["proposition"], b["subject"], b["confidence"], b["status"], b["support"], b["contradict"]) for b in beliefs]
+
+    assert play("first") == play("second")
+    first = json.dumps(play("third"))
+    assert first == json.dumps(play("fourth"))
