@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/timeline.py
 	$(VENV)/bin/python bench/ingest.py
 	$(VENV)/bin/python bench/cli_status.py
+	$(VENV)/bin/python bench/retrieval.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
