@@ -459,6 +459,179 @@ def memories(
     s.output.show(*render.memories(data["memories"], mind, search))
 
 
+# goals and predictions -----------------------------------------------------------
+
+GOAL_STATUSES = ("active", "completed", "abandoned")
+PREDICTION_STATUSES = ("open", "hit", "miss")
+
+
+@app.command(cls=PlainCommand)
+def goal(
+    ctx: typer.Context,
+    mind: MindArg,
+    title: Annotated[
+        str | None, typer.Argument(metavar="TITLE", help="A new goal: what the mind should work toward.", show_default=False)
+    ] = None,
+    goal_id: Annotated[
+        int | None, typer.Option("--id", metavar="N", min=1, help="Change goal N instead of setting a new one.", show_default=False)
+    ] = None,
+    progress: Annotated[
+        str | None, typer.Option("--progress", metavar="0..1", help="How far along (1 completes the goal).", show_default=False)
+    ] = None,
+    complete: Annotated[bool, typer.Option("--complete", help="Complete goal N (with --id).")] = False,
+    abandon: Annotated[bool, typer.Option("--abandon", help="Abandon goal N (with --id).")] = False,
+    note: Annotated[str | None, typer.Option("--note", metavar="TEXT", help="Why; kept with a change.", show_default=False)] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Set a goal for a mind (TITLE), or change one (--id N with --progress, --complete or --abandon).
+
+    The mind applies it in its next turn; list goals and their ids with `noemactl goals MIND`.
+    """
+    from noemactl import inputs
+
+    body: dict[str, Any] = {"kind": "goal"}
+    if complete and abandon:
+        raise BadInput("--complete and --abandon contradict each other; pick one")
+    if progress is not None:
+        body["progress"] = inputs.unit(progress, "--progress")
+    if goal_id is None:
+        if title is None:
+            raise BadInput("give a TITLE to set a new goal, or --id N to change goal N")
+        if complete or abandon:
+            raise BadInput(f"{'--complete' if complete else '--abandon'} closes an existing goal; give its --id")
+        if note is not None:
+            raise BadInput("--note goes with a change (--id); a new goal's TITLE says what it is")
+        body["title"] = inputs.text(title, "goal")
+    else:
+        if title is not None:
+            raise BadInput(f"TITLE sets a new goal; to change goal {goal_id} give only --progress, --complete or --abandon")
+        if progress is None and not complete and not abandon:
+            raise BadInput(f"say how goal {goal_id} changes: --progress, --complete or --abandon")
+        body["goal"] = goal_id
+        if complete or abandon:
+            body["status"] = "completed" if complete else "abandoned"
+        if note is not None:
+            body["note"] = inputs.text(note, "--note")
+    s = session(ctx)
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def goals(
+    ctx: typer.Context,
+    mind: MindArg,
+    status: Annotated[str | None, typer.Option("--status", metavar="STATUS", help="active, completed or abandoned.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N goals.")] = 100,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's goals, oldest first: progress, status and who set them."""
+    if status is not None and status not in GOAL_STATUSES:
+        raise BadInput(f"--status {status!r} is not one of {', '.join(GOAL_STATUSES)}")
+    s = session(ctx)
+    data = s.client.goals(mind, status, limit)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.goals(data["goals"], mind))
+
+
+@app.command(cls=PlainCommand)
+def predict(
+    ctx: typer.Context,
+    mind: MindArg,
+    proposition: Annotated[str, typer.Argument(metavar="PROPOSITION", help="What is expected to come true.", show_default=False)],
+    subject: Annotated[str, typer.Option("--subject", metavar="SUBJECT", help="What the proposition is about.", show_default=False)],
+    confidence: Annotated[
+        str, typer.Option("--confidence", metavar="0..1", help="The stated confidence that it comes true.", show_default=False)
+    ],
+    due: Annotated[
+        str,
+        typer.Option(
+            "--due", metavar="WHEN", help="When it is due: a span ahead of noemad's clock (30m, 2h, 3d) or an ISO time.", show_default=False
+        ),
+    ],
+    json: JsonFlag = False,
+) -> None:
+    """Record a prediction for a mind: it rests on the proposition's belief, held as a hypothesis.
+
+    Resolve it later with `noemactl outcome ID --hit|--miss`; its id is listed by `noemactl predictions MIND`.
+    """
+    from noemactl import inputs
+
+    body = {
+        "kind": "prediction",
+        "proposition": inputs.text(proposition, "proposition"),
+        "subject": inputs.name(subject, "--subject"),
+        "confidence": inputs.unit(confidence, "--confidence"),
+        "due": inputs.due(due, "--due"),
+    }
+    s = session(ctx)
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def outcome(
+    ctx: typer.Context,
+    prediction: Annotated[int, typer.Argument(metavar="PREDICTION", min=1, help="The prediction's id.", show_default=False)],
+    hit: Annotated[bool, typer.Option("--hit", help="It came true.")] = False,
+    miss: Annotated[bool, typer.Option("--miss", help="It did not.")] = False,
+    observed: Annotated[
+        str | None, typer.Option("--observed", metavar="TEXT", help="What was observed, e.g. a measured value.", show_default=False)
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Resolve a prediction as a hit or a miss, once and for all; the belief it rested on follows."""
+    from noemactl import inputs
+
+    if hit == miss:
+        raise BadInput("say what came of it: --hit or --miss (one of them)")
+    body: dict[str, Any] = {"kind": "outcome", "prediction": prediction, "result": "hit" if hit else "miss"}
+    if observed is not None:
+        body["observed"] = inputs.text(observed, "--observed")
+    s = session(ctx)
+    mind = s.client.prediction(prediction)["mind"]
+    _stored(s, s.client.ingest(mind, body), json)
+
+
+@app.command(cls=PlainCommand)
+def predictions(
+    ctx: typer.Context,
+    mind: MindArg,
+    open_: Annotated[bool, typer.Option("--open", help="Only open predictions (same as --status open).")] = False,
+    status: Annotated[str | None, typer.Option("--status", metavar="STATUS", help="open, hit or miss.")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N predictions.")] = 100,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's predictions, soonest due first: stated confidence, due time, outcome."""
+    if status is not None and status not in PREDICTION_STATUSES:
+        raise BadInput(f"--status {status!r} is not one of {', '.join(PREDICTION_STATUSES)}")
+    if open_ and status not in (None, "open"):
+        raise BadInput(f"--open and --status {status} contradict each other; pick one")
+    s = session(ctx)
+    data = s.client.predictions(mind, "open" if open_ else status, limit)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.predictions(data["predictions"], mind))
+
+
+@app.command(cls=PlainCommand)
+def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
+    """Show how a mind's stated confidence matched outcomes: bins, hit rates, Brier score, overconfidence."""
+    s = session(ctx)
+    data = s.client.calibration(mind)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.calibration(data))
+
+
 # events ------------------------------------------------------------------------
 
 

@@ -222,6 +222,28 @@ class Client:
         params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit)) if v is not None}
         return self.request("GET", f"/minds/{_segment(mind)}/memories", params=params)
 
+    def goals(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
+        """A mind's goals, oldest first."""
+        params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/minds/{_segment(mind)}/goals", params=params)
+
+    def goal(self, goal_id: int) -> dict[str, Any]:
+        """One goal."""
+        return self.request("GET", f"/goals/{goal_id}")
+
+    def predictions(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
+        """A mind's predictions, soonest due first."""
+        params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/minds/{_segment(mind)}/predictions", params=params)
+
+    def prediction(self, prediction_id: int) -> dict[str, Any]:
+        """One prediction."""
+        return self.request("GET", f"/predictions/{prediction_id}")
+
+    def calibration(self, mind: str) -> dict[str, Any]:
+        """A mind's stated confidence against its outcomes: bins, Brier score, overconfidence."""
+        return self.request("GET", f"/minds/{_segment(mind)}/calibration")
+
     def event(self, event_id: int) -> dict[str, Any]:
         """One event."""
         return self.request("GET", f"/events/{event_id}")

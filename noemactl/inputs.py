@@ -83,3 +83,22 @@ def claim(supports: str | None, contradicts: str | None, subject: str | None) ->
     if subject is None or not subject.strip():
         raise BadInput("--subject is needed with a proposition: name what it is about")
     return {"proposition": proposition.strip(), "subject": subject.strip(), "stance": "supports" if supports is not None else "contradicts"}
+
+
+_SPAN_UNITS = "smhd"
+
+
+def due(value: str, option: str) -> str:
+    """A due time given to `option`: a span ahead (30m, 2h, 3d) or an ISO time; noemad checks it is in the future."""
+    value = value.strip()
+    if value[:-1].isdigit() and value[-1:] in _SPAN_UNITS:
+        return value
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInput(
+            f"{option} {value!r} is neither a span ahead (30m, 2h, 3d) nor an ISO time (2026-01-31T12:00:00Z)"
+        ) from None
+    return value

@@ -194,6 +194,13 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
         ("settings", settings(data["settings"])),
     ]
     out: list[RenderableType] = [head, *_fields(rows)]
+    warnings = data.get("warnings") or []
+    if warnings:
+        out.append(Text(f"warnings ({len(warnings)})", style="bold yellow"))
+        out.extend(
+            Text.assemble(f"#{w['event']}  {when(w['at'])}  ", (w["check"], "yellow"), f"  {w['ref']}  {w.get('text') or ''}")
+            for w in warnings
+        )
     recent = data.get("recent") or []
     if recent:
         out.append(Text(f"recent events ({len(recent)})", style="bold"))
@@ -348,3 +355,81 @@ def memories(items: Sequence[dict[str, Any]], mind: str, search: str | None) -> 
         ],
         right=[2, 3],
     )
+
+
+# goals, predictions, calibration ------------------------------------------------
+
+
+def _unit(value: float | None, fmt: str = ".2f") -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def goals(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+    """`noemactl goals`: one line per goal."""
+    if not items:
+        return [Text(f"{mind} has no goals", style="dim")]
+    return columns(
+        ["ID", "STATUS", "PROGRESS", "ORIGIN", "SET", "TITLE"],
+        [[f"#{g['id']}", g["status"], f"{g['progress']:.0%}", g["origin"], when(g["created_at"]), g["title"]] for g in items],
+        right=[2],
+    )
+
+
+def predictions(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+    """`noemactl predictions`: one line per prediction, soonest due first."""
+    if not items:
+        return [Text(f"{mind} has no predictions", style="dim")]
+
+    def status(p: dict[str, Any]) -> Text:
+        if p["status"] == "open":
+            return Text("overdue", style="bold yellow") if p.get("overdue") else Text("open")
+        return Text(p["status"], style="green" if p["status"] == "hit" else "red")
+
+    return columns(
+        ["ID", "STATUS", "STATED", "DUE", "BELIEF", "PROPOSITION"],
+        [
+            [
+                f"#{p['id']}",
+                status(p),
+                f"{p['stated_confidence']:.2f}",
+                when(p["due_at"]),
+                "-" if p["belief_id"] is None else f"#{p['belief_id']}",
+                p["proposition"] + (f"  (observed: {p['observed']})" if p.get("observed") else ""),
+            ]
+            for p in items
+        ],
+        right=[2],
+    )
+
+
+def calibration(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl calibration`: the bins, the Brier score and the overconfidence verdict."""
+    resolved = data["resolved"]
+    head = Text.assemble(
+        ("calibration of ", "bold"),
+        (data["mind"], "bold cyan"),
+        f"  {plural(resolved, 'resolved prediction')} ({data['hits']} hit, {data['misses']} missed), {data['open']} open",
+    )
+    if not resolved:
+        return [head, Text("nothing to score until a prediction is resolved: noemactl outcome ID --hit|--miss", style="dim")]
+    table = columns(
+        ["STATED", "COUNT", "MEAN STATED", "HIT RATE"],
+        [
+            [f"{b['low']:.1f}-{b['high']:.1f}", str(b["count"]), _unit(b["mean_stated"]), _unit(b["hit_rate"])]
+            for b in data["bins"]
+            if b["count"]
+        ],
+        right=[1, 2, 3],
+    )
+    summary = f"mean stated {data['mean_stated']:.2f}, hit rate {data['hit_rate']:.2f}, gap {data['gap']:+.2f}"
+    if data["overconfident"]:
+        verdict = Text(f"overconfident: stated confidence runs ahead of outcomes ({summary})", style="bold yellow")
+    else:
+        verdict = Text(f"not overconfident ({summary})")
+    return [
+        head,
+        *table,
+        Text(f"Brier score {data['brier']:.3f} (0 is perfect; always stating 0.5 scores 0.250)"),
+        verdict,
+        Text(data["rule"], style="dim"),
+    ]

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft
 
-STIMULUS_KINDS = ("message", "observation", "assertion", "correction")
+STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
 
 
@@ -126,4 +126,112 @@ class Correction:
             raise InvalidInput(f"belief {self.belief} belongs to mind {belief.mind!r}, not {mind!r}")
 
 
-Stimulus = Message | Observation | Assertion | Correction
+@dataclass(frozen=True)
+class GoalStimulus:
+    """An operator sets a goal (`title`), or changes one (`goal`: progress, completed or abandoned)."""
+
+    title: str | None = None
+    goal: int | None = None
+    progress: float | None = None
+    status: Literal["completed", "abandoned"] | None = None
+    note: str | None = None
+
+    def draft(self, mind: str) -> EventDraft:
+        data: dict[str, Any] = {
+            k: v for k, v in (("goal", self.goal), ("title", self.title), ("progress", self.progress), ("status", self.status)) if v is not None
+        }
+        if self.note:
+            data["note"] = self.note
+        # Drafted before `check` runs: nothing here may assume a valid combination.
+        if self.goal is None:
+            text = self.title
+        else:
+            change = self.status or ("" if self.progress is None else f"progress {self.progress:g}")
+            text = self.note or f"goal {self.goal}: {change}"
+        return EventDraft(mind=mind, kind="goal", actor="operator", text=text, data=data)
+
+    def check(self, db: Database, mind: str) -> None:
+        """A new goal needs a title; a change names an active goal of this mind and says how it changes."""
+        from noemad.cognition.goals import GoalClosed, check_progress, check_title, closing_stimulus, get_goal
+
+        if self.progress is not None:
+            check_progress(self.progress)
+        if self.goal is None:
+            if self.title is None:
+                raise InvalidInput("a goal stimulus sets a new goal (title) or changes one (goal, with progress or status)")
+            check_title(self.title)
+            if self.status is not None:
+                raise InvalidInput("a new goal is active; status completes or abandons an existing one (give its id as goal)")
+            if self.progress is not None and self.progress >= 1.0:
+                raise InvalidInput("a new goal cannot start complete; give a progress below 1")
+            return
+        if self.title is not None:
+            raise InvalidInput(f"title names a new goal; to change goal {self.goal}, give only progress or status")
+        if self.progress is None and self.status is None:
+            raise InvalidInput(f"say how goal {self.goal} changes: a progress, or status completed or abandoned")
+        goal = get_goal(db, self.goal)
+        if goal.mind != mind:
+            raise InvalidInput(f"goal {self.goal} belongs to mind {goal.mind!r}, not {mind!r}")
+        if goal.status != "active":
+            raise GoalClosed(f"goal {self.goal} is {goal.status}; a closed goal takes no more changes (set a new one)")
+        closing = closing_stimulus(db, mind, self.goal)
+        if closing is not None:
+            raise GoalClosed(f"goal {self.goal} is being closed by event {closing}; a closed goal takes no more changes")
+
+
+@dataclass(frozen=True)
+class PredictionStimulus:
+    """A prediction: a proposition expected true by `due_at` (epoch seconds), at a stated confidence."""
+
+    proposition: str
+    subject: str
+    confidence: float
+    due_at: float
+
+    def draft(self, mind: str) -> EventDraft:
+        from noemad.clock import iso
+
+        return EventDraft(
+            mind=mind,
+            kind="prediction",
+            actor="operator",
+            text=self.proposition,
+            data={"proposition": self.proposition, "subject": self.subject, "confidence": self.confidence, "due_at": iso(self.due_at)},
+        )
+
+    def check(self, db: Database, mind: str) -> None:
+        """A proposition with a subject, and a confidence from 0 to 1 (the due time was checked against the clock when parsed)."""
+        from noemad.cognition.beliefs import check_proposition
+        from noemad.cognition.predictions import check_confidence
+
+        check_proposition(self.proposition, self.subject)
+        check_confidence(self.confidence)
+
+
+@dataclass(frozen=True)
+class OutcomeStimulus:
+    """What came of a prediction: a hit or a miss, with the observed value as text if given."""
+
+    prediction: int
+    result: Literal["hit", "miss"]
+    observed: str | None = None
+
+    def draft(self, mind: str) -> EventDraft:
+        return EventDraft(
+            mind=mind,
+            kind="outcome",
+            actor="operator",
+            text=self.observed or self.result,
+            data={"prediction": self.prediction, "result": self.result, "observed": self.observed},
+        )
+
+    def check(self, db: Database, mind: str) -> None:
+        """The prediction must be this mind's and open, with no outcome stored for it yet."""
+        from noemad.cognition.predictions import RESULTS, check_resolvable
+
+        if self.result not in RESULTS:
+            raise InvalidInput(f"an outcome is a hit or a miss, not {self.result!r}")
+        check_resolvable(db, mind, self.prediction)
+
+
+Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus

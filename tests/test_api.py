@@ -41,13 +41,21 @@ def test_each_message_runs_a_turn_caused_by_it(noemad: Noemad, mind: str) -> Non
     done = noemad.wait_for(mind, "cycle_completed")
     assert started["causation_id"] == message["id"] and started["parents"] == [message["id"]]
     assert done["causation_id"] == started["id"] and done["cycle_id"] == started["cycle_id"] == "ada/1"
+    kinds = {e["id"]: e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]}
+    episode = next(i for i, k in kinds.items() if k == "memory_created")
+    attention = next(i for i, k in kinds.items() if k == "attention")
     chain = noemad.api("GET", f"/events/{started['id']}/chain").json()
     assert {(e["from"], e["to"], e["kind"]) for e in chain["edges"]} == {
         (message["id"], started["id"], "caused"),
         (message["id"], started["id"], "parent"),
+        (started["id"], attention, "caused"),  # the workspace competition
+        (message["id"], attention, "cited"),  # the winning thought is about the message
         (started["id"], done["id"], "caused"),
     }
-    assert chain["groups"] == [{"cycle_id": "ada/1", "label": "correlation", "events": [started["id"], done["id"]]}]
+    # The episode is the message's other consequence: a sibling, not on this walk.
+    assert episode not in {n["id"] for n in chain["nodes"]}
+    [group] = chain["groups"]
+    assert group["label"] == "correlation" and group["events"] == [started["id"], attention, done["id"]]
 
 
 def test_event_filters(noemad: Noemad, mind: str) -> None:

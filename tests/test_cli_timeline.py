@@ -25,14 +25,15 @@ from noemactl.timeline import tree
 
 @pytest.fixture
 def turn(noemad: Noemad, mind: str) -> dict[str, int]:
-    """One message and the turn it caused: the ids of message, cycle_started and cycle_completed."""
+    """One message and the turn it caused: the ids of message, cycle_started, attention and cycle_completed."""
     out = noemad.ctl("say", mind, "what is the weather like?", "--from", "alice")
     assert out.returncode == 0, out.stderr
     message = int(out.stdout.split()[2])
     completed = noemad.wait_for(mind, "cycle_completed", since=message)
     started = completed["causation_id"]
-    assert message < started < completed["id"]
-    return {"message": message, "started": started, "completed": completed["id"]}
+    [attention] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
+    assert message < started < attention["id"] < completed["id"]
+    return {"message": message, "started": started, "attention": attention["id"], "completed": completed["id"]}
 
 
 def lines_of(out: subprocess.CompletedProcess[str]) -> list[str]:
@@ -56,7 +57,8 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
     cause = index(lines, f"#{m} message")
     root = index(lines, f"● #{s} cycle_started")
     after = index(lines, f"#{c} cycle_completed")
-    assert index(lines, "causes (1)") < cause < root < index(lines, "consequences (1)") < after
+    a = turn["attention"]
+    assert index(lines, "causes (1)") < cause < root < index(lines, "consequences (2)") < index(lines, f"#{a} attention") < after
 
     # edge kinds on the branches: the message both caused and is a parent of the cycle
     assert f'◀ caused, parent  #{m} message user:alice [cli] "what is the weather like?"' in lines[cause]
@@ -65,8 +67,10 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
 
     # the cycle group: correlation, not causation
     group = index(lines, "cycles (correlation, not causation):")
-    assert lines[group + 1] == f"  cycle ada/1: #{s}, #{c}"
-    assert not any(line.startswith(("cut at", "also linked")) for line in lines)
+    assert lines[group + 1] == f"  cycle ada/1: #{s}, #{a}, #{c}"
+    assert not any(line.startswith("cut at") for line in lines)
+    # the workspace cites the message it attended to: a link off the tree, listed
+    assert any(f"#{m}" in line and f"#{a}" in line and "cited" in line for line in lines[index(lines, "also linked"):])
 
 
 def test_walking_from_the_message_nests_the_chain(noemad: Noemad, turn: dict[str, int]) -> None:
@@ -98,7 +102,7 @@ def test_dot_is_graphviz_with_a_cluster_per_cycle_and_labelled_edges(noemad: Noe
     assert dot.startswith("digraph timeline {\n") and dot.endswith("}\n")
     assert "  subgraph cluster_0 {\n" in dot
     assert '    label="cycle ada/1 (correlation)"; style=dashed;\n' in dot
-    assert f"    e{s};\n    e{c};\n" in dot
+    assert f"    e{s};\n    e{turn['attention']};\n    e{c};\n" in dot
     assert f'  e{m} -> e{s} [label="caused", style=solid];' in dot
     assert f'  e{m} -> e{s} [label="parent", style=dashed];' in dot
     assert f'  e{s} -> e{c} [label="caused", style=solid];' in dot
@@ -127,7 +131,7 @@ def test_back_0_says_what_was_cut_and_how_many_were_left_out(noemad: Noemad, tur
 def test_event_limit_says_what_was_cut(noemad: Noemad, turn: dict[str, int]) -> None:
     lines = lines_of(noemad.ctl("timeline", str(turn["started"]), "--limit", "1"))
     assert "causes: none shown (the walk reached its event limit)" in lines[1]
-    assert lines[-1].startswith("cut at the limit of 1 event: 1 more cause and 1 more consequence not shown;")
+    assert lines[-1].startswith("cut at the limit of 1 event: 1 more cause and 2 more consequences not shown;")
 
 
 def test_unknown_event_is_a_sentence_and_exit_1(noemad: Noemad) -> None:

@@ -33,13 +33,19 @@ def test_an_observation_becomes_an_episode_and_evidence_for_a_belief(noemad: Noe
     noemad.wait_for(mind, "cycle_completed")
     [belief] = noemad.ctl_json("beliefs", mind)["beliefs"]
     assert (belief["proposition"], belief["subject"], belief["kind"], belief["status"]) == ("The build is green", "build", "observation", "active")
-    assert belief["confidence"] == 0.6 and (belief["support"], belief["contradict"]) == (1, 0)
+    # 0.6 from one source: metacognition's single_source check won attention and added counter-evidence.
+    assert belief["confidence"] == 0.45 and (belief["support"], belief["contradict"]) == (1, 1)
     shown = noemad.ctl_json("belief", str(belief["id"]))
-    [item] = shown["evidence"]
+    item, counter = shown["evidence"]
     assert (item["stance"], item["weight"], item["credibility"], item["source"]) == ("support", 1.0, 0.6, "ci")
-    [written] = shown["events"]
+    assert (counter["stance"], counter["weight"], counter["credibility"], counter["source"]) == ("contradict", 0.25, 1.0, "metacognition")
+    written, checked = shown["events"]
+    warning = noemad.api("GET", f"/events/{counter['event_id']}").json()
+    assert warning["kind"] == "metacognition" and warning["data"]["check"] == "single_source"
+    assert warning["data"]["ref"] == f"belief:{belief['id']}"
+    assert noemad.api("GET", f"/events/{checked}").json()["causation_id"] == warning["id"]
     human = noemad.ctl("belief", str(belief["id"]))
-    assert f"noemactl timeline {written}" in human.stdout and "support" in human.stdout
+    assert f"noemactl timeline {checked}" in human.stdout and "support" in human.stdout
     # Why does this belief exist? Back to the observation, through the episode it cites.
     chain = noemad.api("GET", f"/events/{written}/chain").json()
     kinds = {n["kind"] for n in chain["nodes"]}
@@ -56,7 +62,11 @@ def test_trust_sets_how_much_an_assertion_counts(noemad: Noemad, mind: str) -> N
     assert out.returncode == 0, out.stderr
     noemad.wait_for(mind, "cycle_completed")
     [belief] = noemad.ctl_json("beliefs", mind, "--subject", "Deploy")["beliefs"]
-    assert belief["kind"] == "assertion" and belief["confidence"] == 0.72  # weight 0.8 x trust 0.9
+    # weight 0.8 x trust 0.9 = 0.72 on one item from one source: insufficient_evidence and
+    # single_source both fire, each adding 0.25 against from metacognition (one source, discounted).
+    assert belief["kind"] == "assertion" and belief["confidence"] == 0.4725
+    warnings = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "metacognition"}).json()["events"]
+    assert sorted(w["data"]["check"] for w in warnings) == ["insufficient_evidence", "single_source"]
     assert noemad.ctl("trust", mind, "alice", "2").returncode == 2
 
 
@@ -75,7 +85,9 @@ def test_contested_then_corrected_by_an_operator(noemad: Noemad, mind: str) -> N
     # Pinned: later evidence is recorded but does not move it.
     turn(noemad, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
     again = noemad.api("GET", f"/beliefs/{belief['id']}").json()
-    assert (again["status"], again["confidence"], again["contradict"]) == ("pinned", 0.9, 2)
+    assert (again["status"], again["confidence"]) == ("pinned", 0.9)
+    against = [e["source"] for e in again["evidence"] if e["stance"] == "contradict"]
+    assert against == ["metacognition", "qa", "qa"]  # recorded, but the pin holds
 
 
 def test_retrieval_recalls_related_episodes_and_cites_them(noemad: Noemad, mind: str) -> None:
@@ -124,3 +136,10 @@ def test_replaying_the_same_stimuli_gives_the_same_beliefs(noemad: Noemad) -> No
     assert play("first") == play("second")
     first = json.dumps(play("third"))
     assert first == json.dumps(play("fourth"))
+
+
+def test_a_stimulus_at_the_text_limit_is_still_remembered(noemad: Noemad, mind: str) -> None:
+    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "z" * 100_000})
+    assert done["data"]["episodes"] == 1
+    [memory] = noemad.api("GET", f"/minds/{mind}/memories").json()["memories"]
+    assert len(memory["text"]) == 100_000 and memory["text"].startswith("alice said on cli: zzz")

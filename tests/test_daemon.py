@@ -116,9 +116,11 @@ def test_events_survive_a_restart_and_untaken_stimuli_are_resumed(place: Path) -
     second = start_noemad(home, place / "s.sock")
     try:
         events = second.api("GET", "/minds/ada/events").json()["events"]
-        assert [e["kind"] for e in events] == ["mind_created", "message", "cycle_started", "memory_created", "cycle_completed"]
+        assert [e["kind"] for e in events] == [
+            "mind_created", "message", "cycle_started", "memory_created", "attention", "cycle_completed"
+        ]
         assert events[1]["id"] == stored["id"] and events[1]["text"] == "remember me"
-        assert second.api("GET", "/status").json()["counts"]["events"] == 5
+        assert second.api("GET", "/status").json()["counts"]["events"] == 6
     finally:
         second.stop()
 

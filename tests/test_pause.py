@@ -30,7 +30,7 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(n
     noemad.wait_for(mind, "cycle_completed")
     assert kinds(noemad, mind) == [
         "mind_created", "mode_changed", "message", "observation", "mode_changed",
-        "cycle_started", "memory_created", "memory_created", "cycle_completed",
+        "cycle_started", "memory_created", "memory_created", "attention", "cycle_completed",
     ]  # fmt: skip
 
 

@@ -33,11 +33,19 @@ from noemad.api.schemas import (
     UsageOut,
     BeliefList,
     BeliefOut,
+    CalibrationOut,
+    GoalList,
+    GoalOut,
     MemoryList,
     MemoryOut,
+    PredictionList,
+    PredictionOut,
 )
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
+from noemad.cognition.calibration import calibration as mind_calibration
+from noemad.cognition.goals import get_goal, list_goals
+from noemad.cognition.predictions import get_prediction, list_predictions
 from noemad.cognition.memory import get_memory, list_memories
 from noemad.cognition.memory import search as memory_search
 from noemad.minds import get_mind, list_minds
@@ -115,7 +123,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
         JSON bodies are served by `FastIngest` before they reach this route.
         """
-        return (await sup.ingest(mind, to_stimulus(body))).to_json()
+        return (await sup.ingest(mind, to_stimulus(body, sup.clock.now()))).to_json()
 
     @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
@@ -216,7 +224,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         db = sup.store.reader()
         get_mind(db, mind)
         if search is not None:
-            found = [m for m in memory_search(db, mind, search, limit) if kind is None or m.kind == kind]
+            found = memory_search(db, mind, search, limit, kind=kind)
         else:
             found = list_memories(db, mind, kind=kind, limit=limit)
         return {"memories": [m.to_json() for m in found]}
@@ -224,6 +232,42 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
     def memory(memory_id: Annotated[int, Path(ge=1)]) -> dict:
         return get_memory(sup.store.reader(), memory_id).to_json()
+
+    @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
+    def goals(
+        mind: MindName,
+        status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        db = sup.store.reader()
+        get_mind(db, mind)
+        return {"goals": [g.to_json() for g in list_goals(db, mind, status=status, limit=limit)]}
+
+    @api.get("/goals/{goal_id}", response_model=GoalOut, summary="One goal")
+    def goal(goal_id: Annotated[int, Path(ge=1)]) -> dict:
+        return get_goal(sup.store.reader(), goal_id).to_json()
+
+    @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
+    def predictions(
+        mind: MindName,
+        status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        db = sup.store.reader()
+        get_mind(db, mind)
+        now = sup.clock.now()
+        return {"predictions": [p.to_json(now) for p in list_predictions(db, mind, status=status, limit=limit)]}
+
+    @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
+    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> dict:
+        return get_prediction(sup.store.reader(), prediction_id).to_json(sup.clock.now())
+
+    @api.get("/minds/{mind}/calibration", response_model=CalibrationOut, summary="A mind's stated confidence against outcomes")
+    def calibration(mind: MindName) -> dict:
+        """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
+        db = sup.store.reader()
+        get_mind(db, mind)
+        return mind_calibration(db, mind).to_json()
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(

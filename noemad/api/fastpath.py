@@ -21,10 +21,21 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from noemad.api.problems import describe_request_errors, problem
-from noemad.api.schemas import AssertionIn, ClaimIn, MessageIn, ObservationIn, StimulusIn
+from noemad.api.schemas import AssertionIn, ClaimIn, CorrectionIn, GoalIn, MessageIn, ObservationIn, PredictionIn, StimulusIn
+from noemad.cognition.predictions import parse_due
 from noemad.errors import NoemaError
 from noemad.runtime.supervisor import Supervisor
-from noemad.stimuli import Assertion, Claim, Correction, Message, Observation, Stimulus
+from noemad.stimuli import (
+    Assertion,
+    Claim,
+    Correction,
+    GoalStimulus,
+    Message,
+    Observation,
+    OutcomeStimulus,
+    PredictionStimulus,
+    Stimulus,
+)
 
 INGEST_PATH = re.compile(r"/api/v1/minds/([^/]+)/events")
 _STIMULUS: TypeAdapter[StimulusIn] = TypeAdapter(StimulusIn)
@@ -34,8 +45,8 @@ def _claim(body: ClaimIn | None) -> Claim | None:
     return None if body is None else Claim(body.proposition, body.subject, body.stance)
 
 
-def to_stimulus(body: StimulusIn) -> Stimulus:
-    """The engine's stimulus for a validated request body."""
+def to_stimulus(body: StimulusIn, now: float) -> Stimulus:
+    """The engine's stimulus for a validated request body; `now` (the daemon's clock) places a prediction's due span."""
     if isinstance(body, MessageIn):
         return Message(author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions))
     if isinstance(body, ObservationIn):
@@ -44,7 +55,13 @@ def to_stimulus(body: StimulusIn) -> Stimulus:
         claim = _claim(body.claim)
         assert claim is not None
         return Assertion(source=body.source, claim=claim, channel=body.channel)
-    return Correction(belief=body.belief, reason=body.reason, status=body.status, confidence=body.confidence)
+    if isinstance(body, CorrectionIn):
+        return Correction(belief=body.belief, reason=body.reason, status=body.status, confidence=body.confidence)
+    if isinstance(body, GoalIn):
+        return GoalStimulus(title=body.title, goal=body.goal, progress=body.progress, status=body.status, note=body.note)
+    if isinstance(body, PredictionIn):
+        return PredictionStimulus(body.proposition, body.subject, body.confidence, parse_due(body.due, now))
+    return OutcomeStimulus(prediction=body.prediction, result=body.result, observed=body.observed)
 
 
 def _takes(scope: Scope) -> str | None:
@@ -92,7 +109,7 @@ class FastIngest:
                 status, detail = describe_request_errors(list(exc.errors()))
                 response = problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
             else:
-                event = await self.sup.ingest(mind, to_stimulus(body))
+                event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()))
                 response = JSONResponse(event.to_json(), status_code=201)
         except NoemaError as exc:
             response = problem(exc.status, exc.title, exc.detail)

@@ -19,9 +19,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noemad.errors import NoemaError
+from noemad.stimuli import STIMULUS_KINDS
 
 log = logging.getLogger("noemad.api")
 PROBLEM = "application/problem+json"
+_KINDS = ", ".join(repr(k) for k in STIMULUS_KINDS[:-1]) + f" or {STIMULUS_KINDS[-1]!r}"  # 'message', ... or 'outcome'
 
 
 def problem(status: int, title: str, detail: str) -> JSONResponse:
@@ -43,7 +45,7 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
     for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body",)]
         # Drop the discriminator tag pydantic inserts ("message", "observation").
-        if len(loc) > 1 and loc[0] in ("message", "observation", "assertion", "correction"):
+        if len(loc) > 1 and loc[0] in STIMULUS_KINDS:
             loc = loc[1:]
         field = ".".join(loc) or "body"
         kind = err.get("type", "")
@@ -52,10 +54,10 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
         elif kind == "missing":
             parts.append(f"{field}: required")
         elif kind == "union_tag_not_found":
-            parts.append("kind: required; use 'message', 'observation', 'assertion' or 'correction'")
+            parts.append(f"kind: required; use {_KINDS}")
         elif kind == "union_tag_invalid":
             tag = (err.get("ctx") or {}).get("tag", "")
-            parts.append(f"kind: {tag!r} is not a stimulus kind; use 'message', 'observation', 'assertion' or 'correction'")
+            parts.append(f"kind: {tag!r} is not a stimulus kind; use {_KINDS}")
         elif kind == "model_attributes_type" or kind == "dict_type":
             parts.append(f"{field}: must be a JSON object")
         else:

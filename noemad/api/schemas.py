@@ -84,7 +84,48 @@ class CorrectionIn(_In):
     confidence: float | None = Field(None, ge=0, le=1)
 
 
-StimulusIn = Annotated[MessageIn | ObservationIn | AssertionIn | CorrectionIn, Field(discriminator="kind")]
+class GoalIn(_In):
+    """An operator sets a goal (`title`), or changes one (`goal` with `progress` and/or `status`).
+
+    Progress 1 or status `completed` completes a goal; `abandoned` drops it; a closed goal takes no more changes.
+    """
+
+    kind: Literal["goal"]
+    title: Proposition | None = Field(None, examples=["ship the parser rewrite"], description="A new goal's title.")
+    goal: int | None = Field(None, ge=1, description="The id of the goal to change.")
+    progress: float | None = Field(None, ge=0, le=1, description="How far along, from 0 to 1.")
+    status: Literal["completed", "abandoned"] | None = Field(None, description="Close the goal given by `goal`.")
+    note: Text | None = Field(None, description="Why; kept with the change.")
+
+
+class PredictionIn(_In):
+    """A prediction: a proposition expected true by a due time, at a stated confidence.
+
+    It rests on the proposition's belief (evidence of kind hypothesis at the stated confidence).
+    """
+
+    kind: Literal["prediction"]
+    proposition: Proposition = Field(examples=["the deploy finishes without a rollback"])
+    subject: Name = Field(examples=["deploy"], description="What the proposition is about; normalised to a key.")
+    confidence: float = Field(ge=0, le=1, description="The stated confidence, from 0 to 1.")
+    due: Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)] = Field(
+        examples=["2h", "2026-02-01T12:00:00Z"],
+        description="When it is due: an ISO time, or a span ahead of the daemon's clock (30m, 2h, 3d); in the future.",
+    )
+
+
+class OutcomeIn(_In):
+    """What came of a prediction: a hit or a miss (final), with the observed value as text if given."""
+
+    kind: Literal["outcome"]
+    prediction: int = Field(ge=1, description="The id of the open prediction it resolves.")
+    result: Literal["hit", "miss"]
+    observed: Text | None = Field(None, description="What was observed, e.g. a measured value.")
+
+
+StimulusIn = Annotated[
+    MessageIn | ObservationIn | AssertionIn | CorrectionIn | GoalIn | PredictionIn | OutcomeIn, Field(discriminator="kind")
+]
 
 
 class TrustIn(_In):
@@ -124,6 +165,75 @@ class BeliefOut(BaseModel):
 
 class BeliefList(BaseModel):
     beliefs: list[BeliefOut]
+
+
+class GoalOut(BaseModel):
+    """A goal: set by an operator or by the mind, active until completed or abandoned."""
+
+    id: int
+    mind: str
+    title: str
+    status: Literal["active", "completed", "abandoned"]
+    progress: float
+    origin: Literal["operator", "mind"]
+    created_at: str
+    updated_at: str
+    event_id: int | None = Field(description="The goal_created event.")
+
+
+class GoalList(BaseModel):
+    goals: list[GoalOut]
+
+
+class PredictionOut(BaseModel):
+    """A prediction and, once resolved, its outcome."""
+
+    id: int
+    mind: str
+    proposition: str
+    subject: str
+    stated_confidence: float
+    due_at: str
+    status: Literal["open", "hit", "miss"]
+    belief_id: int | None = Field(description="The belief the prediction rests on.")
+    created_at: str
+    resolved_at: str | None
+    observed: str | None
+    event_id: int | None = Field(description="The prediction_made event.")
+    resolved_event_id: int | None = Field(description="The prediction_resolved event, once resolved.")
+    overdue: bool = Field(description="Open and past its due time, by the daemon's clock.")
+
+
+class PredictionList(BaseModel):
+    predictions: list[PredictionOut]
+
+
+class CalibrationBinOut(BaseModel):
+    """Resolved predictions whose stated confidence fell in [low, high) (the last bin includes 1)."""
+
+    low: float
+    high: float
+    count: int
+    hits: int
+    mean_stated: float | None
+    hit_rate: float | None
+
+
+class CalibrationOut(BaseModel):
+    """A mind's stated confidence against its outcomes."""
+
+    mind: str
+    resolved: int
+    hits: int
+    misses: int
+    open: int
+    mean_stated: float | None
+    hit_rate: float | None
+    gap: float | None = Field(description="Mean stated confidence minus hit rate.")
+    brier: float | None = Field(description="Mean of (stated - outcome)^2 over resolved predictions; 0 is perfect.")
+    overconfident: bool
+    rule: str = Field(description="When `overconfident` is true.")
+    bins: list[CalibrationBinOut]
 
 
 class MemoryOut(BaseModel):
@@ -185,11 +295,22 @@ class MindOut(BaseModel):
     mode: str
 
 
+class WarningOut(BaseModel):
+    """A metacognition warning: which check fired on what."""
+
+    event: int
+    at: str
+    check: str
+    ref: str
+    text: str | None
+
+
 class MindOverview(MindOut):
     events: int
     last_event_id: int
     turn_running: bool
     recent: list[EventOut]
+    warnings: list[WarningOut] = Field(description="The newest metacognition warnings, oldest first.")
 
 
 class MindList(BaseModel):

@@ -3,9 +3,11 @@
 `cycle_started` (caused by the stimulus that woke the mind, its parents every
 stimulus taken); perceive (episodes; evidence and corrections applied to
 beliefs); retrieve (the memories most worth recalling for what arrived,
-recorded as `memory_retrieved`); `cycle_completed`. Every event of the cycle
-carries its id. Processes proposing thoughts, attention and the winners'
-effects come next, between retrieval and completion.
+recorded as `memory_retrieved`); deliberate (the processes propose thoughts —
+perception, evidence, goals, due predictions, metacognition —, attention admits the most salient few
+and records the competition, the admitted warnings take effect);
+`cycle_completed`. Every event of the cycle carries its id, and the same
+stimuli into the same state give the same events.
 """
 
 from __future__ import annotations
@@ -15,8 +17,13 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.cognition import metacognition
+from noemad.cognition.attention import attend, capacity
 from noemad.cognition.memory import retrieve
 from noemad.cognition.perceive import Perception, perceive
+from noemad.cognition.goals import active_goals
+from noemad.cognition.predictions import due_predictions
+from noemad.cognition.thoughts import Thought, evidence_thoughts, goal_thoughts, perception_thoughts, prediction_thoughts
 from noemad.events import Event, EventDraft, append, get_events
 from noemad.store import Store
 
@@ -30,10 +37,33 @@ class CycleResult:
     started: Event
     perception: Perception
     retrieved: Event | None
+    winners: list[Thought]
+    effects: list[Event]
     completed: Event
 
 
-async def run_cycle(store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str) -> CycleResult:
+def deliberate(
+    db: Database, *, mind: str, stimuli: list[Event], perception: Perception, size: int, cause: int, cycle_id: str, now: float
+) -> tuple[list[Thought], list[Event]]:
+    """Propose, attend, and let the admitted warnings take effect (one writer job)."""
+    thoughts = [
+        *perception_thoughts(mind, stimuli),
+        *evidence_thoughts(perception.events),
+        *goal_thoughts(active_goals(db, mind)),
+        *prediction_thoughts(due_predictions(db, mind, now), now),
+        *metacognition.propose(db, mind, perception.beliefs, now),
+    ]
+    winners, attention = attend(db, mind=mind, thoughts=thoughts, size=size, cause=cause, cycle_id=cycle_id, now=now)
+    effects: list[Event] = [attention] if attention else []
+    for thought in winners:
+        if thought.process == "metacognition" and attention is not None:
+            effects.extend(metacognition.apply(db, mind, thought, attention.id, cycle_id, now))
+    return winners, effects
+
+
+async def run_cycle(
+    store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: dict[str, object] | None = None
+) -> CycleResult:
     """Run one cycle over the stored stimuli `stimuli` (ids, oldest first)."""
     trigger = stimuli[-1]
 
@@ -70,6 +100,21 @@ async def run_cycle(store: Store, clock: Clock, mind: str, stimuli: list[int], c
 
     retrieved = await store.writer.run(recall)
 
+    def think(db: Database) -> tuple[list[Thought], list[Event]]:
+        events = get_events(db, stimuli)
+        return deliberate(
+            db,
+            mind=mind,
+            stimuli=[events[i] for i in stimuli if i in events],
+            perception=perception,
+            size=capacity(settings or {}),
+            cause=started.id,
+            cycle_id=cycle_id,
+            now=clock.now(),
+        )
+
+    winners, effects = await store.writer.run(think)
+
     def finish(db: Database) -> Event:
         return append(
             db,
@@ -84,10 +129,12 @@ async def run_cycle(store: Store, clock: Clock, mind: str, stimuli: list[int], c
                     "episodes": len(perception.episodes),
                     "beliefs": sorted(set(perception.beliefs)),
                     "retrieved": len(retrieved.refs) if retrieved else 0,
+                    "winners": [t.key for t in winners],
+                    "warnings": [e.data["check"] for e in effects if e.kind == "metacognition"],
                 },
             ),
             clock.now(),
         )
 
     completed = await store.writer.run(finish)
-    return CycleResult(started, perception, retrieved, completed)
+    return CycleResult(started, perception, retrieved, winners, effects, completed)

@@ -1,4 +1,11 @@
-"""Perception: each stimulus of a turn becomes an episode, and what it claims becomes evidence."""
+"""Perception: each stimulus of a turn becomes an episode, and what it claims becomes evidence.
+
+Goals, predictions and outcomes are applied here too (`goals.py`,
+`predictions.py`), in the same writer job, each change caused by its stimulus.
+A change that no longer applies when perceived (a goal closed meanwhile, a
+prediction resolved meanwhile) leaves only the episode: stimuli are checked
+when stored, so that takes a change made outside the stimuli.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,11 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from noemad.clock import parse_iso
 from noemad.cognition.beliefs import add_evidence, correct
-from noemad.cognition.memory import write_memory
+from noemad.cognition.goals import create_goal, get_goal, update_goal
+from noemad.cognition.memory import MAX_TEXT, write_memory
+from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction
 from noemad.events import Event, Ref
 
 # How much one item says, by what brought it: a sensed fact more than a statement.
@@ -22,6 +32,8 @@ class Perception:
     episodes: list[int] = field(default_factory=list)  # memory ids
     beliefs: list[int] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    goals: list[int] = field(default_factory=list)  # goals created or changed
+    predictions: list[int] = field(default_factory=list)  # predictions made or resolved
 
 
 def episode_text(stimulus: Event) -> str:
@@ -37,6 +49,16 @@ def episode_text(stimulus: Event) -> str:
         return f"{data.get('source', stimulus.actor)} {verb}: {claim['proposition']}"
     if stimulus.kind == "correction":
         return f"an operator corrected belief {data['belief']}: {stimulus.text}"
+    if stimulus.kind == "goal":
+        if data.get("goal") is None:
+            return f"an operator set a goal: {data.get('title', stimulus.text)}"
+        change = data.get("status") or f"progress {data.get('progress', 0):.0%}"
+        return f"an operator changed goal {data['goal']} ({change})" + (f": {data['note']}" if data.get("note") else "")
+    if stimulus.kind == "prediction":
+        return f"predicted at {data['confidence']:.2f}, due {data['due_at']}: {data['proposition']}"
+    if stimulus.kind == "outcome":
+        observed = f" (observed: {data['observed']})" if data.get("observed") else ""
+        return f"prediction {data['prediction']} came out a {data['result']}{observed}"
     return f"{stimulus.kind}: {stimulus.text or ''}"
 
 
@@ -48,7 +70,7 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
             db,
             mind=mind,
             kind="episodic",
-            text=episode_text(stimulus),
+            text=episode_text(stimulus)[:MAX_TEXT],  # the prefix may take a stimulus at the limit past it
             now=now,
             actor=ACTOR,
             cause=stimulus.id,
@@ -92,4 +114,42 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
             )
             out.beliefs.append(belief.id)
             out.events.append(event)
+        if stimulus.kind in ("goal", "prediction", "outcome"):
+            _plan(db, mind, stimulus, Ref("memory", memory.id), cycle_id, now, out)
     return out
+
+
+def _plan(db: Database, mind: str, stimulus: Event, episode: Ref, cycle_id: str, now: float, out: Perception) -> None:
+    """Apply a goal, prediction or outcome stimulus."""
+    data = stimulus.data
+    if stimulus.kind == "goal":
+        if data.get("goal") is None:
+            goal, event = create_goal(
+                db, mind=mind, title=data["title"], origin="operator", cause=stimulus.id, cycle_id=cycle_id, now=now,
+                progress=data.get("progress") or 0.0, cites=[episode],
+            )
+        else:
+            if get_goal(db, data["goal"]).status != "active":
+                return
+            goal, event = update_goal(
+                db, goal_id=data["goal"], progress=data.get("progress"), status=data.get("status"), note=data.get("note"),
+                cause=stimulus.id, cycle_id=cycle_id, now=now, actor="operator",
+            )
+        out.goals.append(goal.id)
+        out.events.append(event)
+        return
+    if stimulus.kind == "prediction":
+        prediction, events = make_prediction(
+            db, mind=mind, proposition=data["proposition"], subject=data["subject"], confidence=data["confidence"],
+            due_at=parse_iso(data["due_at"]), brought_by=stimulus.id, now=now, cycle_id=cycle_id, cites=(episode,),
+        )
+    else:
+        if get_prediction(db, data["prediction"]).status != "open":
+            return
+        prediction, events = resolve_prediction(
+            db, prediction_id=data["prediction"], result=data["result"], observed=data.get("observed"),
+            brought_by=stimulus.id, now=now, cycle_id=cycle_id, cites=(episode,),
+        )
+    out.predictions.append(prediction.id)
+    out.events.extend(events)
+    out.beliefs.extend(e.subject.id for e in events if e.subject is not None and e.subject.type == "belief")

@@ -147,5 +147,5 @@ class MindActor:
         """One turn: one cognitive cycle over `stimuli`, then the reply if the mind has a respond model."""
         self._cycles += 1
         cycle_id = f"{self.name}/{self._cycles}"
-        await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason)
+        await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=self._settings)
         await reply(self._gateway, self._store, self._clock, self.name, self._settings, stimuli, cycle_id)

@@ -32,6 +32,7 @@ from noemad.store import Store
 from noemad.timeline import Timeline, WalkLimits, walk
 
 log = logging.getLogger("noemad")
+WARNINGS_SHOWN = 10  # newest metacognition warnings on a mind's overview
 
 
 @dataclass
@@ -173,6 +174,10 @@ class Supervisor:
             "last_event_id": last,
             "turn_running": bool(actor and actor.turn_running),
             "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
+            "warnings": [
+                {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
+                for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
+            ],
         }
 
     # stimuli and events --------------------------------------------------

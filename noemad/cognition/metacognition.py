@@ -1,0 +1,189 @@
+"""Metacognition: the mind audits its own reasoning every cycle.
+
+Six checks propose warnings, which compete for attention like any thought;
+only an admitted warning takes effect. Each effect is a `metacognition`
+event with `check` and `ref` in its data, caused by the attention event that
+admitted it; the same check on the same target is not repeated within a day
+(of the daemon's clock).
+
+| check                   | fires when                                                   | effect                                  |
+|-------------------------|--------------------------------------------------------------|-----------------------------------------|
+| insufficient_evidence   | a belief is at >= 0.7 with a single supporting item          | counter-evidence (weight 0.25)          |
+| single_source           | all support for a >= 0.6 belief comes from one source        | counter-evidence (weight 0.25)          |
+| fluent_without_evidence | a belief rests only on model output or free notes            | counter-evidence (weight 0.25)          |
+| repeated_failure        | >= 3 hypotheses about one subject rejected within 30 days    | a warning                               |
+| stale_contradiction     | a belief contested and unchanged for a day                   | an investigation goal                   |
+| overconfidence          | calibration shows stated confidence running ahead of outcomes | a warning                              |
+
+The evidence checks look at the beliefs the cycle changed (pinned and
+rejected beliefs are the operator's and are left alone); the others look at
+the whole mind. Counter-evidence comes from the source `metacognition` with
+credibility 1, so two warnings on one belief count with the same-source
+discount.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+from noemad.cognition.beliefs import Belief, add_evidence, get_belief
+from noemad.cognition.calibration import calibration
+from noemad.cognition.goals import create_goal
+from noemad.cognition.thoughts import Thought
+from noemad.events import Event, EventDraft, Ref, append
+
+DAY = 86_400.0
+MONTH = 30 * DAY
+COUNTER_WEIGHT = 0.25
+SOURCE = "metacognition"
+ACTOR = "process:metacognition"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check's name, how salient its warning is, and what it does when admitted."""
+
+    name: str
+    salience: float
+    effect: str  # counter_evidence | warning | goal
+
+
+CHECKS = {
+    c.name: c
+    for c in (
+        Check("insufficient_evidence", 0.8, "counter_evidence"),
+        Check("single_source", 0.7, "counter_evidence"),
+        Check("fluent_without_evidence", 0.75, "counter_evidence"),
+        Check("repeated_failure", 0.85, "warning"),
+        Check("stale_contradiction", 0.7, "goal"),
+        Check("overconfidence", 0.9, "warning"),
+    )
+}
+FLUENT_KINDS = frozenset({"model_output", "note"})
+
+
+def recently_warned(db: Database, mind: str, check: str, ref: str, now: float) -> bool:
+    """Whether the same check fired on the same target within the last day."""
+    row = db.execute(
+        "SELECT 1 FROM events WHERE mind = ? AND kind = 'metacognition' AND at >= ?"
+        " AND json_extract(data, '$.check') = ? AND json_extract(data, '$.ref') = ? LIMIT 1",
+        [mind, iso(now - DAY), check, ref],
+    ).fetchone()
+    return row is not None
+
+
+def _warning(check: str, ref: str, summary: str, refs: tuple[Ref, ...], **detail: object) -> Thought:
+    return Thought(
+        process="metacognition",
+        kind=check,
+        salience=CHECKS[check].salience,
+        summary=summary,
+        key=f"{check}:{ref}",
+        refs=refs,
+        detail={"check": check, "ref": ref, **detail},
+    )
+
+
+def belief_checks(belief: Belief) -> list[Thought]:
+    """The evidence checks that fire on one belief."""
+    if belief.status in ("pinned", "rejected"):
+        return []
+    support = [e for e in belief.evidence if e.stance == "support"]
+    if not support:
+        return []
+    ref = f"belief:{belief.id}"
+    about = (Ref("belief", belief.id),)
+    out = []
+    if belief.confidence >= 0.7 and len(support) == 1:
+        out.append(_warning("insufficient_evidence", ref, f"'{belief.proposition}' is at {belief.confidence:.2f} on one item of support", about, belief=belief.id))
+    sources = {e.source for e in support}
+    if belief.confidence >= 0.6 and len(sources) == 1:
+        out.append(_warning("single_source", ref, f"all support for '{belief.proposition}' comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
+    if all(e.kind in FLUENT_KINDS for e in support):
+        out.append(_warning("fluent_without_evidence", ref, f"'{belief.proposition}' rests only on model output or notes", about, belief=belief.id))
+    return out
+
+
+def propose(db: Database, mind: str, changed: Iterable[int], now: float) -> list[Thought]:
+    """Every warning the checks would raise now (no side effects)."""
+    thoughts: list[Thought] = []
+    for belief_id in sorted(set(changed)):
+        thoughts.extend(belief_checks(get_belief(db, belief_id)))
+    for belief_id, proposition in db.execute(
+        "SELECT id, proposition FROM beliefs WHERE mind = ? AND status = 'contested' AND updated_at <= ? ORDER BY id",
+        [mind, iso(now - DAY)],
+    ):
+        thoughts.append(
+            _warning("stale_contradiction", f"belief:{belief_id}", f"'{proposition}' has been contested for over a day",
+                     (Ref("belief", belief_id),), belief=belief_id)
+        )
+    for subject, count in db.execute(
+        "SELECT subject, count(*) FROM beliefs WHERE mind = ? AND kind = 'hypothesis' AND status = 'rejected'"
+        " AND updated_at >= ? GROUP BY subject HAVING count(*) >= 3 ORDER BY subject",
+        [mind, iso(now - MONTH)],
+    ):
+        thoughts.append(
+            _warning("repeated_failure", f"subject:{subject}", f"{count} hypotheses about {subject} rejected in 30 days", (),
+                     subject=subject, rejected=count)
+        )
+    overconfidence = _overconfidence(db, mind)
+    if overconfidence is not None:
+        thoughts.append(overconfidence)
+    return [t for t in thoughts if not recently_warned(db, mind, t.detail["check"], t.detail["ref"], now)]
+
+
+def _overconfidence(db: Database, mind: str) -> Thought | None:
+    cal = calibration(db, mind)
+    if not cal.overconfident:
+        return None
+    return _warning("overconfidence", f"mind:{mind}", "stated confidence is running ahead of outcomes", (), brier=cal.brier)
+
+
+def apply(db: Database, mind: str, thought: Thought, cause: int, cycle_id: str, now: float) -> list[Event]:
+    """Take effect for an admitted warning (a writer job): the event, then its effect."""
+    check = CHECKS[thought.detail["check"]]
+    warning = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="metacognition",
+            actor=ACTOR,
+            text=thought.summary,
+            cycle_id=cycle_id,
+            causation_id=cause,
+            refs=list(thought.refs),
+            data={**thought.detail, "effect": check.effect, "salience": thought.salience},
+        ),
+        now,
+    )
+    events = [warning]
+    belief_id = thought.detail.get("belief")
+    if check.effect == "counter_evidence" and isinstance(belief_id, int):
+        belief = get_belief(db, belief_id)
+        _, updated = add_evidence(
+            db,
+            mind=mind,
+            proposition=belief.proposition,
+            subject=belief.subject,
+            kind="inference",
+            stance="contradict",
+            weight=COUNTER_WEIGHT,
+            credibility=1.0,
+            source=SOURCE,
+            brought_by=warning.id,
+            now=now,
+            actor=ACTOR,
+            cycle_id=cycle_id,
+        )
+        events.append(updated)
+    elif check.effect == "goal" and isinstance(belief_id, int):
+        belief = get_belief(db, belief_id)
+        _, goal_event = create_goal(
+            db, mind=mind, title=f"investigate: {belief.proposition}", origin="mind", cause=warning.id, cycle_id=cycle_id, now=now
+        )
+        events.append(goal_event)
+    return events

@@ -1,0 +1,395 @@
+"""Predictions: propositions a mind expects to come true by a due time, at a stated confidence.
+
+A `prediction` stimulus, when perceived, becomes
+
+1. evidence for the proposition's belief: kind `hypothesis`, weight 1, the
+   stated confidence as credibility, source `prediction` (a new belief is
+   created at the stated confidence) — the belief the prediction rests on;
+2. the prediction's row (`open`, with that belief's id) and `prediction_made`,
+   caused by the stimulus and citing the belief and the stimulus' episode.
+
+An `outcome` stimulus resolves it once and for all (`hit` or `miss`, with
+the observed value as text if given):
+
+    outcome --caused--> prediction_resolved --caused--> belief_updated
+
+`prediction_resolved` is caused by the outcome and cites `prediction_made`
+and the belief; downstream of it (caused by it) the belief gets evidence
+from source `outcome` at weight 1 and credibility 1: a hit supports, a miss
+contradicts. Outcomes are decisive for hypotheses: a miss on a belief of
+kind `hypothesis` that is active or contested also rejects it (a second
+`belief_updated`, caused by `prediction_resolved`, actor
+`process:predictions`). A belief an operator pinned or rejected records the
+evidence and keeps its status.
+
+For the cycle: `due_predictions(db, mind, now)` — open predictions whose due
+time has come (overdue ones become thoughts); `calibration.calibration`
+measures stated confidence against outcomes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlite_utils import Database
+
+from noemad.clock import iso, parse_iso
+from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief
+from noemad.errors import Conflict, InvalidInput, NotFound
+from noemad.events import Event, EventDraft, Ref, append
+
+Result = Literal["hit", "miss"]
+RESULTS: tuple[str, ...] = ("hit", "miss")
+PREDICTION_STATUSES: tuple[str, ...] = ("open", "hit", "miss")
+ACTOR = "process:predictions"
+PREDICTION_SOURCE = "prediction"  # the evidence source of a stated prediction
+OUTCOME_SOURCE = "outcome"  # the evidence source of an outcome
+MAX_AHEAD = 100 * 365 * 86400  # seconds: how far ahead a prediction may be due
+
+_SPAN = re.compile(r"^(\d+)([smhd])$")
+_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+class PredictionNotFound(NotFound):
+    """No prediction has that id."""
+
+    title = "Prediction not found"
+
+
+class PredictionResolved(Conflict):
+    """The prediction already has its outcome."""
+
+    title = "Prediction resolved"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A prediction's row."""
+
+    id: int
+    mind: str
+    proposition: str
+    subject: str
+    stated_confidence: float
+    due_at: str
+    status: str
+    belief_id: int | None
+    created_at: str
+    resolved_at: str | None
+    observed: str | None
+    event_id: int | None
+    resolved_event_id: int | None
+
+    def overdue(self, now: float) -> bool:
+        """Open and past its due time."""
+        return self.status == "open" and parse_iso(self.due_at) <= now
+
+    def to_json(self, now: float | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "mind": self.mind,
+            "proposition": self.proposition,
+            "subject": self.subject,
+            "stated_confidence": self.stated_confidence,
+            "due_at": self.due_at,
+            "status": self.status,
+            "belief_id": self.belief_id,
+            "created_at": self.created_at,
+            "resolved_at": self.resolved_at,
+            "observed": self.observed,
+            "event_id": self.event_id,
+            "resolved_event_id": self.resolved_event_id,
+        }
+        if now is not None:
+            out["overdue"] = self.overdue(now)
+        return out
+
+
+_COLUMNS = (
+    "id, mind, proposition, subject, stated_confidence, due_at, status, belief_id,"
+    " created_at, resolved_at, observed, event_id, resolved_event_id"
+)
+
+
+def parse_due(text: str, now: float) -> float:
+    """A due time from an ISO time or a span ahead of `now` (30m, 2h, 3d); it must be in the future."""
+    text = text.strip()
+    match = _SPAN.match(text)
+    if match:
+        due = now + int(match.group(1)) * _SPANS[match.group(2)]
+    else:
+        try:
+            due = parse_iso(text)
+        except ValueError:
+            raise InvalidInput(
+                f"due={text!r} is neither an ISO time (2026-01-31T12:00:00Z) nor a span ahead of now (30m, 2h, 3d)"
+            ) from None
+    if due - now > MAX_AHEAD:
+        raise InvalidInput(f"due={text!r} is more than 100 years ahead; predict what can be checked")
+    if due <= now:
+        raise InvalidInput(
+            f"due={text!r} is not in the future (it is {iso(now)} now); a prediction is about what has not happened yet"
+        )
+    return due
+
+
+def check_confidence(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"a prediction's stated confidence is between 0 and 1, not {value}")
+    return float(value)
+
+
+def get_prediction(db: Database, prediction_id: int) -> Prediction:
+    """One prediction, or `PredictionNotFound`."""
+    row = db.execute(f"SELECT {_COLUMNS} FROM predictions WHERE id = ?", [prediction_id]).fetchone()
+    if row is None:
+        raise PredictionNotFound(
+            f"prediction {prediction_id} does not exist; list a mind's predictions with `noemactl predictions MIND`"
+        )
+    return Prediction(*row)
+
+
+def list_predictions(db: Database, mind: str, *, status: str | None = None, limit: int = 100) -> list[Prediction]:
+    """A mind's predictions, soonest due first (ties by id), optionally of one status."""
+    sql = f"SELECT {_COLUMNS} FROM predictions WHERE mind = ?"
+    params: list[Any] = [mind]
+    if status is not None:
+        sql += " AND status = ?"
+        params.append(status)
+    sql += " ORDER BY due_at, id LIMIT ?"
+    params.append(limit)
+    return [Prediction(*r) for r in db.execute(sql, params).fetchall()]
+
+
+def due_predictions(db: Database, mind: str, now: float) -> list[Prediction]:
+    """The mind's open predictions whose due time is at or before `now`, soonest due first."""
+    rows = db.execute(
+        f"SELECT {_COLUMNS} FROM predictions WHERE mind = ? AND status = 'open' AND due_at <= ? ORDER BY due_at, id",
+        [mind, iso(now)],
+    ).fetchall()
+    return [Prediction(*r) for r in rows]
+
+
+def stored_outcome(db: Database, mind: str, prediction_id: int) -> int | None:
+    """The id of the `outcome` stimulus stored for a prediction, perceived or still waiting.
+
+    Stimuli are checked when stored, so at most one exists: a second outcome
+    is refused even before the first one is perceived.
+    """
+    row = db.execute(
+        "SELECT id FROM events WHERE mind = ? AND kind = 'outcome' AND json_extract(data, '$.prediction') = ? ORDER BY id LIMIT 1",
+        [mind, prediction_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def check_resolvable(db: Database, mind: str, prediction_id: int) -> Prediction:
+    """The open prediction an outcome may resolve, or a 404, 422 or 409 with a sentence."""
+    prediction = get_prediction(db, prediction_id)
+    if prediction.mind != mind:
+        raise InvalidInput(f"prediction {prediction_id} belongs to mind {prediction.mind!r}, not {mind!r}")
+    if prediction.status != "open":
+        raise PredictionResolved(
+            f"prediction {prediction_id} was already resolved as a {prediction.status} at {prediction.resolved_at};"
+            " an outcome is final (state a new prediction instead)"
+        )
+    earlier = stored_outcome(db, mind, prediction_id)
+    if earlier is not None:
+        raise PredictionResolved(
+            f"an outcome for prediction {prediction_id} is already stored (event {earlier}); an outcome is final"
+        )
+    return prediction
+
+
+def make_prediction(
+    db: Database,
+    *,
+    mind: str,
+    proposition: str,
+    subject: str,
+    confidence: float,
+    due_at: float,
+    brought_by: int,
+    now: float,
+    cycle_id: str | None = None,
+    cites: tuple[Ref, ...] = (),
+    actor: str = ACTOR,
+) -> tuple[Prediction, list[Event]]:
+    """Record a prediction and the hypothesis it rests on (a writer job, or part of one).
+
+    Returns the prediction and the events written: the belief's
+    `belief_created`/`belief_updated`, then `prediction_made`.
+    """
+    proposition, _ = check_proposition(proposition, subject)
+    confidence = check_confidence(confidence)
+    belief, belief_event = add_evidence(
+        db,
+        mind=mind,
+        proposition=proposition,
+        subject=subject,
+        kind="hypothesis",
+        stance="support",
+        weight=1.0,
+        source=PREDICTION_SOURCE,
+        credibility=confidence,
+        brought_by=brought_by,
+        now=now,
+        actor=actor,
+        cycle_id=cycle_id,
+        cites=cites,
+    )
+    at = iso(now)
+    due = iso(due_at)
+    prediction_id = int(
+        db.execute(
+            "INSERT INTO predictions (mind, proposition, subject, stated_confidence, due_at, status, belief_id, created_at)"
+            " VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
+            [mind, proposition, belief.subject, confidence, due, belief.id, at],
+        ).lastrowid
+        or 0
+    )
+    made = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="prediction_made",
+            actor=actor,
+            text=proposition,
+            cycle_id=cycle_id,
+            causation_id=brought_by,
+            refs=[*cites, Ref("belief", belief.id)],
+            data={
+                "prediction": prediction_id,
+                "proposition": proposition,
+                "subject": belief.subject,
+                "stated_confidence": confidence,
+                "due_at": due,
+                "belief": belief.id,
+            },
+        ),
+        now,
+    )
+    db.execute("UPDATE predictions SET event_id = ? WHERE id = ?", [made.id, prediction_id])
+    return get_prediction(db, prediction_id), [belief_event, made]
+
+
+def resolve_prediction(
+    db: Database,
+    *,
+    prediction_id: int,
+    result: str,
+    brought_by: int,
+    now: float,
+    observed: str | None = None,
+    cycle_id: str | None = None,
+    cites: tuple[Ref, ...] = (),
+    actor: str = ACTOR,
+) -> tuple[Prediction, list[Event]]:
+    """Resolve an open prediction as a hit or a miss (a writer job, or part of one).
+
+    Writes `prediction_resolved` (caused by `brought_by`, the outcome), then
+    downstream of it the belief's evidence (`belief_updated`) and, for a
+    missed hypothesis, its rejection. `PredictionResolved` if it is not open.
+    Returns the prediction and the events written, in order.
+    """
+    if result not in RESULTS:
+        raise InvalidInput(f"an outcome is a hit or a miss, not {result!r}")
+    prediction = get_prediction(db, prediction_id)
+    if prediction.status != "open":
+        raise PredictionResolved(f"prediction {prediction_id} was already resolved as a {prediction.status}; an outcome is final")
+    at = iso(now)
+    hit = result == "hit"
+    refs = [*cites]
+    if prediction.event_id is not None:
+        refs.append(Ref("event", prediction.event_id))
+    if prediction.belief_id is not None:
+        refs.append(Ref("belief", prediction.belief_id))
+    db.execute(
+        "UPDATE predictions SET status = ?, resolved_at = ?, observed = ? WHERE id = ?", [result, at, observed, prediction_id]
+    )
+    resolved = append(
+        db,
+        EventDraft(
+            mind=prediction.mind,
+            kind="prediction_resolved",
+            actor=actor,
+            text=f"{result}: {prediction.proposition}" + (f" (observed: {observed})" if observed else ""),
+            cycle_id=cycle_id,
+            causation_id=brought_by,
+            refs=refs,
+            data={
+                "prediction": prediction_id,
+                "result": result,
+                "proposition": prediction.proposition,
+                "subject": prediction.subject,
+                "stated_confidence": prediction.stated_confidence,
+                "due_at": prediction.due_at,
+                "late": prediction.overdue(now),
+                "observed": observed,
+                "belief": prediction.belief_id,
+                "squared_error": round((prediction.stated_confidence - (1.0 if hit else 0.0)) ** 2, 6),
+            },
+        ),
+        now,
+    )
+    db.execute("UPDATE predictions SET resolved_event_id = ? WHERE id = ?", [resolved.id, prediction_id])
+    events = [resolved]
+    if prediction.belief_id is not None:
+        rested_on = get_belief(db, prediction.belief_id)
+        belief, updated = add_evidence(
+            db,
+            mind=prediction.mind,
+            proposition=rested_on.proposition,
+            subject=rested_on.subject,
+            kind="observation",
+            stance="support" if hit else "contradict",
+            weight=1.0,
+            source=OUTCOME_SOURCE,
+            credibility=1.0,
+            brought_by=resolved.id,
+            now=now,
+            actor=actor,
+            cycle_id=cycle_id,
+        )
+        events.append(updated)
+        if not hit and belief.kind == "hypothesis" and belief.status in ("active", "contested"):
+            events.append(_reject(db, belief.id, belief.confidence, belief.status, prediction_id, resolved.id, now, actor, cycle_id))
+    return get_prediction(db, prediction_id), events
+
+
+def _reject(
+    db: Database,
+    belief_id: int,
+    confidence: float,
+    status: str,
+    prediction_id: int,
+    cause: int,
+    now: float,
+    actor: str,
+    cycle_id: str | None,
+) -> Event:
+    """A missed prediction rejects the hypothesis it rested on: status `rejected`, confidence 0."""
+    db.execute("UPDATE beliefs SET confidence = 0, status = 'rejected', updated_at = ? WHERE id = ?", [iso(now), belief_id])
+    mind = db.execute("SELECT mind FROM beliefs WHERE id = ?", [belief_id]).fetchone()[0]
+    return append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="belief_updated",
+            actor=actor,
+            text=f"rejected: prediction {prediction_id} missed",
+            cycle_id=cycle_id,
+            causation_id=cause,
+            subject=Ref("belief", belief_id),
+            data={
+                "rejected_by": "outcome",
+                "prediction": prediction_id,
+                "reason": "a hypothesis whose prediction missed is rejected; outcomes are decisive for hypotheses",
+                "confidence": {"from": confidence, "to": 0.0},
+                "status": {"from": status, "to": "rejected"},
+            },
+        ),
+        now,
+    )
