@@ -7,7 +7,8 @@ recorded as `memory_retrieved`); deliberate (the processes propose thoughts —
 perception, evidence, goals, due predictions, metacognition —, attention admits the most salient few
 and records the competition, the admitted warnings take effect);
 `cycle_completed`. Every event of the cycle carries its id, and the same
-stimuli into the same state give the same events.
+stimuli into the same state give the same events. The cycle is one
+transaction on the writer.
 """
 
 from __future__ import annotations
@@ -61,80 +62,69 @@ def deliberate(
     return winners, effects
 
 
+def cycle(
+    db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: dict[str, object], now: float
+) -> CycleResult:
+    """One whole cycle as one writer job: it commits whole or not at all."""
+    started = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="cycle_started",
+            actor="process:runtime",
+            cycle_id=cycle_id,
+            causation_id=stimuli[-1],
+            parents=stimuli,
+            data={"stimuli": len(stimuli), "wake": wake},
+        ),
+        now,
+    )
+    found = get_events(db, stimuli)
+    events = [found[i] for i in stimuli if i in found]
+    perception = perceive(db, mind, events, cycle_id, now)
+    _, retrieved = retrieve(
+        db,
+        mind=mind,
+        query=" ".join(e.text or "" for e in events),
+        now=now,
+        limit=RECALL,
+        exclude=perception.episodes,
+        cause=started.id,
+        cycle_id=cycle_id,
+    )
+    winners, effects = deliberate(
+        db, mind=mind, stimuli=events, perception=perception, size=capacity(settings), cause=started.id, cycle_id=cycle_id, now=now
+    )
+    completed = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="cycle_completed",
+            actor="process:runtime",
+            cycle_id=cycle_id,
+            causation_id=started.id,
+            data={
+                "stimuli": len(stimuli),
+                "episodes": len(perception.episodes),
+                "beliefs": sorted(set(perception.beliefs)),
+                "retrieved": len(retrieved.refs) if retrieved else 0,
+                "winners": [t.key for t in winners],
+                "warnings": [e.data["check"] for e in effects if e.kind == "metacognition"],
+            },
+        ),
+        now,
+    )
+    return CycleResult(started, perception, retrieved, winners, effects, completed)
+
+
 async def run_cycle(
     store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: dict[str, object] | None = None
 ) -> CycleResult:
-    """Run one cycle over the stored stimuli `stimuli` (ids, oldest first)."""
-    trigger = stimuli[-1]
+    """Run one cycle over the stored stimuli `stimuli` (ids, oldest first) on the writer.
 
-    def begin(db: Database) -> Event:
-        return append(
-            db,
-            EventDraft(
-                mind=mind,
-                kind="cycle_started",
-                actor="process:runtime",
-                cycle_id=cycle_id,
-                causation_id=trigger,
-                parents=stimuli,
-                data={"stimuli": len(stimuli), "wake": wake},
-            ),
-            clock.now(),
-        )
-
-    started = await store.writer.run(begin)
-
-    def take_in(db: Database) -> Perception:
-        events = get_events(db, stimuli)
-        return perceive(db, mind, [events[i] for i in stimuli if i in events], cycle_id, clock.now())
-
-    perception = await store.writer.run(take_in)
-
-    def recall(db: Database) -> Event | None:
-        events = get_events(db, stimuli)
-        query = " ".join(events[i].text or "" for i in stimuli if i in events)
-        _, event = retrieve(
-            db, mind=mind, query=query, now=clock.now(), limit=RECALL, exclude=perception.episodes, cause=started.id, cycle_id=cycle_id
-        )
-        return event
-
-    retrieved = await store.writer.run(recall)
-
-    def think(db: Database) -> tuple[list[Thought], list[Event]]:
-        events = get_events(db, stimuli)
-        return deliberate(
-            db,
-            mind=mind,
-            stimuli=[events[i] for i in stimuli if i in events],
-            perception=perception,
-            size=capacity(settings or {}),
-            cause=started.id,
-            cycle_id=cycle_id,
-            now=clock.now(),
-        )
-
-    winners, effects = await store.writer.run(think)
-
-    def finish(db: Database) -> Event:
-        return append(
-            db,
-            EventDraft(
-                mind=mind,
-                kind="cycle_completed",
-                actor="process:runtime",
-                cycle_id=cycle_id,
-                causation_id=started.id,
-                data={
-                    "stimuli": len(stimuli),
-                    "episodes": len(perception.episodes),
-                    "beliefs": sorted(set(perception.beliefs)),
-                    "retrieved": len(retrieved.refs) if retrieved else 0,
-                    "winners": [t.key for t in winners],
-                    "warnings": [e.data["check"] for e in effects if e.kind == "metacognition"],
-                },
-            ),
-            clock.now(),
-        )
-
-    completed = await store.writer.run(finish)
-    return CycleResult(started, perception, retrieved, winners, effects, completed)
+    No model call happens inside a cycle, so the whole of it is one
+    transaction: one commit, and no half-written cycle after a crash.
+    """
+    return await store.writer.run(
+        lambda db: cycle(db, mind=mind, stimuli=stimuli, cycle_id=cycle_id, wake=wake, settings=settings or {}, now=clock.now())
+    )

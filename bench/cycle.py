@@ -1,0 +1,192 @@
+"""Benchmark of one cognitive cycle on a large mind.
+
+    .venv/bin/python bench/cycle.py [--cycles K] [--rebuild]
+
+The mind `bench` holds 100,000 memories (built by bench/retrieval.py's
+generator, each with its memory_created event), 10,000 beliefs with three
+items of evidence each, and events padded to 1,000,000 in all. Then, K times
+(default 200, after 20 warm-up cycles): a message stimulus is stored (not
+timed) and one cycle runs over it exactly as a mind's turn runs it
+(noemad.cognition.cycle.run_cycle: cycle_started, perceive, retrieve,
+deliberate, cycle_completed, each step a committed writer job with
+synchronous=FULL), on a manual clock moved one minute per cycle. Retrieval
+alone is timed against a bare FTS5 query for the same terms (the baseline,
+the lower bound) on the same store.
+
+Goals (the cognition issue): a cycle <= 20 ms p50; retrieval within 2x of its baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import retrieval  # noqa: E402  (the memory generator and store builder)
+
+from noemad.clock import ManualClock, iso  # noqa: E402
+from noemad.cognition.cycle import run_cycle  # noqa: E402
+from noemad.cognition.memory import fts_query, query_terms, rank  # noqa: E402
+from noemad.events import EventDraft, append  # noqa: E402
+from noemad.store import Store, open_db  # noqa: E402
+
+MEMORIES, BELIEFS, EVENTS = 100_000, 10_000, 1_000_000
+TAG = f"cycle bench: {MEMORIES} memories, {BELIEFS} beliefs, {EVENTS} events"
+DB = retrieval.DATA_DIR / "cycle.db"
+SUBJECTS = ("build", "deploy", "parser", "database", "network", "billing", "search", "login", "cache", "queue")
+
+
+def built(path: Path) -> bool:
+    if not path.exists():
+        return False
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT settings FROM minds WHERE name = ?", [retrieval.MIND]).fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return bool(row) and json.loads(row[0]).get("cycle") == TAG
+
+
+def build(path: Path, seed: int) -> None:
+    """Memories from the retrieval bench's builder, then beliefs, evidence and padding events in bulk."""
+    retrieval.build(path, MEMORIES, 0, seed, lambda line: print(line, file=sys.stderr, flush=True))
+    rng = random.Random(seed)
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("BEGIN")
+    (next_event,) = conn.execute("SELECT max(id) + 1 FROM events").fetchone()
+    at = iso(retrieval.NOW - 86_400)
+    beliefs, evidence, events = [], [], []
+    for b in range(1, BELIEFS + 1):
+        subject = f"{rng.choice(SUBJECTS)} {b % 500}"
+        proposition = f"the {subject} is {rng.choice(('healthy', 'slow', 'failing', 'fine', 'degraded'))} ({b})"
+        beliefs.append((b, retrieval.MIND, proposition, proposition.lower(), subject, "observation", rng.random(), "active", at, at))
+        for _ in range(3):
+            events.append((next_event, retrieval.MIND, "observation", f"source:s{rng.randint(1, 50)}", proposition, "{}", None, None, at))
+            evidence.append((retrieval.MIND, b, rng.choice(("support", "support", "contradict")), 1.0, rng.random(), f"s{rng.randint(1, 50)}", "observation", next_event, at))
+            next_event += 1
+    conn.executemany(
+        "INSERT INTO beliefs (id, mind, proposition, proposition_key, subject, kind, confidence, status, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        beliefs,
+    )
+    conn.executemany("INSERT INTO events (id, mind, kind, actor, text, data, subject_type, subject_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", events)
+    conn.executemany(
+        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        evidence,
+    )
+    conn.execute("COMMIT")
+    (count,) = conn.execute("SELECT count(*) FROM events").fetchone()
+    while count < EVENTS:
+        batch = []
+        for _ in range(min(50_000, EVENTS - count)):
+            kind = rng.choice(("message", "cycle_started", "attention", "cycle_completed"))
+            batch.append((next_event, retrieval.MIND, kind, "process:runtime", None, "{}", None, None, at))
+            next_event += 1
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO events (id, mind, kind, actor, text, data, subject_type, subject_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+        conn.execute("COMMIT")
+        count += len(batch)
+        print(f"  {count:>9,} events", file=sys.stderr, flush=True)
+    conn.execute("UPDATE minds SET settings = ? WHERE name = ?", [json.dumps({"cycle": TAG}), retrieval.MIND])
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+async def time_cycles(path: Path, cycles: int, warmup: int, seed: int) -> list[float]:
+    store = Store(path)
+    clock = ManualClock(retrieval.NOW)
+    words = retrieval.Words(random.Random(seed + 1))
+    (done,) = store.reader().execute("SELECT count(*) FROM events WHERE mind = ? AND kind = 'cycle_started'", [retrieval.MIND]).fetchone()
+    timings: list[float] = []
+    try:
+        for i in range(warmup + cycles):
+            text = f"{words.query()}?"
+            message = await store.writer.run(
+                lambda db, t=text: append(db, EventDraft(retrieval.MIND, "message", "user:alice", channel="cli", text=t, data={"author": "alice"}), clock.now())
+            )
+            started = time.perf_counter()
+            await run_cycle(store, clock, retrieval.MIND, [message.id], f"{retrieval.MIND}/bench-{done + i}", "bench", {})
+            if i >= warmup:
+                timings.append((time.perf_counter() - started) * 1000)
+            clock.advance(60)
+    finally:
+        store.close()
+    return timings
+
+
+def time_retrieval(path: Path, queries: list[str]) -> tuple[list[float], list[float]]:
+    raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    db = open_db(path, readonly=True)
+    base, ranked = [], []
+    try:
+        for q in queries:
+            match = fts_query(query_terms(q))
+            if match is None:
+                continue
+            t = time.perf_counter()
+            raw.execute(retrieval.BASELINE_SQL, [match]).fetchall()
+            base.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            rank(db, mind=retrieval.MIND, query=q, now=retrieval.NOW, limit=5)
+            ranked.append((time.perf_counter() - t) * 1000)
+    finally:
+        raw.close()
+        db.close()
+    return base, ranked
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cycles", type=int, default=200, help="cycles to time (default 200)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the data and the messages")
+    parser.add_argument("--rebuild", action="store_true", help="build the store even if a cached one exists")
+    args = parser.parse_args(argv)
+    if args.rebuild or not built(DB):
+        DB.parent.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        build(DB, args.seed)
+        print(f"built {DB} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    # Cycles write: run them on a scratch copy so the cached store stays as built.
+    scratch = DB.with_name("cycle-scratch.db")
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(scratch) + suffix).unlink(missing_ok=True)
+    shutil.copyfile(DB, scratch)
+    try:
+        cycles = asyncio.run(time_cycles(scratch, args.cycles, 20, args.seed))
+        words = retrieval.Words(random.Random(args.seed + 2))
+        base, ranked = time_retrieval(scratch, [words.query() for _ in range(500)])
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(scratch) + suffix).unlink(missing_ok=True)
+    print(f"cycle bench: {TAG}; {len(cycles)} cycles after 20 warm-up")
+    print(f"{'':34}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'n':>7}")
+    for label, values in (("cycle (message stimulus)", cycles), ("retrieval: bare FTS5 (baseline)", base), ("retrieval: rank (scoring)", ranked)):
+        print(f"{label:34}{statistics.median(values):9.2f}{pct(values, 0.95):9.2f}{max(values):9.2f}{len(values):7}")
+    ratio = statistics.median(ranked) / statistics.median(base)
+    print(f"retrieval / baseline (p50): {ratio:.2f}x")
+    cycle_ok = statistics.median(cycles) <= 20.0
+    print(f"goal: cycle <= 20 ms p50 -> {'met' if cycle_ok else 'NOT met'}; retrieval within 2x -> {'met' if ratio <= 2 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
