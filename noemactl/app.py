@@ -632,6 +632,89 @@ def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> No
     s.output.show(*render.calibration(data))
 
 
+@app.command(cls=PlainCommand)
+def narrative(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
+    """Show what a mind would say it is doing and why: its newest narrative, then its five parts.
+
+    The parts are doing, why, recently, resolving and next; the prose is the narrate model's rephrasing when the mind's settings ask for one and it added nothing, else the plain rendering.
+    """
+    s = session(ctx)
+    data = s.client.narrative(mind)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    if data["event_id"] is None:
+        s.output.note(f"{mind} has no narrative yet; one is written after a cycle that changes what it would say")
+        return
+    from noemactl import render
+
+    s.output.show(*render.narrative(data))
+
+
+# notifications -----------------------------------------------------------------
+
+NOTIFICATION_STATUSES = ("open", "acked")
+NOTIFICATION_KINDS = ["notification", "notification_suppressed"]
+
+
+@app.command(cls=PlainCommand)
+def notifications(
+    ctx: typer.Context,
+    mind: MindArg,
+    open_: Annotated[bool, typer.Option("--open", help="Only open notifications (same as --status open).")] = False,
+    status: Annotated[str | None, typer.Option("--status", metavar="STATUS", help="open or acked.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N notifications.", show_default="100")
+    ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Keep printing new notifications and counted repeats as they happen, until Ctrl-C; JSON Lines of their events with --json.",
+        ),
+    ] = False,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's notifications, newest first: what fired, how often, and whether it was acknowledged.
+
+    Repeats within the mind's notify_cooldown raise a notification's count instead of notifying again.
+    """
+    if status is not None and status not in NOTIFICATION_STATUSES:
+        raise BadInput(f"--status {status!r} is not one of {', '.join(NOTIFICATION_STATUSES)}")
+    if open_ and status not in (None, "open"):
+        raise BadInput(f"--open and --status {status} contradict each other; pick one")
+    s = session(ctx)
+    if follow:
+        if open_ or status is not None or limit is not None:
+            raise BadInput("--follow prints every new notification as it happens; drop --open, --status and --limit")
+        _follow(s, mind, NOTIFICATION_KINDS, None, s.wants_json(json), what="notifications")
+        return
+    wanted = "open" if open_ else status
+    data = s.client.notifications(mind, wanted, limit or 100)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    from noemactl import render
+
+    s.output.show(*render.notifications(data["notifications"], mind, wanted))
+
+
+@app.command(cls=PlainCommand)
+def ack(
+    ctx: typer.Context,
+    notification_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The notification's id.", show_default=False)],
+    json: JsonFlag = False,
+) -> None:
+    """Acknowledge a notification; a later repeat of it notifies anew."""
+    s = session(ctx)
+    data = s.client.ack(notification_id)
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        s.output.show(f"acknowledged notification #{data['id']} ({data['rule']}): {data['title']}")
+
+
 # events ------------------------------------------------------------------------
 
 
@@ -678,12 +761,12 @@ def events(
         s.output.note(f"there may be more: noemactl events {mind} --since {page['next_since']}")
 
 
-def _follow(s: Session, mind: str, kinds: list[str], since: int | None, as_json: bool) -> None:
+def _follow(s: Session, mind: str, kinds: list[str], since: int | None, as_json: bool, what: str = "events") -> None:
     from noemactl import render
 
     width = s.output.width if s.output.terminal else None
     with s.client.stream(mind, since) as messages:
-        s.output.note(f"following {mind}'s events; Ctrl-C to stop")
+        s.output.note(f"following {mind}'s {what}; Ctrl-C to stop")
         for message in messages:
             if message.is_end:
                 reason = (message.json() or {}).get("reason", "noemad ended it")

@@ -240,9 +240,22 @@ class Client:
         """One prediction."""
         return self.request("GET", f"/predictions/{prediction_id}")
 
+    def notifications(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
+        """A mind's notifications, newest first."""
+        params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+        return self.request("GET", f"/minds/{_segment(mind)}/notifications", params=params)
+
+    def ack(self, notification_id: int) -> dict[str, Any]:
+        """Acknowledge a notification; returns it."""
+        return self.request("POST", f"/notifications/{notification_id}/ack")
+
     def calibration(self, mind: str) -> dict[str, Any]:
         """A mind's stated confidence against its outcomes: bins, Brier score, overconfidence."""
         return self.request("GET", f"/minds/{_segment(mind)}/calibration")
+
+    def narrative(self, mind: str) -> dict[str, Any]:
+        """A mind's newest narrative: the prose as shown, the plain prose, the five parts (null fields before the first)."""
+        return self.request("GET", f"/minds/{_segment(mind)}/narrative")
 
     def event(self, event_id: int) -> dict[str, Any]:
         """One event."""

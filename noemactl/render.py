@@ -433,3 +433,49 @@ def calibration(data: dict[str, Any]) -> list[RenderableType]:
         verdict,
         Text(data["rule"], style="dim"),
     ]
+
+
+def notifications(items: Sequence[dict[str, Any]], mind: str, status: str | None) -> list[RenderableType]:
+    """`noemactl notifications`: one line per notification, newest first."""
+    if not items:
+        return [Text(f"{mind} has no {status + ' ' if status else ''}notifications", style="dim")]
+    return columns(
+        ["ID", "STATUS", "RULE", "COUNT", "LAST", "TITLE"],
+        [
+            [
+                f"#{n['id']}",
+                Text(n["status"], style="bold yellow" if n["status"] == "open" else "dim"),
+                n["rule"],
+                str(n["count"]),
+                when(n["updated_at"]),
+                n["title"],
+            ]
+            for n in items
+        ],
+        right=[3],
+    )
+
+
+# narrative --------------------------------------------------------------------
+
+NARRATIVE_PARTS = ("doing", "why", "recently", "resolving", "next")
+
+
+def narrative(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl narrative`: the prose as shown, the five parts, and where it comes from."""
+    out: list[RenderableType] = [Text(data.get("text") or ""), Text("")]
+    parts = data.get("parts") or {}
+    width = max(len(name) for name in NARRATIVE_PARTS) + 2
+    for name in NARRATIVE_PARTS:
+        items = parts.get(name) or []
+        if not items:
+            out.append(Text.assemble((name.ljust(width), "bold"), ("-", "dim")))
+        for i, item in enumerate(items):
+            out.append(Text.assemble(((name if i == 0 else "").ljust(width), "bold"), item))
+    source = f"narrative #{data['event_id']}, {when(data.get('at'))}, cycle {data.get('cycle_id') or '-'}; "
+    if data.get("rendered_by") == "model":
+        source += f"rephrased by the narrate model (model call {data.get('model_call')})"
+    else:
+        source += "plain" + (f" ({data['reason']}: {data.get('detail')})" if data.get("reason") else "")
+    out.append(Text(f"{source}; why: noemactl timeline {data['event_id']}", style="dim"))
+    return out

@@ -40,7 +40,10 @@ def check_name(name: str) -> str:
 
 def create_mind(db: Database, name: str, settings: dict[str, Any], now: float, actor: str) -> Mind:
     """Create a mind and record `mind_created` (a writer job)."""
+    from noemad.cognition.notifications import check_settings
+
     check_name(name)
+    check_settings(settings)  # the notification personality: a bad value is refused with a sentence
     if db.execute("SELECT 1 FROM minds WHERE name = ?", [name]).fetchone():
         raise MindExists(f"a mind named {name!r} already exists; pick another name or remove it with `noemactl mind rm {name}`")
     db.execute(
@@ -100,6 +103,6 @@ def delete_mind(db: Database, name: str, confirm: str) -> int:
     for table in ("event_refs", "event_parents"):
         db.execute(f"DELETE FROM {table} WHERE mind = ?", [name])
     db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [name])
-    for table in ("memory_links", "evidence", "trust", "goals", "predictions", "events", "model_calls", "memories", "beliefs", "minds"):
+    for table in ("memory_links", "evidence", "trust", "goals", "predictions", "notifications", "events", "model_calls", "memories", "beliefs", "minds"):
         db.execute(f"DELETE FROM {table} WHERE {'name' if table == 'minds' else 'mind'} = ?", [name])
     return int(count)

@@ -44,18 +44,22 @@ def test_each_message_runs_a_turn_caused_by_it(noemad: Noemad, mind: str) -> Non
     kinds = {e["id"]: e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]}
     episode = next(i for i, k in kinds.items() if k == "memory_created")
     attention = next(i for i, k in kinds.items() if k == "attention")
+    story = next(i for i, k in kinds.items() if k == "narrative_updated")
     chain = noemad.api("GET", f"/events/{started['id']}/chain").json()
-    assert {(e["from"], e["to"], e["kind"]) for e in chain["edges"]} == {
+    edges = {(e["from"], e["to"], e["kind"]) for e in chain["edges"]}
+    assert edges >= {
         (message["id"], started["id"], "caused"),
         (message["id"], started["id"], "parent"),
         (started["id"], attention, "caused"),  # the workspace competition
         (message["id"], attention, "cited"),  # the winning thought is about the message
         (started["id"], done["id"], "caused"),
+        (done["id"], story, "caused"),  # the narrative, after the cycle
     }
+    assert all(e[0] != started["id"] or e[1] in (attention, done["id"]) for e in edges)  # nothing else follows the start
     # The episode is the message's other consequence: a sibling, not on this walk.
     assert episode not in {n["id"] for n in chain["nodes"]}
     [group] = chain["groups"]
-    assert group["label"] == "correlation" and group["events"] == [started["id"], attention, done["id"]]
+    assert group["label"] == "correlation" and group["events"] == [started["id"], attention, done["id"], story]
 
 
 def test_event_filters(noemad: Noemad, mind: str) -> None:

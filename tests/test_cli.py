@@ -107,7 +107,7 @@ def test_version_is_the_distributions(noemad: Noemad) -> None:
 
 def test_status_shows_the_daemon_its_minds_and_totals(noemad: Noemad, mind: str) -> None:
     stored_id(noemad.ctl("say", mind, "hello"), "message")
-    noemad.wait_for(mind, "cycle_completed")
+    noemad.wait_for(mind, "narrative_updated")  # the last event of a turn
     api = noemad.api("GET", "/status").json()
     out = noemad.ctl("status")
     assert out.returncode == 0, out.stderr
@@ -119,10 +119,10 @@ def test_status_shows_the_daemon_its_minds_and_totals(noemad: Noemad, mind: str)
     assert f"database  {api['database']}" in lines
     assert any(line.startswith("config    embedded defaults (") for line in lines)
     assert "MIND  EVENTS  TURN" in lines
-    # mind_created, message, cycle_started, memory_created (the episode), attention, cycle_completed
-    assert "ada        6  idle" in lines
+    # mind_created, message, cycle_started, memory_created (the episode), attention, cycle_completed, narrative_updated
+    assert "ada        7  idle" in lines
     assert f"models    provider {api['models']['provider']}" in lines
-    assert lines[-1] == f"1 mind, 6 events (last #6), {api['counts']['commits']} commits"
+    assert lines[-1] == f"1 mind, 7 events (last #7), {api['counts']['commits']} commits"
     assert "reload refused" not in out.stdout
 
 
@@ -224,9 +224,9 @@ def test_mind_rm_on_a_terminal_asks_for_the_name(noemad: Noemad, mind: str) -> N
 
 def test_say_and_observe_then_list_events_with_filters(noemad: Noemad, mind: str) -> None:
     said = stored_id(noemad.ctl("say", mind, "hello there", "--from", "alice", "--channel", "discord:g:c", "--mention", "ada"), "message")
-    noemad.wait_for(mind, "cycle_completed", since=said)
+    noemad.wait_for(mind, "narrative_updated", since=said)
     seen = stored_id(noemad.ctl("observe", mind, "it is warm", "--source", "thermo", "--data", '{"celsius": 21.5}'), "observation")
-    noemad.wait_for(mind, "cycle_completed", since=seen)
+    noemad.wait_for(mind, "narrative_updated", since=seen)
 
     message = noemad.api("GET", f"/events/{said}").json()
     assert (message["actor"], message["channel"], message["text"]) == ("user:alice", "discord:g:c", "hello there")
@@ -237,11 +237,11 @@ def test_say_and_observe_then_list_events_with_filters(noemad: Noemad, mind: str
     out = noemad.ctl("events", mind)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == [f"#{i}" for i in range(1, 12)]
+    assert [line.split()[0] for line in lines] == [f"#{i}" for i in range(1, 14)]
     assert [line.split()[3] for line in lines] == [
         "mind_created",
-        "message", "cycle_started", "memory_created", "attention", "cycle_completed",
-        "observation", "cycle_started", "memory_created", "attention", "cycle_completed",
+        "message", "cycle_started", "memory_created", "attention", "cycle_completed", "narrative_updated",
+        "observation", "cycle_started", "memory_created", "attention", "cycle_completed", "narrative_updated",
     ]  # fmt: skip
     assert lines[1].split()[4:] == ["user:alice", "discord:g:c", '"hello', 'there"']
     assert lines[2].endswith(f"(caused by #{said}; parents #{said})")
@@ -251,7 +251,7 @@ def test_say_and_observe_then_list_events_with_filters(noemad: Noemad, mind: str
     assert [line.split()[0] for line in only.stdout.splitlines()] == [f"#{said}", f"#{seen}"]
 
     after = noemad.ctl("events", mind, "--since", str(seen))
-    assert [line.split()[0] for line in after.stdout.splitlines()] == [f"#{seen + i}" for i in range(1, 5)]
+    assert [line.split()[0] for line in after.stdout.splitlines()] == [f"#{seen + i}" for i in range(1, 6)]
 
     page = noemad.ctl("events", mind, "--limit", "2")
     assert len(page.stdout.splitlines()) == 2
@@ -420,7 +420,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['assert', 'belief', 'beliefs', 'calibration', 'correct', 'events', 'goal', 'goals', 'memories', 'mind', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'resume', 'say', 'status', 'timeline', 'trust', 'usage']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'belief', 'beliefs', 'calibration', 'correct', 'events', 'goal', 'goals', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'resume', 'say', 'status', 'timeline', 'trust', 'usage']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

@@ -29,11 +29,12 @@ def turn(noemad: Noemad, mind: str) -> dict[str, int]:
     out = noemad.ctl("say", mind, "what is the weather like?", "--from", "alice")
     assert out.returncode == 0, out.stderr
     message = int(out.stdout.split()[2])
-    completed = noemad.wait_for(mind, "cycle_completed", since=message)
+    story = noemad.wait_for(mind, "narrative_updated", since=message)  # the last event of a turn
+    completed = noemad.api("GET", f"/events/{story['causation_id']}").json()
     started = completed["causation_id"]
     [attention] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
-    assert message < started < attention["id"] < completed["id"]
-    return {"message": message, "started": started, "attention": attention["id"], "completed": completed["id"]}
+    assert message < started < attention["id"] < completed["id"] < story["id"]
+    return {"message": message, "started": started, "attention": attention["id"], "completed": completed["id"], "narrative": story["id"]}
 
 
 def lines_of(out: subprocess.CompletedProcess[str]) -> list[str]:
@@ -58,7 +59,8 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
     root = index(lines, f"● #{s} cycle_started")
     after = index(lines, f"#{c} cycle_completed")
     a = turn["attention"]
-    assert index(lines, "causes (1)") < cause < root < index(lines, "consequences (2)") < index(lines, f"#{a} attention") < after
+    assert index(lines, "causes (1)") < cause < root < index(lines, "consequences (3)") < index(lines, f"#{a} attention") < after
+    assert index(lines, f"#{turn['narrative']} narrative_updated") > after  # it follows the completed cycle
 
     # edge kinds on the branches: the message both caused and is a parent of the cycle
     assert f'◀ caused, parent  #{m} message user:alice [cli] "what is the weather like?"' in lines[cause]
@@ -67,7 +69,7 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
 
     # the cycle group: correlation, not causation
     group = index(lines, "cycles (correlation, not causation):")
-    assert lines[group + 1] == f"  cycle ada/1: #{s}, #{a}, #{c}"
+    assert lines[group + 1] == f"  cycle ada/1: #{s}, #{a}, #{c}, #{turn['narrative']}"
     assert not any(line.startswith("cut at") for line in lines)
     # the workspace cites the message it attended to: a link off the tree, listed
     assert any(f"#{m}" in line and f"#{a}" in line and "cited" in line for line in lines[index(lines, "also linked"):])

@@ -110,17 +110,17 @@ def test_events_survive_a_restart_and_untaken_stimuli_are_resumed(place: Path) -
     first = start_noemad(home, place / "s.sock")
     first.api("POST", "/minds", json={"name": "ada"})
     stored = first.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "remember me"}).json()
-    first.wait_for("ada", "cycle_completed")
+    first.wait_for("ada", "narrative_updated")  # the last event of a turn
     assert first.stop() == 0
     first.notify.close()
     second = start_noemad(home, place / "s.sock")
     try:
         events = second.api("GET", "/minds/ada/events").json()["events"]
         assert [e["kind"] for e in events] == [
-            "mind_created", "message", "cycle_started", "memory_created", "attention", "cycle_completed"
+            "mind_created", "message", "cycle_started", "memory_created", "attention", "cycle_completed", "narrative_updated"
         ]
         assert events[1]["id"] == stored["id"] and events[1]["text"] == "remember me"
-        assert second.api("GET", "/status").json()["counts"]["events"] == 6
+        assert second.api("GET", "/status").json()["counts"]["events"] == 7
     finally:
         second.stop()
 

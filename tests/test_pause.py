@@ -27,10 +27,10 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(n
     assert noemad.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"
     started = noemad.wait_for(mind, "cycle_started")
     assert started["parents"] == [first["id"], second["id"]]  # one turn over everything that waited
-    noemad.wait_for(mind, "cycle_completed")
+    noemad.wait_for(mind, "narrative_updated")
     assert kinds(noemad, mind) == [
         "mind_created", "mode_changed", "message", "observation", "mode_changed",
-        "cycle_started", "memory_created", "memory_created", "attention", "cycle_completed",
+        "cycle_started", "memory_created", "memory_created", "attention", "cycle_completed", "narrative_updated",
     ]  # fmt: skip
 
 

@@ -40,12 +40,17 @@ from noemad.api.schemas import (
     MemoryOut,
     PredictionList,
     PredictionOut,
+    NotificationList,
+    NotificationOut,
 )
+from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
 from noemad.cognition.calibration import calibration as mind_calibration
 from noemad.cognition.goals import get_goal, list_goals
 from noemad.cognition.predictions import get_prediction, list_predictions
+from noemad.cognition.notifications import ack as ack_notification, get_notification, list_notifications
+from noemad.cognition.narrative import narrative_json
 from noemad.cognition.memory import get_memory, list_memories
 from noemad.cognition.memory import search as memory_search
 from noemad.minds import get_mind, list_minds
@@ -261,6 +266,36 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> dict:
         return get_prediction(sup.store.reader(), prediction_id).to_json(sup.clock.now())
+
+    @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
+    def notifications(
+        mind: MindName,
+        status: Annotated[Literal["open", "acked"] | None, Query(description="Only notifications of this status.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict:
+        """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
+        db = sup.store.reader()
+        get_mind(db, mind)
+        return {"notifications": [n.to_json() for n in list_notifications(db, mind, status=status, limit=limit)]}
+
+    @api.post("/notifications/{notification_id}/ack", response_model=NotificationOut, summary="Acknowledge a notification")
+    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> dict:
+        """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
+        sup._check_open()  # noqa: SLF001 - refuse new work while stopping, as the supervisor's own writes do
+        now = sup.clock.now()
+
+        def job(db: Any) -> Any:
+            ack_notification(db, notification_id=notification_id, now=now, actor="operator")
+            return get_notification(db, notification_id)
+
+        return (await sup.store.writer.run(job)).to_json()
+
+    @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
+    def narrative(mind: MindName) -> dict:
+        """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
+        db = sup.store.reader()
+        get_mind(db, mind)
+        return narrative_json(db, mind)
 
     @api.get("/minds/{mind}/calibration", response_model=CalibrationOut, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> dict:

@@ -208,6 +208,31 @@ class PredictionList(BaseModel):
     predictions: list[PredictionOut]
 
 
+class NotificationOut(BaseModel):
+    """What an operator should hear about: the rule that fired, the values that fired it, and how often it repeated."""
+
+    id: int
+    mind: str
+    rule: Literal[
+        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation"
+    ]
+    key: str = Field(description="The aggregate key: repeats within the mind's notify_cooldown count here instead of notifying again.")
+    title: str
+    values: dict[str, Any] = Field(description="The values that fired the rule, thresholds included.")
+    count: int = Field(description="1, plus every repeat counted (each a notification_suppressed event).")
+    status: Literal["open", "acked"]
+    created_at: str
+    updated_at: str = Field(description="When it was created or last repeated.")
+    acked_at: str | None
+    event_id: int | None = Field(description="The notification event.")
+    last_event_id: int | None = Field(description="The newest notification or notification_suppressed event.")
+    acked_event_id: int | None = Field(description="The notification_acked event, once acknowledged.")
+
+
+class NotificationList(BaseModel):
+    notifications: list[NotificationOut]
+
+
 class CalibrationBinOut(BaseModel):
     """Resolved predictions whose stated confidence fell in [low, high) (the last bin includes 1)."""
 
@@ -456,3 +481,33 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str
+
+
+class NarrativeParts(BaseModel):
+    """The five parts of a narrative, at most three short items each."""
+
+    doing: list[str] = Field(description="The cycle's admitted thoughts, in order.")
+    why: list[str] = Field(description="The newest stimuli, e.g. 'alice said …'.")
+    recently: list[str] = Field(description="Notable recent events: replies, belief status changes, warnings, goals, outcomes.")
+    resolving: list[str] = Field(description="Contested beliefs, then active goals.")
+    next: list[str] = Field(description="Open predictions with their due times.")
+
+
+class NarrativeOut(BaseModel):
+    """A mind's newest narrative; every field but `mind` is null before its first."""
+
+    mind: str
+    event_id: int | None = Field(description="The narrative_updated event.")
+    at: str | None
+    cycle_id: str | None
+    text: str | None = Field(description="The narrative as shown: the narrate model's rephrasing if it was accepted, else the plain prose.")
+    plain: str | None = Field(description="The plain prose rendered from the parts.")
+    rendered_by: Literal["plain", "model"] | None
+    reason: str | None = Field(
+        description="Why it is plain: narrative_llm_off, not_rephrased, no_model, budget, held, refused, model_error, truncated,"
+        " empty_answer or unsupported_content."
+    )
+    detail: str | None = Field(description="The reason as a sentence.")
+    model_call: int | None = Field(description="The narrate model call, when one was made.")
+    rephrased_event_id: int | None = Field(description="The narrative_rephrased event, when the mind asked for a rephrasing.")
+    parts: NarrativeParts | None

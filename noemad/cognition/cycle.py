@@ -6,9 +6,9 @@ beliefs); retrieve (the memories most worth recalling for what arrived,
 recorded as `memory_retrieved`); deliberate (the processes propose thoughts —
 perception, evidence, goals, due predictions, metacognition —, attention admits the most salient few
 and records the competition, the admitted warnings take effect);
-`cycle_completed`. Every event of the cycle carries its id, and the same
-stimuli into the same state give the same events. The cycle is one
-transaction on the writer.
+`cycle_completed`; then notifications for what the cycle did. Every event of
+the cycle carries its id, and the same stimuli into the same state give the
+same events. The cycle is one transaction on the writer.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.cognition import metacognition
+from noemad.cognition import metacognition, notifications
 from noemad.cognition.attention import attend, capacity
 from noemad.cognition.memory import retrieve
 from noemad.cognition.perceive import Perception, perceive
@@ -114,7 +114,16 @@ def cycle(
         ),
         now,
     )
-    return CycleResult(started, perception, retrieved, winners, effects, completed)
+    result = CycleResult(started, perception, retrieved, winners, effects, completed)
+    # After the cycle, in the same transaction: what it did that operators should hear of.
+    notifications.notify(
+        db,
+        mind=mind,
+        cycle_id=cycle_id,
+        now=now,
+        candidates=notifications.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
+    )
+    return result
 
 
 async def run_cycle(

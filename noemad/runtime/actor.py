@@ -15,6 +15,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.cognition import narrative
 from noemad.cognition.cycle import run_cycle
 from noemad.events import Event
 from noemad.gate import Action, decide
@@ -144,8 +145,20 @@ class MindActor:
                     self.on_turn_done(self.name)
 
     async def _turn(self, stimuli: list[int]) -> None:
-        """One turn: one cognitive cycle over `stimuli`, then the reply if the mind has a respond model."""
+        """One turn: one cognitive cycle over `stimuli`, the reply if the mind has a respond model, the narrative."""
         self._cycles += 1
         cycle_id = f"{self.name}/{self._cycles}"
-        await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=self._settings)
+        result = await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=self._settings)
         await reply(self._gateway, self._store, self._clock, self.name, self._settings, stimuli, cycle_id)
+        # After the reply, so it counts among what the mind did recently.
+        updated = await self._store.writer.run(
+            lambda db: narrative.update(
+                db,
+                mind=self.name,
+                narrative=narrative.build(db, self.name, result.winners, self._clock.now()),
+                cause=result.completed.id,
+                cycle_id=cycle_id,
+                now=self._clock.now(),
+            )
+        )
+        await narrative.apply_rephrase(self._gateway, self._store, self._clock, self.name, self._settings, updated)

@@ -236,3 +236,42 @@ def m004_goals_and_predictions(db: Database) -> None:
         CREATE INDEX predictions_belief ON predictions(belief_id) WHERE belief_id IS NOT NULL;
         """,
     )
+
+
+@migrations()
+def m005_notifications(db: Database) -> None:
+    # Written by noemad.cognition.notifications after a cycle, each change
+    # with its event: `event_id` is the `notification` that created the row,
+    # `last_event_id` the latest `notification` or `notification_suppressed`
+    # (a repeat within the cooldown), `acked_event_id` the
+    # `notification_acked`. `values` holds the values that fired the rule.
+    _run(
+        db,
+        """
+        CREATE TABLE notifications (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            rule TEXT NOT NULL,
+            key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            "values" TEXT NOT NULL DEFAULT '{}',
+            count INTEGER NOT NULL DEFAULT 1 CHECK (count >= 1),
+            status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'acked')),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            acked_at TEXT,
+            event_id INTEGER REFERENCES events(id) ON DELETE SET NULL,
+            last_event_id INTEGER REFERENCES events(id) ON DELETE SET NULL,
+            acked_event_id INTEGER REFERENCES events(id) ON DELETE SET NULL
+        );
+        CREATE INDEX notifications_key ON notifications(mind, key, status);
+        CREATE INDEX notifications_mind ON notifications(mind, status, id);
+        """,
+    )
+
+
+@migrations()
+def m006_belief_status_index(db: Database) -> None:
+    # Metacognition asks every cycle for contested beliefs left alone for a
+    # day and for rejected hypotheses by subject: both by status and age.
+    _run(db, "CREATE INDEX beliefs_status ON beliefs(mind, status, updated_at);\n")

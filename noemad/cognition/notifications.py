@@ -1,0 +1,615 @@
+"""Notifications: after a cycle, what an operator should hear about now.
+
+`Rules` maps the events a cycle wrote (and the thoughts it admitted) to
+candidates, each with an explicit threshold and an *aggregate key*:
+
+| rule                | fires when                                                                                          | key                                  |
+|---------------------|-----------------------------------------------------------------------------------------------------|--------------------------------------|
+| prediction_miss     | a `prediction_resolved` with result `miss` and stated_confidence >= 0.7 (MISS_CONFIDENCE)           | `prediction_miss:subject:<subject>`  |
+| contradiction       | a belief event whose status went to `contested`, and the belief is still contested after the cycle  | `contradiction:belief:<id>`          |
+| strong_belief       | only if the mind's `notify_proactively` is true: an admitted evidence thought for a belief that is  | `strong_belief:belief:<id>`          |
+|                     | active, not a hypothesis, at confidence >= `notify_min_confidence` (default 0.8), the thought's     |                                      |
+|                     | salience >= `notify_min_salience` (default 0.7)                                                     |                                      |
+| goal_completed      | a `goal_completed` event                                                                            | `goal_completed:goal:<id>`           |
+| warning             | a `metacognition` event of check `overconfidence` or `repeated_failure`                             | `warning:<check>:<ref>`              |
+| denied_action       | an `action_denied` event (nothing writes one yet: the rule waits for tools and governance)          | `denied_action:action:<action>`      |
+| salient_observation | an observation perceived in the cycle whose salience >= 0.9 (OBSERVATION_SALIENCE): the larger of   | `salient_observation:source:<source>`|
+|                     | the salience its source states (a number in its `data.salience`, e.g. `noemactl observe --data     |                                      |
+|                     | '{"salience": 0.95}'`) and that of its perception thought if attention admitted it                  |                                      |
+
+Every threshold is inclusive (a miss at 0.7 notifies, one at 0.69 does not).
+A missed hypothesis is contradicted and then rejected in the same cycle; it
+ends rejected, not contested, so it notifies once, as a prediction miss.
+Hypotheses are left to the prediction rules, so a stated prediction is not
+echoed back as a strong belief.
+
+`evaluate` is pure and deterministic: it reads the store and writes nothing,
+and returns candidates ordered by triggering event, rule and key. `notify`
+(a writer job) turns candidates into notifications: when an *open*
+notification with the same key was created or last repeated less than
+`notify_cooldown` ago (on the daemon's clock; default 1 h), the repeat
+increments its `count`, moves its `updated_at` and is recorded as
+`notification_suppressed` (caused by the triggering event, citing the
+notification's `notification` event); otherwise a new notification is stored
+with a `notification` event (actor `process:notifications`, caused by the
+triggering event, text its title, data `{rule, key, values, notification}`).
+So a repeat exactly `notify_cooldown` after the last one notifies again, and
+so does any repeat after an operator acked. Every notification stores its
+rule and the values that fired it, thresholds included.
+
+`ack` closes one (`notification_acked`; acking twice is a conflict).
+
+A mind's personality, in its settings JSON: `notify_proactively` (bool,
+default false), `notify_min_confidence` and `notify_min_salience` (0..1),
+`notify_cooldown` (seconds, or a span: 90s, 15m, 1h, 2d). `check_settings`
+refuses bad values with a sentence (minds are checked when created);
+`personality` reads them for the cycle, where a bad value falls back to the
+default with a logged warning rather than failing the turn.
+
+After a cycle completes, in one writer job:
+
+    notify(db, mind=mind, cycle_id=cycle_id, now=now,
+           candidates=evaluate(db, mind=mind, settings=settings,
+                               events=[*result.perception.events, *result.effects],
+                               winners=result.winners))
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+from noemad.cognition.thoughts import Thought
+from noemad.errors import Conflict, InvalidInput, NotFound
+from noemad.events import Event, EventDraft, Ref, append, get_events
+
+log = logging.getLogger("noemad.notifications")
+
+ACTOR = "process:notifications"
+STATUSES: tuple[str, ...] = ("open", "acked")
+KINDS: tuple[str, ...] = ("notification", "notification_suppressed", "notification_acked")
+
+MISS_CONFIDENCE = 0.7  # a missed prediction stated at least this confidently notifies
+OBSERVATION_SALIENCE = 0.9  # an observation at least this salient notifies
+WARNING_CHECKS: tuple[str, ...] = ("overconfidence", "repeated_failure")
+DEFAULT_MIN_CONFIDENCE = 0.8
+DEFAULT_MIN_SALIENCE = 0.7
+DEFAULT_COOLDOWN = 3600.0  # seconds
+MAX_COOLDOWN = 365 * 86400.0
+MAX_TITLE = 200
+
+_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+class NotificationNotFound(NotFound):
+    """No notification has that id."""
+
+    title = "Notification not found"
+
+
+class NotificationAcked(Conflict):
+    """The notification was already acknowledged."""
+
+    title = "Notification acknowledged"
+
+
+# personality ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Personality:
+    """What a mind's settings say about notifying."""
+
+    proactive: bool = False
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    min_salience: float = DEFAULT_MIN_SALIENCE
+    cooldown: float = DEFAULT_COOLDOWN  # seconds
+
+
+def _unit(key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput(f"setting {key} is a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def parse_cooldown(value: object) -> float:
+    """A cooldown in seconds from a number of seconds or a span (90s, 15m, 1h, 2d), or `InvalidInput`."""
+    seconds: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        match = _SPAN.match(value.strip())
+        if match:
+            seconds = float(match.group(1)) * _SPANS[match.group(2)]
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        raise InvalidInput(
+            f"setting notify_cooldown is a number of seconds (0 or more) or a span such as 90s, 15m, 1h or 2d, not {value!r}"
+        )
+    if seconds > MAX_COOLDOWN:
+        raise InvalidInput(f"setting notify_cooldown is at most 365d, not {value!r}")
+    return seconds
+
+
+def _proactive(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(f"setting notify_proactively is true or false, not {value!r}")
+    return value
+
+
+_READERS: dict[str, tuple[str, Callable[[object], object]]] = {
+    "notify_proactively": ("proactive", _proactive),
+    "notify_min_confidence": ("min_confidence", lambda v: _unit("notify_min_confidence", v)),
+    "notify_min_salience": ("min_salience", lambda v: _unit("notify_min_salience", v)),
+    "notify_cooldown": ("cooldown", parse_cooldown),
+}
+
+
+def check_settings(settings: Mapping[str, object]) -> Personality:
+    """The personality a mind's settings give, or `InvalidInput` naming the first bad one."""
+    values: dict[str, Any] = {}
+    for key, (attr, read) in _READERS.items():
+        if key in settings:
+            values[attr] = read(settings[key])
+    return Personality(**values)
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def personality(settings: Mapping[str, object] | None, mind: str = "") -> Personality:
+    """The personality for a cycle: a bad value falls back to its default with a warning (logged once)."""
+    values: dict[str, Any] = {}
+    for key, (attr, read) in _READERS.items():
+        if settings is None or key not in settings:
+            continue
+        try:
+            values[attr] = read(settings[key])
+        except InvalidInput as exc:
+            if (mind, key) not in _warned:
+                _warned.add((mind, key))
+                log.warning("mind %s: %s; using the default %r", mind or "?", exc.detail, getattr(Personality(), attr))
+    return Personality(**values)
+
+
+# rules -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What a rule says an operator should hear, and why."""
+
+    rule: str
+    key: str  # the aggregate key: repeats within the cooldown share one notification
+    title: str
+    values: dict[str, Any]  # what fired the rule, thresholds included
+    cause: int  # the event that triggered it
+    refs: tuple[Ref, ...] = ()
+    cooldown: float = DEFAULT_COOLDOWN  # seconds, from the mind's personality
+
+    def order(self) -> tuple[int, int, str]:
+        return (self.cause, RULE_NAMES.index(self.rule), self.key)
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_TITLE else line[: MAX_TITLE - 1] + "…"
+
+
+@dataclass
+class _Context:
+    db: Database
+    mind: str
+    personality: Personality
+    events: Sequence[Event]
+    winners: Sequence[Thought]
+    out: list[Candidate] = field(default_factory=list)
+
+    def add(self, rule: str, key: str, title: str, values: dict[str, Any], cause: int, refs: Sequence[Ref] = ()) -> None:
+        self.out.append(
+            Candidate(rule, key, _title(title), values, cause, tuple(dict.fromkeys(refs)), self.personality.cooldown)
+        )
+
+
+def _prediction_miss(ctx: _Context) -> None:
+    for event in ctx.events:
+        data = event.data
+        if event.kind != "prediction_resolved" or data.get("result") != "miss":
+            continue
+        stated = float(data.get("stated_confidence") or 0.0)
+        if stated < MISS_CONFIDENCE:
+            continue
+        subject = str(data.get("subject", ""))
+        ctx.add(
+            "prediction_miss",
+            f"prediction_miss:subject:{subject}",
+            f"prediction #{data.get('prediction')} missed at stated {stated:.2f}: {data.get('proposition', '')}",
+            {
+                "prediction": data.get("prediction"),
+                "subject": subject,
+                "proposition": data.get("proposition"),
+                "stated_confidence": stated,
+                "threshold": MISS_CONFIDENCE,
+                "observed": data.get("observed"),
+                "belief": data.get("belief"),
+            },
+            event.id,
+            [Ref("belief", data["belief"])] if isinstance(data.get("belief"), int) else [],
+        )
+
+
+def _belief_row(db: Database, belief_id: int) -> tuple[str, str, float, str] | None:
+    row = db.execute("SELECT proposition, kind, confidence, status FROM beliefs WHERE id = ?", [belief_id]).fetchone()
+    return None if row is None else (row[0], row[1], float(row[2]), row[3])
+
+
+def _contradiction(ctx: _Context) -> None:
+    for event in ctx.events:
+        if event.kind not in ("belief_created", "belief_updated") or event.subject is None or event.subject.type != "belief":
+            continue
+        status = event.data.get("status") or {}
+        if status.get("to") != "contested" or status.get("from") == "contested":
+            continue
+        row = _belief_row(ctx.db, event.subject.id)
+        if row is None or row[3] != "contested":
+            continue  # settled again within the cycle (a missed hypothesis ends rejected)
+        proposition, _, confidence, _ = row
+        support, contradict = ctx.db.execute(
+            "SELECT coalesce(sum(stance = 'support'), 0), coalesce(sum(stance = 'contradict'), 0) FROM evidence WHERE belief_id = ?",
+            [event.subject.id],
+        ).fetchone()
+        ctx.add(
+            "contradiction",
+            f"contradiction:belief:{event.subject.id}",
+            f"belief #{event.subject.id} is contested ({confidence:.2f}): {proposition}",
+            {
+                "belief": event.subject.id,
+                "proposition": proposition,
+                "confidence": confidence,
+                "status": {"from": status.get("from"), "to": "contested"},
+                "support": int(support),
+                "contradict": int(contradict),
+                "source": event.data.get("source"),
+            },
+            event.id,
+            [event.subject],
+        )
+
+
+def _strong_belief(ctx: _Context) -> None:
+    person = ctx.personality
+    if not person.proactive:
+        return
+    for thought in ctx.winners:
+        if thought.process != "evidence":
+            continue
+        beliefs = [r.id for r in thought.refs if r.type == "belief"]
+        events = [r.id for r in thought.refs if r.type == "event"]
+        if not beliefs or not events or thought.salience < person.min_salience:
+            continue
+        row = _belief_row(ctx.db, beliefs[0])
+        if row is None:
+            continue
+        proposition, kind, confidence, status = row
+        if status != "active" or kind == "hypothesis" or confidence < person.min_confidence:
+            continue
+        ctx.add(
+            "strong_belief",
+            f"strong_belief:belief:{beliefs[0]}",
+            f"strong belief #{beliefs[0]} ({confidence:.2f}): {proposition}",
+            {
+                "belief": beliefs[0],
+                "proposition": proposition,
+                "kind": kind,
+                "confidence": confidence,
+                "min_confidence": person.min_confidence,
+                "salience": round(thought.salience, 6),
+                "min_salience": person.min_salience,
+            },
+            events[0],
+            [Ref("belief", beliefs[0])],
+        )
+
+
+def _goal_completed(ctx: _Context) -> None:
+    for event in ctx.events:
+        if event.kind != "goal_completed":
+            continue
+        goal = event.data.get("goal")
+        ctx.add(
+            "goal_completed",
+            f"goal_completed:goal:{goal}",
+            f"goal #{goal} completed: {event.data.get('title', '')}",
+            {"goal": goal, "title": event.data.get("title"), "progress": event.data.get("progress"), "origin_actor": event.actor},
+            event.id,
+        )
+
+
+def _warning(ctx: _Context) -> None:
+    for event in ctx.events:
+        check = event.data.get("check")
+        if event.kind != "metacognition" or check not in WARNING_CHECKS:
+            continue
+        ref = str(event.data.get("ref", ""))
+        detail = {k: v for k, v in event.data.items() if k not in ("check", "ref", "effect")}
+        ctx.add(
+            "warning",
+            f"warning:{check}:{ref}",
+            f"warning ({check}): {event.text or ref}",
+            {"check": check, "ref": ref, **detail},
+            event.id,
+        )
+
+
+def _denied_action(ctx: _Context) -> None:
+    # No `action_denied` event is written yet; the rule is ready for when tools and governance write one.
+    for event in ctx.events:
+        if event.kind != "action_denied":
+            continue
+        action = str(event.data.get("action") or event.data.get("tool") or "action")
+        ctx.add(
+            "denied_action",
+            f"denied_action:action:{action}",
+            f"action denied: {action}" + (f" ({event.data['reason']})" if event.data.get("reason") else ""),
+            {"action": action, "reason": event.data.get("reason"), "actor": event.actor},
+            event.id,
+        )
+
+
+def _stated_salience(data: Mapping[str, Any]) -> float | None:
+    payload = data.get("data")
+    value = payload.get("salience") if isinstance(payload, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return min(1.0, max(0.0, float(value)))
+
+
+def _salient_observation(ctx: _Context) -> None:
+    admitted: dict[int, float] = {}
+    for thought in ctx.winners:
+        if thought.process == "perception" and thought.kind == "observation":
+            for ref in thought.refs:
+                if ref.type == "event":
+                    admitted[ref.id] = max(admitted.get(ref.id, 0.0), thought.salience)
+    perceived = {e.causation_id for e in ctx.events if e.kind == "memory_created" and e.causation_id is not None}
+    stimuli = get_events(ctx.db, perceived | set(admitted))
+    for event_id in sorted(stimuli):
+        event = stimuli[event_id]
+        if event.kind != "observation" or event.mind != ctx.mind:
+            continue
+        stated = _stated_salience(event.data)
+        attended = admitted.get(event_id)
+        salience = max(v for v in (stated, attended, 0.0) if v is not None)
+        if salience < OBSERVATION_SALIENCE:
+            continue
+        source = str(event.data.get("source") or event.actor)
+        ctx.add(
+            "salient_observation",
+            f"salient_observation:source:{source}",
+            f"very salient observation from {source} ({salience:.2f}): {event.text or ''}",
+            {
+                "source": source,
+                "salience": round(salience, 6),
+                "stated_salience": stated,
+                "attention_salience": None if attended is None else round(attended, 6),
+                "threshold": OBSERVATION_SALIENCE,
+                "text": _title(event.text or ""),
+            },
+            event_id,
+        )
+
+
+Rules: dict[str, Callable[[_Context], None]] = {
+    "prediction_miss": _prediction_miss,
+    "contradiction": _contradiction,
+    "strong_belief": _strong_belief,
+    "goal_completed": _goal_completed,
+    "warning": _warning,
+    "denied_action": _denied_action,
+    "salient_observation": _salient_observation,
+}
+RULE_NAMES: tuple[str, ...] = tuple(Rules)
+
+
+def evaluate(
+    db: Database, *, mind: str, settings: Mapping[str, object] | None, events: Sequence[Event], winners: Sequence[Thought]
+) -> list[Candidate]:
+    """The candidates a cycle's events and admitted thoughts give (reads only; deterministic)."""
+    ctx = _Context(db, mind, personality(settings, mind), [e for e in events if e.mind == mind], list(winners))
+    for rule in Rules.values():
+        rule(ctx)
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for candidate in sorted(ctx.out, key=Candidate.order):
+        if (candidate.key, candidate.cause) not in seen:
+            seen.add((candidate.key, candidate.cause))
+            out.append(candidate)
+    return out
+
+
+# the notifications table -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A notification's row."""
+
+    id: int
+    mind: str
+    rule: str
+    key: str
+    title: str
+    values: dict[str, Any]
+    count: int
+    status: str
+    created_at: str
+    updated_at: str
+    acked_at: str | None
+    event_id: int | None
+    last_event_id: int | None
+    acked_event_id: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "mind": self.mind,
+            "rule": self.rule,
+            "key": self.key,
+            "title": self.title,
+            "values": self.values,
+            "count": self.count,
+            "status": self.status,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "acked_at": self.acked_at,
+            "event_id": self.event_id,
+            "last_event_id": self.last_event_id,
+            "acked_event_id": self.acked_event_id,
+        }
+
+
+_COLUMNS = (
+    'id, mind, rule, key, title, "values", count, status, created_at, updated_at, acked_at, event_id, last_event_id, acked_event_id'
+)
+
+
+def _row(row: Sequence[Any]) -> Notification:
+    return Notification(*row[:5], json.loads(row[5]), *row[6:])  # type: ignore[call-arg]
+
+
+def get_notification(db: Database, notification_id: int) -> Notification:
+    """One notification, or `NotificationNotFound`."""
+    row = db.execute(f"SELECT {_COLUMNS} FROM notifications WHERE id = ?", [notification_id]).fetchone()
+    if row is None:
+        raise NotificationNotFound(
+            f"notification {notification_id} does not exist; list a mind's notifications with `noemactl notifications MIND`"
+        )
+    return _row(row)
+
+
+def list_notifications(db: Database, mind: str, status: str | None = None, limit: int = 100) -> list[Notification]:
+    """A mind's notifications, newest first, optionally of one status."""
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"a notification is {' or '.join(STATUSES)}, not {status!r}")
+    sql = f"SELECT {_COLUMNS} FROM notifications WHERE mind = ?"
+    params: list[Any] = [mind]
+    if status is not None:
+        sql += " AND status = ?"
+        params.append(status)
+    sql += " ORDER BY id DESC LIMIT ?"
+    params.append(limit)
+    return [_row(r) for r in db.execute(sql, params).fetchall()]
+
+
+def _open_within(db: Database, mind: str, key: str, since: float) -> Notification | None:
+    """The newest open notification with `key` created or repeated after `since` (exclusive)."""
+    row = db.execute(
+        f"SELECT {_COLUMNS} FROM notifications WHERE mind = ? AND key = ? AND status = 'open' AND updated_at > ?"
+        " ORDER BY id DESC LIMIT 1",
+        [mind, key, iso(since)],
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def notify(db: Database, *, mind: str, candidates: Sequence[Candidate], cycle_id: str | None, now: float) -> list[Event]:
+    """Store each candidate as a notification, or count it as a repeat (a writer job). Returns the events written."""
+    at = iso(now)
+    written: list[Event] = []
+    for candidate in candidates:
+        existing = _open_within(db, mind, candidate.key, now - candidate.cooldown) if candidate.cooldown > 0 else None
+        if existing is not None:
+            count = existing.count + 1
+            cited = [Ref("event", existing.event_id)] if existing.event_id is not None else []
+            event = append(
+                db,
+                EventDraft(
+                    mind=mind,
+                    kind="notification_suppressed",
+                    actor=ACTOR,
+                    text=f"repeat {count} of notification #{existing.id}: {candidate.title}",
+                    cycle_id=cycle_id,
+                    causation_id=candidate.cause,
+                    refs=[*cited, *candidate.refs],
+                    data={
+                        "notification": existing.id,
+                        "rule": candidate.rule,
+                        "key": candidate.key,
+                        "values": candidate.values,
+                        "count": count,
+                        "cooldown": candidate.cooldown,
+                        "last": existing.updated_at,
+                    },
+                ),
+                now,
+            )
+            db.execute(
+                "UPDATE notifications SET count = ?, updated_at = ?, last_event_id = ? WHERE id = ?",
+                [count, at, event.id, existing.id],
+            )
+            written.append(event)
+            continue
+        notification_id = int(
+            db.execute(
+                'INSERT INTO notifications (mind, rule, key, title, "values", count, status, created_at, updated_at)'
+                " VALUES (?, ?, ?, ?, ?, 1, 'open', ?, ?)",
+                [mind, candidate.rule, candidate.key, candidate.title, json.dumps(candidate.values, sort_keys=True), at, at],
+            ).lastrowid
+            or 0
+        )
+        event = append(
+            db,
+            EventDraft(
+                mind=mind,
+                kind="notification",
+                actor=ACTOR,
+                text=candidate.title,
+                cycle_id=cycle_id,
+                causation_id=candidate.cause,
+                refs=list(candidate.refs),
+                data={"notification": notification_id, "rule": candidate.rule, "key": candidate.key, "values": candidate.values},
+            ),
+            now,
+        )
+        db.execute("UPDATE notifications SET event_id = ?, last_event_id = ? WHERE id = ?", [event.id, event.id, notification_id])
+        written.append(event)
+    return written
+
+
+def ack(db: Database, *, notification_id: int, now: float, actor: str) -> Event:
+    """Acknowledge a notification (a writer job): status `acked`, recorded as `notification_acked`.
+
+    `NotificationNotFound` for an unknown id, `NotificationAcked` if it was acked already.
+    """
+    notification = get_notification(db, notification_id)
+    if notification.status == "acked":
+        raise NotificationAcked(
+            f"notification {notification_id} was already acknowledged at {notification.acked_at}"
+            f" (event {notification.acked_event_id}); nothing to do"
+        )
+    cited = [Ref("event", i) for i in dict.fromkeys((notification.event_id, notification.last_event_id)) if i is not None]
+    event = append(
+        db,
+        EventDraft(
+            mind=notification.mind,
+            kind="notification_acked",
+            actor=actor,
+            text=f"acknowledged: {notification.title}",
+            refs=cited,
+            data={"notification": notification_id, "rule": notification.rule, "key": notification.key, "count": notification.count},
+        ),
+        now,
+    )
+    db.execute(
+        "UPDATE notifications SET status = 'acked', acked_at = ?, acked_event_id = ? WHERE id = ?",
+        [iso(now), event.id, notification_id],
+    )
+    return event
+

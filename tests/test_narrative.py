@@ -1,0 +1,373 @@
+"""The narrative: built from state, rendered as first-person prose, stored when it changes, rephrased only without new content.
+
+In process with a real store (and the scripted provider behind the model
+gateway); through the daemon for `GET /narrative` and `noemactl narrative`.
+The daemon tests that need the narrative hook in the cycle are skipped until
+the cycle calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from conftest import Noemad, start_noemad
+from noemad.clock import ManualClock, parse_iso
+from noemad.cognition import narrative
+from noemad.cognition.beliefs import add_evidence, get_belief
+from noemad.cognition.goals import create_goal, update_goal
+from noemad.cognition.narrative import MAX_ITEM, MAX_ITEMS, Narrative, build, render, unsupported
+from noemad.cognition.predictions import make_prediction
+from noemad.cognition.thoughts import Thought
+from noemad.config import parse_config
+from noemad.events import Event, EventDraft, Ref, append, latest_events
+from noemad.minds import create_mind
+from noemad.models.gateway import ModelGateway
+from noemad.models.scripted import ScriptedProvider
+from noemad.store import Store
+
+T = TypeVar("T")
+START = parse_iso("2026-01-01T00:00:00Z")
+HOUR = 3600.0
+HAIKU = "claude-haiku-5-5"
+NOEMA = Path(__file__).resolve().parents[1] / "noemad"
+
+
+def wired(*names: str) -> bool:
+    """Whether the cycle (or the actor around it) calls the narrative hook: the daemon tests need it."""
+    text = "".join((NOEMA / p).read_text() for p in ("cognition/cycle.py", "runtime/actor.py"))
+    return all(name in text for name in names)
+
+
+needs_hook = pytest.mark.skipif(not wired("narrative"), reason="the cycle does not call the narrative hook yet")
+needs_rephrase = pytest.mark.skipif(not wired("narrative", "apply_rephrase"), reason="the cycle does not rephrase narratives yet")
+
+
+def run(coro: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "n.db")
+    s.writer.run_sync(lambda db: create_mind(db, "ada", {}, START, "operator"))
+    yield s
+    s.close()
+
+
+def put(store: Store, draft: EventDraft, now: float = START) -> Event:
+    return store.writer.run_sync(lambda db: append(db, draft, now))
+
+
+def say(store: Store, text: str, author: str = "alice", now: float = START) -> Event:
+    return put(store, EventDraft("ada", "message", f"user:{author}", text=text, data={"author": author, "mentions": []}), now)
+
+
+def thought(summary: str, key: str, *refs: Ref) -> Thought:
+    return Thought("perception", "message", 0.6, summary, key, refs)
+
+
+def built(store: Store, winners: list[Thought] | None = None, now: float = START) -> Narrative:
+    return build(store.reader(), "ada", winners or [], now)
+
+
+def stored(store: Store, n: Narrative, cause: int, now: float = START, cycle_id: str = "ada/1") -> Event | None:
+    return store.writer.run_sync(lambda db: narrative.update(db, mind="ada", narrative=n, cause=cause, cycle_id=cycle_id, now=now))
+
+
+# building and rendering ----------------------------------------------------------
+
+
+def test_build_is_deterministic_capped_and_rendered_as_first_person_prose(store: Store) -> None:
+    said = [say(store, text) for text in ("one", "two", "three", "four")]
+    long = say(store, "x" * 300, author="bob")
+    winners = [thought(f"thought {i}", f"event:{i:012d}", Ref("event", said[0].id)) for i in range(1, 5)]
+    first, second = built(store, winners), built(store, list(winners))
+    assert first == second and render(first) == render(second)
+    assert first.doing == ["thought 1", "thought 2", "thought 3"]  # the winners, in order, capped
+    assert first.why[:2] == ["alice said “three”", "alice said “four”"]  # the newest stimuli, oldest of them first
+    assert first.why[2].startswith("bob said “xxx") and first.why[2].endswith("…”")
+    assert all(len(item) <= MAX_ITEM for part in first.parts().values() for item in part)
+    assert all(len(part) <= MAX_ITEMS for part in first.parts().values())
+    assert first.recently == first.resolving == first.next == []
+    assert Ref("event", long.id) in first.refs and Ref("event", said[0].id) in first.refs
+    assert render(first) == (
+        "I am thinking about thought 1; thought 2; thought 3, because alice said “three”; alice said “four”; " + first.why[2] + "."
+    )
+    # Empty parts are left out of the prose.
+    assert render(Narrative(why=["alice said “hi”"], next=["that it rains (prediction #1 at 0.70, due 2026-01-02 00:00 UTC)"])) == (
+        "Lately alice said “hi”. Next I expect that it rains (prediction #1 at 0.70, due 2026-01-02 00:00 UTC)."
+    )
+    assert render(Narrative()) == "I have nothing on my mind yet."
+
+
+def evidence(store: Store, proposition: str, stance: str, source: str, now: float, subject: str = "build") -> Event:
+    cause = put(store, EventDraft("ada", "observation", f"source:{source}", text=proposition, data={"source": source}), now)
+    _, event = store.writer.run_sync(
+        lambda db: add_evidence(db, mind="ada", proposition=proposition, subject=subject, kind="observation", stance=stance,  # type: ignore[arg-type]
+                                weight=1.0, source=source, credibility=0.9, brought_by=cause.id, now=now, actor="test")
+    )
+    return event
+
+
+def test_the_parts_come_from_state(store: Store) -> None:
+    ask = say(store, "ship it")
+    goals = [store.writer.run_sync(lambda db, t=t: create_goal(db, mind="ada", title=t, origin="operator", cause=ask.id, cycle_id=None, now=START))
+             for t in ("ship the release", "write the notes", "tidy the wiki")]
+    created = evidence(store, "the build is green", "support", "ci", START + 1)
+    contested = evidence(store, "the build is green", "contradict", "qa", START + 2)
+    assert contested.data["status"] == {"from": "active", "to": "contested"}
+    evidence(store, "the docs are current", "support", "ci", START + 3, subject="docs")
+    evidence(store, "the docs are current", "support", "qa", START + 4, subject="docs")  # no status change: not notable
+    prediction, _ = store.writer.run_sync(
+        lambda db: make_prediction(db, mind="ada", proposition="the deploy lands", subject="deploy", confidence=0.8,
+                                   due_at=START + 2 * HOUR, brought_by=ask.id, now=START + 5)
+    )
+    reply = put(store, EventDraft("ada", "reply", "model:respond", text="On it."), START + 6)
+    store.writer.run_sync(lambda db: update_goal(db, goal_id=goals[2][0].id, status="completed", cause=reply.id, cycle_id=None,
+                                                 now=START + 7, actor="operator"))
+    n = built(store, now=START + 10)
+    held = get_belief(store.reader(), created.subject.id)  # type: ignore[union-attr]
+    assert n.recently == [
+        f"saw belief #{created.subject.id} become contested: the build is green",  # type: ignore[union-attr]
+        "replied “On it.”",
+        f"completed goal #{goals[2][0].id}: tidy the wiki",
+    ]
+    assert n.resolving == [
+        f"whether the build is green (belief #{held.id}, contested at {held.confidence:.2f})",
+        f"goal #{goals[0][0].id}, ship the release (0% done)",
+        f"goal #{goals[1][0].id}, write the notes (0% done)",
+    ]
+    assert n.next == [f"that the deploy lands (prediction #{prediction.id} at 0.80, due 2026-01-01 02:00 UTC)"]
+    assert built(store, now=START + 3 * HOUR).next == [
+        f"that the deploy lands (prediction #{prediction.id} at 0.80, overdue since 2026-01-01 02:00 UTC)"
+    ]
+    assert {Ref("belief", created.subject.id), Ref("event", goals[0][1].id), Ref("belief", prediction.belief_id),  # type: ignore[arg-type, union-attr]
+            Ref("event", reply.id)} <= set(n.refs)
+    prose = render(n)
+    assert "Recently I saw belief" in prose and "I am still resolving whether the build is green" in prose
+    assert "Next I expect that the deploy lands" in prose
+
+
+# storing -------------------------------------------------------------------------
+
+
+def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
+    assert stored(store, built(store), cause=1) is None  # nothing to say yet
+    hello = say(store, "hello")
+    winners = [thought("user:alice: hello", f"event:{hello.id:012d}", Ref("event", hello.id))]
+    n = built(store, winners)
+    first = stored(store, n, cause=hello.id)
+    assert first is not None and first.kind == "narrative_updated" and first.actor == "process:narrative"
+    assert first.text == render(n) == "I am thinking about user:alice: hello, because alice said “hello”."
+    assert first.causation_id == hello.id and first.cycle_id == "ada/1" and Ref("event", hello.id) in first.refs
+    assert first.data == {**n.parts(), "rendered_by": "plain", "previous": None}
+    # The same state again: nothing new is written.
+    assert stored(store, built(store, winners), cause=hello.id, cycle_id="ada/2") is None
+    assert len(latest_events(store.reader(), "ada", kinds=("narrative_updated",))) == 1
+    again = say(store, "hello again")
+    second = stored(store, built(store), cause=again.id, cycle_id="ada/3")
+    assert second is not None and second.data["previous"] == first.id and second.data["doing"] == []
+    shown = narrative.latest(store.reader(), "ada")
+    assert shown is not None and shown["event_id"] == second.id and shown["text"] == second.text == shown["plain"]
+    assert (shown["rendered_by"], shown["reason"], shown["model_call"]) == ("plain", "narrative_llm_off", None)
+    assert shown["parts"]["why"] == ["alice said “hello”", "alice said “hello again”"]
+    assert narrative.narrative_json(store.reader(), "bob") == narrative.empty_json("bob")
+
+
+# the "adds no content" check ----------------------------------------------------------
+
+PLAIN = (
+    "I am thinking about the build is green (0.00 -> 0.72, active), because alice said “the build is green”."
+    " Next I expect that the deploy lands (prediction #2 at 0.80, due 2026-01-02 00:00 UTC)."
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Next, I expect that the deploy lands (prediction #2 at 0.80, due 2026-01-02 00:00 UTC). Alice said the build is green, so I'm thinking about it.",
+        "Because Alice said that the builds are green, I’m thinking about it; next I expect the deploy lands.",
+        "I'm thinking about what alice said.",
+    ],
+)
+def test_a_reordering_adds_no_content(answer: str) -> None:
+    assert unsupported(answer, PLAIN, None, "ada") == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "found"),
+    [
+        ("I am thinking about the build, which is green, and the tests failed.", ["tests", "failed"]),
+        ("I expect that the deploy lands (prediction #2 at 0.90).", ["0.90"]),
+        ("Alice said the build is green 3 times.", ["3", "times"]),
+        ("I don't expect that the deploy lands.", ["not"]),
+        ("Bob said the build is green.", ["bob"]),
+        ("I might expect that the deploy lands.", ["might"]),
+    ],
+)
+def test_an_added_claim_or_number_is_refused(answer: str, found: list[str]) -> None:
+    assert unsupported(answer, PLAIN, None, "ada") == found
+
+
+# rephrasing ----------------------------------------------------------------------
+
+
+class Env:
+    """A store with mind ada and one stored narrative, a manual clock, and gateways over them."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.store = Store(tmp_path / "noema.db")
+        self.clock = ManualClock(START)
+        self.store.writer.run_sync(lambda db: create_mind(db, "ada", {"narrative_llm": True}, START, "test"))
+        hello = say(self.store, "hello")
+        winners = [thought("user:alice: hello", f"event:{hello.id:012d}", Ref("event", hello.id))]
+        updated = stored(self.store, built(self.store, winners), cause=hello.id)
+        assert updated is not None
+        self.updated = updated
+
+    def gateway(self, script: dict[str, Any] | None, text: str = '[models]\nprovider = "scripted"\n') -> tuple[ModelGateway, ScriptedProvider | None]:
+        cfg = parse_config(text, "noemad.toml").config
+        provider = ScriptedProvider(script) if script is not None else None
+        return ModelGateway(config=lambda: cfg, clock=self.clock, writer=self.store.writer, provider=provider), provider
+
+    def apply(self, gateway: ModelGateway, settings: dict[str, Any] | None = None) -> Event | None:
+        return run(narrative.apply_rephrase(gateway, self.store, self.clock, "ada", settings or {"narrative_llm": True}, self.updated))
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[Env]:
+    e = Env(tmp_path)
+    yield e
+    e.store.close()
+
+
+def test_an_accepted_rephrasing_is_recorded_with_its_model_call(env: Env) -> None:
+    gateway, provider = env.gateway({"narrate": ["Alice said “hello”, so I'm thinking about it."]})
+    event = env.apply(gateway)
+    assert event is not None and event.kind == "narrative_rephrased" and event.actor == "model:narrate"
+    assert event.causation_id == env.updated.id and event.cycle_id == "ada/1"
+    assert event.text == "Alice said “hello”, so I'm thinking about it."
+    [ref] = event.refs
+    assert ref.type == "model_call" and event.data == {"narrative": env.updated.id, "rendered_by": "model", "model_call": ref.id, "model": HAIKU}
+    assert provider is not None and provider.requests[-1].role == "narrate" and env.updated.text in provider.requests[-1].text()
+    shown = narrative.latest(env.store.reader(), "ada")
+    assert shown is not None and (shown["text"], shown["plain"], shown["rendered_by"], shown["model_call"], shown["rephrased_event_id"]) == (
+        event.text, env.updated.text, "model", ref.id, event.id
+    )
+
+
+def test_a_rephrasing_that_adds_content_is_refused_and_the_plain_prose_kept(env: Env) -> None:
+    gateway, _ = env.gateway({"narrate": ["Alice said hello twice and I am worried about the 3 outages."]})
+    event = env.apply(gateway)
+    assert event is not None and event.actor == "process:narrative" and event.text == env.updated.text
+    assert event.data["rendered_by"] == "plain" and event.data["reason"] == "unsupported_content"
+    assert event.data["unsupported"] == ["3", "twice", "worried", "outages"]
+    assert "twice" in event.data["detail"] and [r.type for r in event.refs] == ["model_call"]
+    shown = narrative.latest(env.store.reader(), "ada")
+    assert shown is not None and (shown["text"], shown["rendered_by"], shown["reason"]) == (env.updated.text, "plain", "unsupported_content")
+
+
+@pytest.mark.parametrize("case", ["no_model", "budget", "held", "model_error"])
+def test_a_rephrasing_that_cannot_be_made_keeps_the_plain_prose_and_says_why(env: Env, case: str) -> None:
+    script: dict[str, Any] | None = {"narrate": ["I am thinking."]}
+    text = '[models]\nprovider = "scripted"\n'
+    if case == "no_model":
+        script, text = None, "[models]\n"
+    elif case == "budget":
+        text += "[budgets.narrate]\ntokens_per_day = 10\n"
+    elif case == "model_error":
+        script = {"narrate": [{"fault": "overloaded"}]}
+    gateway, _ = env.gateway(script, text)
+    if case == "held":
+        gateway.holds.arm(HAIKU, 30, "rate_limited")
+    event = env.apply(gateway)
+    assert event is not None and event.text == env.updated.text and event.actor == "process:narrative"
+    assert (event.data["rendered_by"], event.data["reason"]) == ("plain", case) and event.data["detail"]
+    # A call refused or failed is in the ledger and cited; with no model none was made.
+    assert [r.type for r in event.refs] == ([] if case == "no_model" else ["model_call"])
+
+
+def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
+    gateway, provider = env.gateway({"narrate": ["I am thinking."]})
+    assert env.apply(gateway, {"narrative_llm": False}) is None
+    assert run(narrative.apply_rephrase(gateway, env.store, env.clock, "ada", {"narrative_llm": True}, None)) is None
+    assert provider is not None and provider.requests == []
+
+
+# through the daemon --------------------------------------------------------------------
+
+
+def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> None:
+    resp = noemad.api("GET", f"/minds/{mind}/narrative")
+    assert resp.status_code == 200
+    assert resp.json() == narrative.empty_json(mind)
+    assert noemad.api("GET", "/minds/zed/narrative").status_code == 404
+    out = noemad.ctl("narrative", mind)
+    assert out.returncode == 0 and out.stdout == "" and "no narrative yet" in out.stderr
+    assert noemad.ctl_json("narrative", mind)["event_id"] is None
+    missing = noemad.ctl("narrative", "zed")
+    assert missing.returncode == 1 and "no mind is named 'zed'" in missing.stderr
+
+
+@needs_hook
+def test_the_narrative_after_a_cycle_through_the_api_and_the_cli(noemad: Noemad, mind: str) -> None:
+    post = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
+    updated = noemad.wait_for(mind, "narrative_updated", since=post.json()["id"])
+    assert updated["actor"] == "process:narrative" and "alice said “the build is red”" in updated["text"]
+    assert {"type": "event", "id": post.json()["id"]} in updated["refs"]
+    completed = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"][-1]
+    assert updated["causation_id"] == completed["id"]
+    shown = noemad.api("GET", f"/minds/{mind}/narrative").json()
+    assert (shown["event_id"], shown["text"], shown["rendered_by"]) == (updated["id"], updated["text"], "plain")
+    assert shown["parts"]["why"] == ["alice said “the build is red”"]
+    assert noemad.ctl_json("narrative", mind) == shown
+    human = noemad.ctl("narrative", mind)
+    assert human.returncode == 0, human.stderr
+    lines = human.stdout.splitlines()
+    assert lines[0] == updated["text"]
+    assert any(line.startswith("why") and "alice said “the build is red”" in line for line in lines)
+    assert f"narrative #{updated['id']}" in human.stdout
+
+
+SCRIPT = """
+[narrate]
+default = "I am thinking about what alice said."
+"""
+
+CONFIG = """
+[models]
+provider = "scripted"
+
+[models.scripted]
+file = "{script}"
+"""
+
+
+@needs_rephrase
+def test_a_mind_with_narrative_llm_shows_the_accepted_rephrasing(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "script.toml").write_text(SCRIPT)
+    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"narrative_llm": True}}).status_code == 201
+        post = daemon.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "hello"})
+        rephrased = daemon.wait_for("ada", "narrative_rephrased", since=post.json()["id"])
+        assert rephrased["text"] == "I am thinking about what alice said." and rephrased["data"]["rendered_by"] == "model"
+        shown = daemon.ctl_json("narrative", "ada")
+        assert (shown["text"], shown["rendered_by"], shown["rephrased_event_id"]) == (rephrased["text"], "model", rephrased["id"])
+        assert shown["model_call"] == rephrased["refs"][0]["id"]
+        assert json.loads(json.dumps(shown))["plain"].startswith("I am thinking about")
+    finally:
+        daemon.stop()
+        daemon.notify.close()
