@@ -438,6 +438,31 @@ def belief(
 
 
 @app.command(cls=PlainCommand)
+def remember(
+    ctx: typer.Context,
+    mind: MindArg,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="What to remember; '-' reads it from stdin.", show_default=False)],
+    kind: Annotated[str, typer.Option("--kind", metavar="KIND", help="semantic (a fact) or procedural (a way of doing things).")] = "semantic",
+    derived_from: Annotated[
+        list[int] | None, typer.Option("--from-memory", metavar="ID", min=1, help="A memory this one generalises (repeatable).")
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Give a mind a memory as an operator; episodes come only from what it perceives."""
+    from noemactl import inputs
+
+    if kind not in ("semantic", "procedural"):
+        raise BadInput(f"--kind {kind!r} is not semantic or procedural; episodes come only from stimuli")
+    body = {"kind": kind, "text": inputs.text(text, "memory"), "derived_from": derived_from or []}
+    s = session(ctx)
+    data = s.client.remember(mind, body)
+    if s.wants_json(json):
+        s.output.json(data)
+    else:
+        s.output.show(f"remembered #{data['id']} ({data['kind']}, importance {data['importance']:.2f})")
+
+
+@app.command(cls=PlainCommand)
 def memories(
     ctx: typer.Context,
     mind: MindArg,

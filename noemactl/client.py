@@ -217,6 +217,10 @@ class Client:
         """One belief with its evidence and the events that wrote it."""
         return self.request("GET", f"/beliefs/{belief_id}")
 
+    def remember(self, mind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Give a mind a semantic or procedural memory."""
+        return self.request("POST", f"/minds/{_segment(mind)}/memories", json=body)
+
     def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> dict[str, Any]:
         """A mind's memories, or those matching `search`."""
         params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit)) if v is not None}

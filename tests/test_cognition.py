@@ -149,3 +149,17 @@ def test_a_stimulus_at_the_text_limit_is_still_remembered(noemad: Noemad, mind: 
     assert done["data"]["episodes"] == 1
     [memory] = noemad.api("GET", f"/minds/{mind}/memories").json()["memories"]
     assert len(memory["text"]) == 100_000 and memory["text"].startswith("alice said on cli: zzz")
+
+
+def test_operators_give_semantic_and_procedural_memories(noemad: Noemad, mind: str) -> None:
+    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "alice prefers Go for services"})
+    [episode] = noemad.api("GET", f"/minds/{mind}/memories").json()["memories"]
+    out = noemad.ctl("remember", mind, "Alice prefers Go", "--from-memory", str(episode["id"]))
+    assert out.returncode == 0 and out.stdout.startswith("remembered #")
+    fact = noemad.ctl_json("memories", mind, "--kind", "semantic")["memories"][0]
+    assert (fact["kind"], fact["text"], fact["derived_from"]) == ("semantic", "Alice prefers Go", [episode["id"]])
+    created = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_created"}).json()["events"][-1]
+    assert created["actor"] == "operator" and {"type": "memory", "id": episode["id"]} in created["refs"]
+    assert noemad.ctl("remember", mind, "x", "--kind", "episodic").returncode == 2
+    bad = noemad.api("POST", f"/minds/{mind}/memories", json={"text": "y", "derived_from": [9999]})
+    assert bad.status_code in (404, 422) and "9999" in bad.json()["detail"]

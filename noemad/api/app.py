@@ -36,6 +36,7 @@ from noemad.api.schemas import (
     CalibrationOut,
     GoalList,
     GoalOut,
+    MemoryIn,
     MemoryList,
     MemoryOut,
     PredictionList,
@@ -218,6 +219,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     def belief(belief_id: Annotated[int, Path(ge=1)]) -> dict:
         db = sup.store.reader()
         return {**get_belief(db, belief_id).to_json(), "events": belief_events(db, belief_id)}
+
+    @api.post("/minds/{mind}/memories", response_model=MemoryOut, status_code=201, summary="Give a mind a memory (operators)")
+    async def remember(mind: MindName, body: MemoryIn) -> dict:
+        """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
+        return (await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)).to_json()
 
     @api.get("/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(

@@ -261,6 +261,15 @@ class CalibrationOut(BaseModel):
     bins: list[CalibrationBinOut]
 
 
+class MemoryIn(_In):
+    """An operator's memory: a fact (semantic) or a way of doing things (procedural)."""
+
+    kind: Literal["semantic", "procedural"] = "semantic"
+    text: Text
+    derived_from: list[int] = Field(default_factory=list, max_length=63, description="Memories it generalises.")
+    importance: float | None = Field(None, ge=0, le=1, description="Default: computed from the text and kind.")
+
+
 class MemoryOut(BaseModel):
     id: int
     mind: str

@@ -22,6 +22,7 @@ from noemad.errors import MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition.beliefs import set_trust
+from noemad.cognition.memory import Memory, write_memory
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -163,6 +164,21 @@ class Supervisor:
         get_mind(self.store.reader(), mind)
         now = self.clock.now()
         return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
+
+    async def remember(
+        self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator"
+    ) -> Memory:
+        """Store an operator's memory with its memory_created event."""
+        self._check_open()
+        get_mind(self.store.reader(), mind)
+        now = self.clock.now()
+        memory, _ = await self.store.writer.run(
+            lambda db: write_memory(
+                db, mind=mind, kind=kind, text=text, now=now, actor=actor, cause=None, cycle_id=None,
+                derived_from=derived_from, importance=importance,
+            )
+        )
+        return memory
 
     def mind_overview(self, db: Database, name: str) -> dict[str, Any]:
         mind = get_mind(db, name)
