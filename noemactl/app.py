@@ -58,6 +58,13 @@ MindArg = Annotated[
 ]
 
 
+def _render() -> Any:
+    """The renderers, imported when a human view is shown (not for --json)."""
+    from noemactl import render
+
+    return render
+
+
 def session(ctx: typer.Context) -> Session:
     """The invocation's shared state, made by the global callback."""
     return ctx.ensure_object(Session)
@@ -103,12 +110,7 @@ def status(ctx: typer.Context, json: JsonFlag = False) -> None:
     """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
     s = session(ctx)
     data = s.client.status()
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.status(data))
+    s.present(data, json, lambda: _render().status(data))
 
 
 @app.command(cls=PlainCommand)
@@ -135,12 +137,7 @@ def usage(
         raise BadInput(f"--by {by!r} is not a grouping; use role, model, day or mind")
     s = session(ctx)
     data = s.client.usage(mind, group, since)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.usage(data))
+    s.present(data, json, lambda: _render().usage(data))
 
 
 # minds -------------------------------------------------------------------------
@@ -161,10 +158,7 @@ def mind_create(
 
     s = session(ctx)
     data = s.client.create_mind(name, inputs.json_object(settings, "--settings", '{"tone": "dry"}'))
-    if s.wants_json(json):
-        s.output.json(data)
-    else:
-        s.output.show(f"created mind {data['name']}")
+    s.present(data, json, lambda: f"created mind {data['name']}")
 
 
 @mind_app.command("list", cls=PlainCommand)
@@ -188,12 +182,7 @@ def mind_show(ctx: typer.Context, name: MindArg, json: JsonFlag = False) -> None
     """Show a mind: its fields and its recent events."""
     s = session(ctx)
     data = s.client.mind(name)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.mind(data, s.output.width if s.output.terminal else None))
+    s.present(data, json, lambda: _render().mind(data, s.output.width if s.output.terminal else None))
 
 
 @mind_app.command("rm", cls=PlainCommand)
@@ -244,20 +233,14 @@ def resume(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
 def _set_paused(ctx: typer.Context, mind: str, paused: bool, json: bool) -> None:
     s = session(ctx)
     data = s.client.set_paused(mind, paused)
-    if s.wants_json(json):
-        s.output.json(data)
-    else:
-        s.output.show(f"mind {data['name']} is {'paused' if paused else 'running again'} (mode {data['mode']})")
+    s.present(data, json, lambda: f"mind {data['name']} is {'paused' if paused else 'running again'} (mode {data['mode']})")
 
 
 # stimuli -----------------------------------------------------------------------
 
 
 def _stored(s: Session, event: dict[str, Any], json: bool) -> None:
-    if s.wants_json(json):
-        s.output.json(event)
-    else:
-        s.output.show(f"stored event {event['id']} ({event['kind']})")
+    s.present(event, json, lambda: f"stored event {event['id']} ({event['kind']})")
 
 
 @app.command(cls=PlainCommand)
@@ -392,10 +375,7 @@ def trust(
 
     s = session(ctx)
     data = s.client.set_trust(mind, inputs.name(source, "SOURCE"), inputs.unit(value, "VALUE"))
-    if s.wants_json(json):
-        s.output.json(data)
-    else:
-        s.output.show(f"{data['mind']} trusts {data['source']} {data['value']:g}")
+    s.present(data, json, lambda: f"{data['mind']} trusts {data['source']} {data['value']:g}")
 
 
 @app.command(cls=PlainCommand)
@@ -412,12 +392,7 @@ def beliefs(
         raise BadInput(f"--status {status!r} is not one of active, contested, rejected, pinned")
     s = session(ctx)
     data = s.client.beliefs(mind, subject, status, limit)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.beliefs(data["beliefs"], mind))
+    s.present(data, json, lambda: _render().beliefs(data["beliefs"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -429,12 +404,7 @@ def belief(
     """Show a belief with its evidence, and how to walk its timeline."""
     s = session(ctx)
     data = s.client.belief(belief_id)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.belief(data))
+    s.present(data, json, lambda: _render().belief(data))
 
 
 @app.command(cls=PlainCommand)
@@ -456,10 +426,7 @@ def remember(
     body = {"kind": kind, "text": inputs.text(text, "memory"), "derived_from": derived_from or []}
     s = session(ctx)
     data = s.client.remember(mind, body)
-    if s.wants_json(json):
-        s.output.json(data)
-    else:
-        s.output.show(f"remembered #{data['id']} ({data['kind']}, importance {data['importance']:.2f})")
+    s.present(data, json, lambda: f"remembered #{data['id']} ({data['kind']}, importance {data['importance']:.2f})")
 
 
 @app.command(cls=PlainCommand)
@@ -476,12 +443,7 @@ def memories(
         raise BadInput(f"--kind {kind!r} is not one of episodic, semantic, procedural")
     s = session(ctx)
     data = s.client.memories(mind, search, kind, limit)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.memories(data["memories"], mind, search))
+    s.present(data, json, lambda: _render().memories(data["memories"], mind, search))
 
 
 # goals and predictions -----------------------------------------------------------
@@ -554,12 +516,7 @@ def goals(
         raise BadInput(f"--status {status!r} is not one of {', '.join(GOAL_STATUSES)}")
     s = session(ctx)
     data = s.client.goals(mind, status, limit)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.goals(data["goals"], mind))
+    s.present(data, json, lambda: _render().goals(data["goals"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -636,12 +593,7 @@ def predictions(
         raise BadInput(f"--open and --status {status} contradict each other; pick one")
     s = session(ctx)
     data = s.client.predictions(mind, "open" if open_ else status, limit)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.predictions(data["predictions"], mind))
+    s.present(data, json, lambda: _render().predictions(data["predictions"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -649,12 +601,7 @@ def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> No
     """Show how a mind's stated confidence matched outcomes: bins, hit rates, Brier score, overconfidence."""
     s = session(ctx)
     data = s.client.calibration(mind)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.calibration(data))
+    s.present(data, json, lambda: _render().calibration(data))
 
 
 @app.command(cls=PlainCommand)
@@ -717,12 +664,7 @@ def notifications(
         return
     wanted = "open" if open_ else status
     data = s.client.notifications(mind, wanted, limit or 100)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    from noemactl import render
-
-    s.output.show(*render.notifications(data["notifications"], mind, wanted))
+    s.present(data, json, lambda: _render().notifications(data["notifications"], mind, wanted))
 
 
 @app.command(cls=PlainCommand)
@@ -734,10 +676,7 @@ def ack(
     """Acknowledge a notification; a later repeat of it notifies anew."""
     s = session(ctx)
     data = s.client.ack(notification_id)
-    if s.wants_json(json):
-        s.output.json(data)
-    else:
-        s.output.show(f"acknowledged notification #{data['id']} ({data['rule']}): {data['title']}")
+    s.present(data, json, lambda: f"acknowledged notification #{data['id']} ({data['rule']}): {data['title']}")
 
 
 # events ------------------------------------------------------------------------

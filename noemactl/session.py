@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from noemactl.client import Client
@@ -52,6 +53,18 @@ class Session:
     def wants_json(self, local: bool = False) -> bool:
         """Whether JSON was asked for, globally or on the command."""
         return self.json or local
+
+    def present(self, data: Any, local_json: bool, human: Callable[[], Any]) -> None:
+        """Print `data` as JSON when asked for, else the renderables `human()` returns (one or a list).
+
+        `human` is called only for the human view, so renderers (and rich)
+        are imported only then.
+        """
+        if self.wants_json(local_json):
+            self.output.json(data)
+            return
+        shown = human()
+        self.output.show(*(shown if isinstance(shown, list) else [shown]))
 
     def close(self) -> None:
         """Close the connection, if one was made."""
