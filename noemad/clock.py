@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import re
 import time
 from datetime import datetime, timezone
 from typing import Protocol
@@ -98,7 +99,17 @@ def parse_iso(text: str) -> float:
     return dt.timestamp()
 
 
-_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_WHOLE_SPAN = re.compile(r"^(\d+)([smhd])$")
+_FRACTIONAL_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+
+
+def span_seconds(text: str, *, fractional: bool = False) -> float | None:
+    """Seconds in a span such as 90s, 30m, 24h or 7d (1.5h too when `fractional`); None if `text` is not one."""
+    match = (_FRACTIONAL_SPAN if fractional else _WHOLE_SPAN).match(text.strip())
+    if match is None:
+        return None
+    return float(match.group(1)) * _SPAN_UNITS[match.group(2)]
 
 
 def parse_since(text: str, now: float) -> float:
@@ -106,8 +117,9 @@ def parse_since(text: str, now: float) -> float:
     from noemad.errors import InvalidInput
 
     text = text.strip()
-    if text[:-1].isdigit() and text[-1:] in _SPANS:
-        return now - int(text[:-1]) * _SPANS[text[-1]]
+    span = span_seconds(text)
+    if span is not None:
+        return now - span
     try:
         return parse_iso(text)
     except ValueError:

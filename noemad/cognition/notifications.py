@@ -59,14 +59,13 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlite_utils import Database
 
-from noemad.clock import iso
+from noemad.clock import iso, span_seconds
 from noemad.cognition.thoughts import Thought
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_events
@@ -86,8 +85,6 @@ DEFAULT_COOLDOWN = 3600.0  # seconds
 MAX_COOLDOWN = 365 * 86400.0
 MAX_TITLE = 200
 
-_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
-_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class NotificationNotFound(NotFound):
@@ -127,9 +124,7 @@ def parse_cooldown(value: object) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = float(value)
     elif isinstance(value, str):
-        match = _SPAN.match(value.strip())
-        if match:
-            seconds = float(match.group(1)) * _SPANS[match.group(2)]
+        seconds = span_seconds(value, fractional=True)
     if seconds is None or not math.isfinite(seconds) or seconds < 0:
         raise InvalidInput(
             f"setting notify_cooldown is a number of seconds (0 or more) or a span such as 90s, 15m, 1h or 2d, not {value!r}"

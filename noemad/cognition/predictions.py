@@ -29,13 +29,12 @@ measures stated confidence against outcomes.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlite_utils import Database
 
-from noemad.clock import iso, parse_iso
+from noemad.clock import iso, parse_iso, span_seconds
 from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append
@@ -48,8 +47,6 @@ PREDICTION_SOURCE = "prediction"  # the evidence source of a stated prediction
 OUTCOME_SOURCE = "outcome"  # the evidence source of an outcome
 MAX_AHEAD = 100 * 365 * 86400  # seconds: how far ahead a prediction may be due
 
-_SPAN = re.compile(r"^(\d+)([smhd])$")
-_SPANS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class PredictionNotFound(NotFound):
@@ -116,9 +113,9 @@ _COLUMNS = (
 def parse_due(text: str, now: float) -> float:
     """A due time from an ISO time or a span ahead of `now` (30m, 2h, 3d); it must be in the future."""
     text = text.strip()
-    match = _SPAN.match(text)
-    if match:
-        due = now + int(match.group(1)) * _SPANS[match.group(2)]
+    span = span_seconds(text)
+    if span is not None:
+        due = now + span
     else:
         try:
             due = parse_iso(text)
