@@ -8,9 +8,11 @@ What is measured
     events/s is durable events/s. Clients run as threads of this process
     and/or as separate processes (`--mode`); the report says how much CPU each
     side used, which tells whether the clients or the daemon were the limit.
-    Each stored message also wakes its mind, whose turn writes two more events
-    (cycle_started, cycle_completed; a turn may take several stimuli): the
-    report gives stimuli/s and all rows written/s.
+    Each stored message also wakes its mind, whose turn runs the whole
+    cognitive cycle (episode, retrieval, attention, narrative: about two more
+    events per stimulus; a turn may take several stimuli): the report gives
+    stimuli/s and all rows written/s. The texts repeat the same words, so
+    the run also shows retrieval staying flat as a mind's memories grow.
   * baselines: the same `events` rows (same columns and values, on a database
     migrated by noemad.store.Store) inserted by a bare sqlite3 loop with the
     daemon's settings (WAL, synchronous=FULL, foreign_keys=ON): one

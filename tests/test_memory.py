@@ -35,7 +35,7 @@ from noemad.cognition.memory import (
 )
 from noemad.errors import Conflict, InvalidInput, InvalidLink, MindNotFound, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_event, list_events
-from noemad.minds import create_mind
+from noemad.minds import create_mind, delete_mind
 from noemad.store import Store
 from noemad.timeline import walk
 
@@ -726,3 +726,39 @@ def test_retrieval_properties(
         assert event is not None and list(event.refs) == [Ref("memory", i) for i in ids(results)]
     else:
         assert event is None
+
+
+def test_terms_in_half_of_all_memories_are_pruned_past_the_floor(world: World) -> None:
+    """A word in every memory has no bm25 weight: past COMMON_MIN_DOCS it no longer makes every memory a candidate."""
+    n = mem.COMMON_MIN_DOCS + 50
+
+    def job(db: Any) -> list[int]:
+        written = []
+        for i in range(n):
+            m, _ = write_memory(
+                db, mind="ada", kind="episodic", text=f"bench messages {i} from clients: hello", now=NOW, actor="t", cause=None, cycle_id=None
+            )
+            written.append(m.id)
+        return written
+
+    written = world.run(job)
+    # "messages" and "clients" are counted by their stems; the lookup stems the same way.
+    assert mem.informative_terms(world.db, "ada", ["bench", "message", "clients", "hello", "17", "rare"]) == ["17", "rare"]
+    assert mem.informative_terms(world.db, "bob", ["bench", "hello"]) == ["bench", "hello"]  # counted per mind
+    results, event = world.retrieve("ada", "bench message 17 from client: hello")
+    assert ids(results) == [written[17]]
+    assert event is not None and event.data["terms"] == ["bench", "message", "17", "client", "hello"]
+    # Only common words: nothing tells the memories apart, so nothing is recalled.
+    assert world.retrieve("ada", "hello bench")[0] == []
+    # The operator's search is not pruned.
+    assert len(search(world.db, "ada", "hello", limit=1000)) == n
+    # Deleting the mind takes its counts with it.
+    world.run(lambda db: delete_mind(db, "ada", "ada"))
+    assert world.db.execute("SELECT count(*) FROM memory_terms WHERE mind = 'ada'").fetchone()[0] == 0
+
+
+def test_common_terms_are_kept_below_the_floor(world: World) -> None:
+    first, _ = world.write("ada", "deploy went fine")
+    second, _ = world.write("ada", "deploy broke")
+    assert mem.informative_terms(world.db, "ada", ["deploy"]) == ["deploy"]
+    assert sorted(ids(world.retrieve("ada", "deploy")[0])) == [first.id, second.id]

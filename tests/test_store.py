@@ -107,3 +107,24 @@ def test_close_flushes_queued_work(tmp_path: Path) -> None:
     again = Store(tmp_path / "n.db")
     assert again.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 50
     again.close()
+
+
+def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
+    from noemad.cognition.memory import index_stems
+    from noemad.store.connection import open_db
+
+    db = open_db(tmp_path / "old.db")
+    migrations.apply(db, stop_before="m007_memory_terms")
+    db.execute("INSERT INTO minds (name, created_at, settings, mode) VALUES ('ada', '2026-01-01T00:00:00Z', '{}', 'active')")
+    texts = ["the deploys broke", "deploy again", "hello there"]
+    for text in texts:
+        db.execute(
+            "INSERT INTO memories (mind, kind, text, created_at, importance, access_count, status) VALUES ('ada', 'episodic', ?, '2026-01-01T00:00:00Z', 0.3, 0, 'active')",
+            [text],
+        )
+    db.conn.commit()
+    migrations.apply(db)
+    counts = dict(db.execute("SELECT term, docs FROM memory_terms WHERE mind = 'ada'").fetchall())
+    # Stop-words ("the", "again", "there") are not counted; "deploys" and "deploy" share a stem.
+    assert counts == {"": 3, "deploi": 2, "broke": 1, "hello": 1}
+    assert index_stems("the deploys broke") == ["broke", "deploi"]

@@ -23,6 +23,19 @@ is quoted as an FTS5 string and the terms are OR-ed, so no user text ever
 reaches MATCH as syntax: `NEAR`, `OR`, `*`, `-`, quotes and parentheses are
 only words or separators. A query with no terms left matches nothing.
 
+A term found in at least half of the mind's memories (and in more than
+`COMMON_MIN_DOCS` of them) is dropped before the search: with n of N
+documents holding it, bm25's IDF ln((N - n + 0.5) / (n + 0.5)) is not
+positive, so FTS5 weighs it 1e-6 and it cannot tell memories apart, yet it
+would make nearly every memory a candidate and cost a bm25 score each (a
+mind told "hello" ten thousand times would score ten thousand memories every
+cycle). n and N come from `memory_terms`, which `write_memory` keeps: per
+mind, the number of memories each stem occurs in (porter stems of content
+words, as FTS5's porter tokenizer stores them) and, under the empty term,
+the number of memories. FTS5's own vocabulary table cannot serve: it counts
+a term's documents by reading its whole posting list. Below
+`COMMON_MIN_DOCS` every term is kept, so small minds rank as plain bm25 does.
+
 The candidates are the max(CANDIDATES, limit) best matches by FTS5 bm25
 (CANDIDATES = 50; ties by id) among the mind's active memories not
 excluded. Each candidate gets
@@ -72,6 +85,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
+from noemad.cognition.words import STOP_WORDS, WORD, content_words, porter_stems
 from noemad.errors import Conflict, InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
@@ -96,6 +110,7 @@ W_IMP = 0.25
 RECENCY_HALF_LIFE = 7 * 86_400.0  # seconds
 CANDIDATES = 50  # bm25 candidates scored per retrieval
 MAX_TERMS = 32  # query terms kept; bounds the cost of one MATCH
+COMMON_MIN_DOCS = 200  # a term is pruned as common only when in more memories than this
 RETRIEVAL_ACTOR = "process:retrieval"
 
 # Importance (see `importance`).
@@ -104,23 +119,7 @@ SPECIFICITY_WEIGHT = 0.25
 LENGTH_SATURATION = 30  # content words at which the length term reaches 1
 DETAIL_SATURATION = 5  # numbers and proper names at which the detail term reaches 1
 
-# unicode61 separates tokens at everything that is not a letter or a number;
-# `[^\W_]` is a letter or a number (\w without the underscore).
-_WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"[.!?:;]\s+|\n")
-
-# Common English function words: they match most memories and say little.
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she should
-    so some such than that the their theirs them themselves then there these they this those through to
-    too under until up very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves also let lets ok okay yes oh
-    """.split()
-)
 
 
 @dataclass(frozen=True)
@@ -203,7 +202,7 @@ def importance(text: str, kind: str) -> float:
     kind's range by much. Deterministic; no model involved.
     """
     _check_kind(kind)
-    words = _WORD.findall(text)
+    words = WORD.findall(text)
     content = sum(1 for w in words if len(w) > 1 and w.lower() not in STOP_WORDS)
     details = _details(text)
     length_term = min(1.0, math.log1p(content) / math.log1p(LENGTH_SATURATION))
@@ -219,7 +218,7 @@ def _details(text: str) -> int:
     """Words with a digit, and capitalised words that do not start a sentence (names, places, acronyms)."""
     count = 0
     for sentence in _SENTENCE.split(text):
-        words = _WORD.findall(sentence)
+        words = WORD.findall(sentence)
         count += sum(1 for w in words if any(c.isdigit() for c in w))
         count += sum(1 for w in words[1:] if w[0].isupper())
     return count
@@ -235,12 +234,29 @@ def query_terms(text: str) -> list[str]:
     words and repeats; at most `MAX_TERMS`.
     """
     terms: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
+    for word in WORD.findall(text.lower()):
         if len(word) > 1 and word not in STOP_WORDS:
             terms[word] = None
             if len(terms) == MAX_TERMS:
                 break
     return list(terms)
+
+
+def informative_terms(db: Database, mind: str, terms: Sequence[str]) -> list[str]:
+    """`terms` without those in at least half of the mind's memories (see the module docstring)."""
+    if not terms:
+        return []
+    stems = porter_stems(terms)
+    counts = dict(db.execute(_TERM_DOCS_SQL, [mind, json.dumps(["", *sorted(set(stems))])]).fetchall())
+    total = counts.get("", 0)
+    if total <= COMMON_MIN_DOCS:
+        return list(terms)
+    return [t for t, stem in zip(terms, stems) if not (counts.get(stem, 0) > COMMON_MIN_DOCS and 2 * counts[stem] >= total)]
+
+
+def index_stems(text: str) -> list[str]:
+    """The distinct stems `memory_terms` counts for a memory's text: porter stems of its content words, sorted."""
+    return sorted(set(porter_stems(dict.fromkeys(content_words(text)))))
 
 
 def fts_query(terms: Iterable[str]) -> str | None:
@@ -276,6 +292,13 @@ SELECT m.id, bm25(memories_fts)
  ORDER BY 2, 1
  LIMIT ?
 """
+
+_TERM_DOCS_SQL = f"SELECT term, docs FROM memory_terms WHERE mind = ? AND term IN {_IDS}"
+
+# Document counts per stem and mind; the row with the empty term counts the mind's memories.
+_COUNT_TERM_SQL = (
+    "INSERT INTO memory_terms (mind, term, docs) VALUES (?, ?, 1) ON CONFLICT (mind, term) DO UPDATE SET docs = docs + 1"
+)
 
 _SCORING_SQL = f"SELECT id, importance, coalesce(last_access, created_at) FROM memories WHERE id IN {_IDS}"
 
@@ -362,7 +385,7 @@ def rank(
     _check_limit(limit, MAX_LIMIT)
     get_mind(db, mind)
     terms = query_terms(query)
-    match = fts_query(terms)
+    match = fts_query(informative_terms(db, mind, terms))
     if match is None:
         return terms, []
     excluded = {_as_id(i, "exclude") for i in exclude}
@@ -440,6 +463,7 @@ def write_memory(
         [mind, kind, text, created_at, value, event_id],
     )
     memory_id = int(cur.lastrowid or 0)
+    db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(text)]])
     if sources:
         db.conn.executemany(
             "INSERT INTO memory_links (memory_id, derived_from, mind) VALUES (?, ?, ?)",

@@ -120,6 +120,10 @@ class ModelGateway:
         if self.provider is not None:
             await self.provider.aclose()
 
+    def configured(self, mind: str, role: str) -> bool:
+        """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
+        return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
+
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
         settings = role_settings(self._config(), prompt.mind, prompt.role)

@@ -61,6 +61,8 @@ async def reply(
     gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: dict[str, object], stimuli: list[int], cycle_id: str
 ) -> Event | None:
     """Draft and emit the reply to the newest message among `stimuli`, if the mind has a respond model."""
+    if not gateway.configured(mind, "respond"):
+        return None
     db = store.reader()
     events = get_events(db, stimuli)
     messages = [events[i] for i in stimuli if i in events and events[i].kind == "message"]

@@ -275,3 +275,28 @@ def m006_belief_status_index(db: Database) -> None:
     # Metacognition asks every cycle for contested beliefs left alone for a
     # day and for rejected hypotheses by subject: both by status and age.
     _run(db, "CREATE INDEX beliefs_status ON beliefs(mind, status, updated_at);\n")
+
+
+@migrations()
+def m007_memory_terms(db: Database) -> None:
+    # Retrieval drops terms found in half a mind's memories (no bm25 weight,
+    # all of the cost); this keeps their document counts (see
+    # noemad.cognition.memory). Filled here for memories already stored.
+    from noemad.cognition.memory import index_stems  # the one definition of what is counted
+
+    _run(
+        db,
+        """
+        CREATE TABLE memory_terms (
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            term TEXT NOT NULL,
+            docs INTEGER NOT NULL,
+            PRIMARY KEY (mind, term)
+        ) WITHOUT ROWID;
+        """,
+    )
+    counts: dict[tuple[str, str], int] = {}
+    for mind, text in db.execute("SELECT mind, text FROM memories"):
+        for stem in ["", *index_stems(text)]:
+            counts[(mind, stem)] = counts.get((mind, stem), 0) + 1
+    db.conn.executemany("INSERT INTO memory_terms (mind, term, docs) VALUES (?, ?, ?)", [(m, t, n) for (m, t), n in counts.items()])
