@@ -26,6 +26,9 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/ingest.py
 	$(VENV)/bin/python bench/cli_status.py
 	$(VENV)/bin/python bench/retrieval.py
+	$(VENV)/bin/python bench/cycle.py
+	$(VENV)/bin/python bench/consolidation.py
+	$(VENV)/bin/python bench/reflection.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -271,3 +271,32 @@ class Client:
         """The causal walk around an event (the timeline graph)."""
         params = {k: v for k, v in (("back", back), ("forward", forward), ("limit", limit)) if v is not None}
         return self.request("GET", f"/events/{event_id}/chain", params=params)
+
+    def run_job(self, mind: str, kind: str) -> dict[str, Any]:
+        """Start reflection or consolidation for a mind now; the running job."""
+        return self.request("POST", f"/minds/{_segment(mind)}/jobs", json={"kind": kind})
+
+    def job(self, job_id: int) -> dict[str, Any]:
+        """One job, with its progress or outcome."""
+        return self.request("GET", f"/jobs/{job_id}")
+
+    def jobs(self, mind: str | None, kind: str | None, limit: int) -> dict[str, Any]:
+        """Background jobs, newest first."""
+        params = {k: v for k, v in (("mind", mind), ("kind", kind), ("limit", limit)) if v is not None}
+        return self.request("GET", "/jobs", params=params)
+
+    def schedules(self) -> dict[str, Any]:
+        """Whether each kind's scheduled runs are paused."""
+        return self.request("GET", "/schedules")
+
+    def set_schedule(self, kind: str, paused: bool) -> dict[str, Any]:
+        """Pause or resume a kind's scheduled runs for every mind."""
+        return self.request("PUT", f"/schedules/{kind}", json={"paused": paused})
+
+    def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
+        """Reject a generalisation: memory retracted, belief rejected."""
+        return self.request("POST", f"/memories/{memory_id}/reject", json={"reason": reason})
+
+    def memory(self, memory_id: int) -> dict[str, Any]:
+        """One memory."""
+        return self.request("GET", f"/memories/{memory_id}")

@@ -129,3 +129,25 @@ class PlainCommand(TyperCommand):
         params = super().get_params(ctx)
         install(params)
         return params
+
+
+class DefaultGroup(PlainGroup):
+    """A group that runs its `default` command when the first word names none of its commands.
+
+    So `noemactl jobs ada` is `noemactl jobs list ada`, while `noemactl jobs
+    show 7` runs `show`; the default stays reachable by name for a mind that
+    happens to be called like a command.
+    """
+
+    default = ""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Put the default command's name in front unless the arguments start with a command or --help."""
+        if self.default and (not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names)):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+def default_group(command: str) -> type[DefaultGroup]:
+    """A `DefaultGroup` class whose default command is `command` (typer takes a class, not an instance)."""
+    return type(f"DefaultGroup_{command}", (DefaultGroup,), {"default": command})

@@ -129,6 +129,11 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
     models = data.get("models") or {}
     if models:
         rows.append(("models", f"provider {models['provider']}"))
+    jobs_state = data.get("jobs") or {}
+    if jobs_state.get("running") or jobs_state.get("paused_schedules"):
+        running = ", ".join(f"#{i}" for i in jobs_state.get("running", [])) or "none"
+        paused = ", ".join(jobs_state.get("paused_schedules", [])) or "none"
+        rows.append(("jobs", f"running {running}; schedules paused: {paused}"))
     out: list[RenderableType] = [head, *_fields(rows)]
     if config.get("reload_error"):
         out.append(
@@ -479,3 +484,89 @@ def narrative(data: dict[str, Any]) -> list[RenderableType]:
         source += "plain" + (f" ({data['reason']}: {data.get('detail')})" if data.get("reason") else "")
     out.append(Text(f"{source}; why: noemactl timeline {data['event_id']}", style="dim"))
     return out
+
+
+# background jobs -------------------------------------------------------------------
+
+
+def _took(job: dict[str, Any]) -> str:
+    from datetime import datetime
+
+    if not job.get("finished_at"):
+        return ""
+    try:
+        start = datetime.fromisoformat(job["started_at"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(job["finished_at"].replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return f" in {(end - start).total_seconds():.1f}s"
+
+
+def job_summary(job: dict[str, Any]) -> list[RenderableType]:
+    """What a finished job found and created, with the ids to walk."""
+    out = job.get("outputs") or {}
+    head = f"{job['kind']} job {job['id']} for {job['mind']} {job['status']}{_took(job)}"
+    if job["status"] == "failed":
+        return [Text(f"{head}: {job['error']}", style="red")]
+    lines: list[RenderableType] = [Text(f"{head}: {out.get('summary', '')}".rstrip(": "), style="bold")]
+    for cluster in out.get("clusters", []):
+        lines.append(
+            Text(
+                f"  belief #{cluster.get('belief')}  memory #{cluster.get('memory')}  from {plural(int(cluster.get('episodes', 0)), 'episode')}"
+                f" ({cluster.get('worded_by', 'plain')}): {cluster.get('proposition', '')}"
+            )
+        )
+    for pattern in out.get("patterns", []):
+        if isinstance(pattern, dict):
+            state = "new lesson" if pattern.get("new") else "known"
+            lesson = f" -> memory #{pattern['memory']}" if pattern.get("memory") else ""
+            lines.append(Text(f"  pattern {pattern.get('key', '')} ({state}){lesson}"))
+    for item in out.get("discarded", []):
+        lines.append(Text(f"  discarded model wording: {item.get('reason', item) if isinstance(item, dict) else item}", style="dim"))
+    if out.get("rendered_by"):
+        lines.append(Text(f"  prose: {out['rendered_by']}" + (f" ({out['reason']})" if out.get("reason") else ""), style="dim"))
+    if out.get("event"):
+        lines.append(Text(f"  walk it: noemactl timeline {out['event']}", style="dim"))
+    return lines
+
+
+def jobs(items: Sequence[dict[str, Any]], mind: str | None) -> list[RenderableType]:
+    """`noemactl jobs`: one line per job, newest first."""
+    if not items:
+        return [Text("no jobs" + (f" for {mind}" if mind else "") + " yet", style="dim")]
+    return columns(
+        ["ID", "MIND", "KIND", "TRIGGER", "STATUS", "PROGRESS", "STARTED", "SUMMARY"],
+        [
+            [
+                f"#{j['id']}", j["mind"], j["kind"], j["trigger"], j["status"], f"{j['progress']:.0%}", when(j["started_at"]),
+                (j.get("outputs") or {}).get("summary") or j.get("error") or j["stage"],
+            ]
+            for j in items
+        ],
+        right=[5],
+    )
+
+
+def job(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl jobs show`: one job's fields, then what it did."""
+    rows = [
+        ("mind", data["mind"]),
+        ("kind", data["kind"]),
+        ("trigger", f"{data['trigger']} ({data['actor']})"),
+        ("status", data["status"] + (f" at {data['progress']:.0%}: {data['stage']}" if data["status"] == "running" else "")),
+        ("started", when(data["started_at"])),
+        ("finished", when(data["finished_at"])),
+        ("settings", json.dumps(data.get("inputs", {}).get("settings", {}), sort_keys=True)),
+        ("model calls", ", ".join(f"#{c}" for c in data["model_calls"]) or "none"),
+    ]
+    if data.get("error"):
+        rows.append(("error", data["error"]))
+    return [Text(f"job #{data['id']}", style="bold"), *_fields(rows), *(job_summary(data) if data["status"] != "running" else [])]
+
+
+def schedules(items: Sequence[dict[str, Any]]) -> list[RenderableType]:
+    """Each kind's schedule state."""
+    return columns(
+        ["KIND", "EVERY", "STATE"],
+        [[s["kind"], s["every"], f"paused since {when(s['paused_at'])} by {s['actor']}" if s["paused"] else "running"] for s in items],
+    )

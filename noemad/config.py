@@ -164,10 +164,89 @@ class RoleOverrides(_Section):
     summarise: RoleOverride = RoleOverride()
 
 
+def _check_every(value: str | None) -> str | None:
+    if value is None or value == "off":
+        return value
+    from noemad.clock import span_seconds
+
+    seconds = span_seconds(value)
+    if seconds is None or seconds < 60:
+        raise ValueError(f"every must be a span of at least a minute such as 30m, 6h or 1d, or \"off\"; not {value!r}")
+    return value
+
+
+def _check_window(value: str | None) -> str | None:
+    if value is None:
+        return value
+    from noemad.clock import span_seconds
+
+    seconds = span_seconds(value)
+    if seconds is None or not 3600 <= seconds <= 366 * 86400:
+        raise ValueError(f"window must be a span between 1h and 366d such as 30d; not {value!r}")
+    return value
+
+
+class ReflectionSchedule(_Section):
+    """`[schedules.reflection]`: when minds reflect on their recent past."""
+
+    every: str = Field("1d", description='How often each mind reflects, as a span (6h, 1d), or "off".')
+    model_calls: int = Field(1, ge=0, le=10, description="Most narrate calls one run makes to reword its findings; 0 keeps them plain.")
+
+    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
+
+
+class ConsolidationSchedule(_Section):
+    """`[schedules.consolidation]`: when minds turn recurring episodes into generalisations."""
+
+    every: str = Field("1d", description='How often each mind consolidates, as a span (6h, 1d), or "off".')
+    window: str = Field("30d", description="How far back episodes are taken, as a span.")
+    min_episodes: int = Field(3, ge=2, le=10_000, description="Episodes a cluster needs to become a generalisation.")
+    model_calls: int = Field(8, ge=0, le=100, description="Most summarise calls one run makes; 0 keeps every proposition plain.")
+
+    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
+    _window = field_validator("window")(classmethod(lambda cls, v: _check_window(v)))
+
+
+class ScheduleSettings(_Section):
+    """`[schedules]`: background jobs run for every mind."""
+
+    reflection: ReflectionSchedule = ReflectionSchedule()
+    consolidation: ConsolidationSchedule = ConsolidationSchedule()
+
+
+class ReflectionOverride(_Section):
+    """`[minds.NAME.schedules.reflection]`: one mind's reflection settings; unset keys follow [schedules.reflection]."""
+
+    every: str | None = Field(None, description='How often this mind reflects, or "off".')
+    model_calls: int | None = Field(None, ge=0, le=10, description="Most narrate calls one run makes.")
+
+    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
+
+
+class ConsolidationOverride(_Section):
+    """`[minds.NAME.schedules.consolidation]`: one mind's consolidation settings; unset keys follow [schedules.consolidation]."""
+
+    every: str | None = Field(None, description='How often this mind consolidates, or "off".')
+    window: str | None = Field(None, description="How far back episodes are taken.")
+    min_episodes: int | None = Field(None, ge=2, le=10_000, description="Episodes a cluster needs.")
+    model_calls: int | None = Field(None, ge=0, le=100, description="Most summarise calls one run makes.")
+
+    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
+    _window = field_validator("window")(classmethod(lambda cls, v: _check_window(v)))
+
+
+class ScheduleOverrides(_Section):
+    """`[minds.NAME.schedules]`: one mind's schedules."""
+
+    reflection: ReflectionOverride = ReflectionOverride()
+    consolidation: ConsolidationOverride = ConsolidationOverride()
+
+
 class MindSettings(_Section):
     """`[minds.NAME]`: settings of one mind that differ from the rest."""
 
     models: RoleOverrides = RoleOverrides()
+    schedules: ScheduleOverrides = ScheduleOverrides()
     budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
 
 
@@ -187,8 +266,19 @@ class Config(_Section):
     timeline: TimelineSettings = TimelineSettings()
     models: ModelsSettings = ModelsSettings()
     budgets: BudgetSettings = BudgetSettings()
+    schedules: ScheduleSettings = ScheduleSettings()
     pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
     minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
+
+
+def schedule(config: Config, mind: str, kind: Literal["reflection", "consolidation"]) -> Any:
+    """The `kind` schedule's settings for `mind`: [schedules.KIND] with the mind's own keys over it."""
+    base = getattr(config.schedules, kind)
+    mind_settings = config.minds.get(mind)
+    if mind_settings is None:
+        return base
+    changes = {k: v for k, v in getattr(mind_settings.schedules, kind) if v is not None}
+    return base.model_copy(update=changes) if changes else base
 
 
 FileStamp = tuple[int, int, int]  # inode, size, mtime in ns

@@ -153,6 +153,8 @@ def noemad(place: Path) -> Iterator[Noemad]:
     yield daemon
     daemon.stop()
     daemon.notify.close()
+    if os.environ.get("NOEMA_KEEP_LOG"):  # debugging: keep each daemon's log
+        shutil.copy(home / "noemad.log", Path(os.environ["NOEMA_KEEP_LOG"]) / f"{place.name}.log")
 
 
 @pytest.fixture

@@ -145,7 +145,7 @@ def test_status_shows_a_refused_config_reload(noemad: Noemad) -> None:
 
 def test_status_json_is_the_api_answer(noemad: Noemad, mind: str) -> None:
     status = noemad.ctl_json("status")
-    assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "stopping"]
+    assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "jobs", "stopping"]
     assert status["minds"] == [{"name": "ada", "events": 1, "turn_running": False, "paused": False}]
     assert status == noemad.api("GET", "/status").json()
     # --json works after the command too
@@ -420,7 +420,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'belief', 'beliefs', 'calibration', 'correct', 'events', 'goal', 'goals', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'remember', 'resume', 'say', 'status', 'timeline', 'trust', 'usage']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'belief', 'beliefs', 'calibration', 'consolidate', 'correct', 'demo', 'events', 'goal', 'goals', 'jobs', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'remember', 'resume', 'say', 'status', 'timeline', 'trust', 'usage']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

@@ -43,6 +43,14 @@ from noemad.api.schemas import (
     PredictionOut,
     NotificationList,
     NotificationOut,
+    JobIn,
+    JobList,
+    JobOut,
+    RejectIn,
+    RejectOut,
+    ScheduleIn,
+    ScheduleList,
+    ScheduleOut,
 )
 from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
@@ -55,6 +63,7 @@ from noemad.cognition.narrative import narrative_json
 from noemad.cognition.memory import get_memory, list_memories
 from noemad.cognition.memory import search as memory_search
 from noemad.minds import get_mind, list_minds
+from noemad.background.jobs import get_job, list_jobs
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
 
@@ -321,6 +330,37 @@ def create_app(sup: Supervisor) -> FastAPI:
         start = parse_since(since, sup.clock.now()) if since else None
         rows = sup.usage(sup.store.reader(), mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
+
+    @api.post("/minds/{mind}/jobs", response_model=JobOut, status_code=202, summary="Run reflection or consolidation now")
+    async def run_job(mind: MindName, body: JobIn) -> dict:
+        """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
+        return (await sup.run_job(mind, body.kind)).to_json()
+
+    @api.get("/jobs", response_model=JobList, summary="Background jobs, newest first")
+    def jobs(
+        mind: Annotated[str | None, Query(description="Only this mind's jobs.")] = None,
+        kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    ) -> dict:
+        return {"jobs": [j.to_json() for j in list_jobs(sup.store.reader(), mind=mind, kind=kind, limit=limit)]}
+
+    @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job, with its progress or outcome")
+    def job(job_id: Annotated[int, Path(ge=1)]) -> dict:
+        return get_job(sup.store.reader(), job_id).to_json()
+
+    @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
+    def schedules() -> dict:
+        return {"schedules": sup.schedules()}
+
+    @api.put("/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
+    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn) -> dict:
+        """The pause is stored, so it survives a restart. It never blocks a run-now."""
+        return await sup.pause_schedule(kind, body.paused)
+
+    @api.post("/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
+    async def reject(memory_id: Annotated[int, Path(ge=1)], body: RejectIn | None = None) -> dict:
+        """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
+        return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

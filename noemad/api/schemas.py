@@ -461,6 +461,13 @@ class UsageOut(BaseModel):
     rows: list[UsageRow]
 
 
+class JobsState(BaseModel):
+    """Background jobs under way and schedules paused."""
+
+    running: list[int] = Field(description="Ids of the jobs running now.")
+    paused_schedules: list[Literal["reflection", "consolidation"]]
+
+
 class StatusOut(BaseModel):
     """The daemon's state."""
 
@@ -476,6 +483,7 @@ class StatusOut(BaseModel):
     minds: list[MindStatus]
     counts: Counts
     models: ModelsState
+    jobs: JobsState
     stopping: bool
 
 
@@ -520,3 +528,73 @@ class NarrativeOut(BaseModel):
     model_call: int | None = Field(description="The narrate model call, when one was made.")
     rephrased_event_id: int | None = Field(description="The narrative_rephrased event, when the mind asked for a rephrasing.")
     parts: NarrativeParts | None
+
+
+# background jobs -----------------------------------------------------------------
+
+JobKind = Literal["reflection", "consolidation"]
+
+
+class JobIn(_In):
+    """Run a background job for a mind now."""
+
+    kind: JobKind = Field(description="reflection or consolidation.", examples=["consolidation"])
+
+
+class JobOut(BaseModel):
+    """One run of reflection or consolidation for one mind."""
+
+    id: int
+    mind: str
+    kind: JobKind
+    trigger: Literal["schedule", "operator"]
+    actor: str
+    status: Literal["running", "succeeded", "failed"]
+    progress: float = Field(description="0 to 1.")
+    stage: str = Field(description="What the job is doing (or `done`, `failed`).")
+    started_at: str
+    finished_at: str | None
+    inputs: dict[str, Any] = Field(description="The settings the job ran with.")
+    outputs: dict[str, Any] = Field(description="What it found and created: `summary`, ids, counts.")
+    error: str | None
+    model_calls: list[int] = Field(description="The model_calls rows of the calls it made.")
+
+
+class JobList(BaseModel):
+    jobs: list[JobOut]
+
+
+class ScheduleIn(_In):
+    """Pause or resume a kind's scheduled runs for every mind."""
+
+    paused: bool
+
+
+class ScheduleOut(BaseModel):
+    """A kind's schedule: paused globally or not; `every` is the [schedules] default (minds may override it)."""
+
+    kind: JobKind
+    paused: bool
+    paused_at: str | None
+    actor: str | None
+    every: str
+
+
+class ScheduleList(BaseModel):
+    schedules: list[ScheduleOut]
+
+
+class RejectIn(_In):
+    """Reject a generalisation consolidation made."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(
+        "rejected by an operator", description="Why: kept with the retraction."
+    )
+
+
+class RejectOut(BaseModel):
+    """The rejected generalisation: its memory (retracted) and its belief (rejected)."""
+
+    memory: MemoryOut
+    belief: int | None
+    event: EventOut

@@ -15,17 +15,19 @@ transaction as the change.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from itertools import chain
+from typing import Any, Literal, NamedTuple
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.cognition.confidence import Item, confidence, contested
-from noemad.errors import InvalidInput, NotFound
+from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
@@ -300,6 +302,196 @@ def add_evidence(
         now,
     )
     return get_belief(db, belief_id), event
+
+
+class NewEvidence(NamedTuple):
+    """One item of evidence to add with `add_evidence_many`.
+
+    `brought_by` is the event that brought the item (stored as the
+    evidence's `event_id`); `credibility` defaults to the mind's trust in
+    `source`. A named tuple, not a dataclass: consolidation builds one per
+    episode, by the hundred thousand.
+    """
+
+    stance: Literal["support", "contradict"]
+    weight: float
+    source: str
+    brought_by: int
+    credibility: float | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceAdded:
+    """What `add_evidence_many` wrote.
+
+    The belief's state after the items (its evidence is not read back: a
+    bulk write has no use for thousands of rows it just wrote; `get_belief`
+    reads them), the lowest and highest id of the new items, and the one
+    event.
+    """
+
+    belief_id: int
+    created: bool
+    confidence: float
+    status: str
+    first: int
+    last: int
+    event: Event
+
+
+MAX_SOURCES_LISTED = 32  # sources a bulk belief event names in its data
+# Within one source, the k-th strongest item counts strength x 0.5^(k-1); from
+# the 55th on that is below half an ulp of 1.0, so 1 - it is exactly 1.0 and
+# the item changes nothing. Computing a side from each source's strongest
+# RANKS_THAT_COUNT items gives bit for bit the confidence all of them give.
+RANKS_THAT_COUNT = 64
+
+
+def _items_that_count(rows: Sequence[tuple[str, float, float, str]]) -> list[Item]:
+    """Items from (stance, weight, credibility, source) rows: per stance and source, the RANKS_THAT_COUNT strongest."""
+    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for stance, weight, credibility, source in rows:
+        groups.setdefault((stance, source), []).append((weight, credibility))
+    items: list[Item] = []
+    for (stance, source), pairs in groups.items():
+        if len(pairs) > RANKS_THAT_COUNT:
+            # Strongest first, strength as Item.strength computes it.
+            pairs = sorted(pairs, key=lambda wc: min(1.0, max(0.0, wc[0])) * min(1.0, max(0.0, wc[1])), reverse=True)
+            pairs = pairs[:RANKS_THAT_COUNT]
+        items.extend(Item(stance, w, c, source) for w, c in pairs)  # type: ignore[arg-type]
+    return items
+
+
+def add_evidence_many(
+    db: Database,
+    *,
+    mind: str,
+    proposition: str,
+    subject: str,
+    kind: str,
+    items: Sequence[NewEvidence],
+    now: float,
+    actor: str,
+    cause: int | None,
+    cycle_id: str | None = None,
+    cites: Sequence[Ref] = (),
+) -> EvidenceAdded:
+    """Add many items of evidence for (or against) one proposition at once, creating the belief if new (a writer job).
+
+    As `add_evidence` does item by item, with one difference: one
+    `belief_created` or `belief_updated` event records all the items,
+    caused by `cause` (None: by nothing but the process) and citing `cites`
+    (at most 64). Its data gives `evidence` (count, first and last id,
+    support and contradict counts), `sources` (items and credibility of each
+    source, the first MAX_SOURCES_LISTED by name; `sources_total` counts
+    them all) and the confidence and status before and after, computed
+    once from all of the belief's evidence (a pinned or rejected belief
+    records the items without being moved). Every `brought_by` must be an
+    event of the mind; everything is checked before anything is written.
+    """
+    proposition, subject_key = check_proposition(proposition, subject)
+    if kind not in KINDS:
+        raise InvalidInput(f"epistemic kind {kind!r} is not one of {', '.join(KINDS)}")
+    if not items:
+        raise InvalidInput("add_evidence_many needs at least one item of evidence")
+    stances = {item.stance for item in items} - {"support", "contradict"}
+    if stances:
+        raise InvalidInput(f"an item's stance is support or contradict, not {sorted(stances, key=repr)[0]!r}")
+    for value, what in chain(((item.weight, "weight") for item in items), ((item.credibility, "credibility") for item in items)):
+        if (what == "credibility" and value is None) or (type(value) in (int, float) and 0.0 <= value <= 1.0):
+            continue
+        raise InvalidInput(f"an item's {what} is a number between 0 and 1, not {value!r}")
+    sources = {item.source for item in items}
+    if any(not isinstance(source, str) or not source.strip() for source in sources):
+        raise InvalidInput("every item of evidence names its source")
+    brought = json.dumps(sorted({item.brought_by for item in items}))
+    (owned,) = db.execute(
+        "SELECT count(*) FROM events WHERE id IN (SELECT value FROM json_each(?)) AND mind = ?", [brought, mind]
+    ).fetchone()
+    (named,) = db.execute("SELECT count(*) FROM json_each(?)", [brought]).fetchone()
+    if owned != named:
+        raise InvalidLink(
+            f"evidence is brought only by events of mind {mind!r}; {named - owned} of the {named} events named are missing or another mind's"
+        )
+    trusted = {source: trust(db, mind, source) for source in sorted(sources)}
+
+    key = normalise(proposition)
+    row = db.execute(
+        f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''", [mind, key]
+    ).fetchone()
+    created = row is None
+    at = iso(now)
+    if created:
+        cur = db.execute(
+            "INSERT INTO beliefs (mind, proposition, proposition_key, subject, kind, confidence, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, 0, 'active', ?, ?)",
+            [mind, proposition, key, subject_key, kind, at, at],
+        )
+        belief_id = int(cur.lastrowid or 0)
+        before_conf, before_status = 0.0, "active"
+    else:
+        belief_id, before_conf, before_status = row[0], row[5], row[6]
+    (last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [belief_id]).fetchone()
+    rows = [
+        (
+            mind,
+            belief_id,
+            item.stance,
+            float(item.weight),
+            trusted[item.source] if item.credibility is None else float(item.credibility),
+            item.source,
+            kind,
+            item.brought_by,
+            at,
+        )
+        for item in items
+    ]
+    db.conn.executemany(
+        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    first_id, last_id = db.execute(
+        "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [belief_id, last_before]
+    ).fetchone()
+    if created:
+        every = [(r[2], r[3], r[4], r[5]) for r in rows]
+    else:
+        every = db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [belief_id]).fetchall()
+    new_conf, new_status = _recompute(before_status, _items_that_count(every))
+    if new_conf is not None:
+        db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, belief_id])
+    after = new_conf if new_conf is not None else before_conf
+    by_source: dict[str, list[float]] = {}
+    for r in rows:
+        by_source.setdefault(r[5], []).append(r[4])
+    listed: dict[str, Any] = {}
+    for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
+        credibilities = sorted(set(by_source[name]))
+        listed[name] = {"items": len(by_source[name]), "credibility": credibilities[0] if len(credibilities) == 1 else credibilities}
+    support = sum(1 for item in items if item.stance == "support")
+    event = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind="belief_created" if created else "belief_updated",
+            actor=actor,
+            text=proposition,
+            cycle_id=cycle_id,
+            causation_id=cause,
+            refs=list(cites),
+            subject=Ref("belief", belief_id),
+            data={
+                "evidence": {"count": len(items), "first_id": first_id, "last_id": last_id, "support": support, "contradict": len(items) - support},
+                "sources": listed,
+                "sources_total": len(by_source),
+                "confidence": {"from": before_conf, "to": after},
+                "status": {"from": before_status, "to": new_status},
+                **({"held": f"the belief is {before_status}; evidence is recorded but does not move it"} if new_conf is None else {}),
+            },
+        ),
+        now,
+    )
+    return EvidenceAdded(belief_id, created, after, new_status, first_id, last_id, event)
 
 
 def correct(

@@ -98,7 +98,9 @@ STATUSES: tuple[str, ...] = ("active", "retracted")
 MAX_TEXT = 100_000  # characters in one memory
 MAX_REASON = 2_000  # characters in a retraction's reason
 # An event names at most 64 refs (noemad.events); one is kept for the event a
-# memory records, so a memory_created event always fits.
+# memory records, so a memory_created event always fits. A memory may be
+# derived from any number of memories (every link is kept in memory_links);
+# its memory_created event cites the first MAX_DERIVED_FROM of them by id.
 MAX_DERIVED_FROM = 63
 MAX_LIMIT = 64  # memories one retrieval returns: the memory_retrieved event cites each
 MAX_LIST = 1_000  # rows one listing or search returns
@@ -437,6 +439,12 @@ def write_memory(
     `importance(text, kind)`; an operator may set it. Derived-from memories
     must exist and belong to the mind; they may be retracted (provenance
     stays what it was). Everything is checked before anything is written.
+
+    A memory may be derived from any number of memories: every link is
+    stored in `memory_links`, but an event names at most 64 refs, so the
+    event cites the first `MAX_DERIVED_FROM` (63) of them by id, and its
+    data says how many there are in all (`derived_from`, present whenever
+    the memory is derived from any).
     """
     get_mind(db, mind)
     _check_kind(kind)
@@ -448,9 +456,7 @@ def write_memory(
         value = _estimate_importance(text, kind)
     else:
         value = _check_importance(importance)
-    sources = tuple(dict.fromkeys(_as_id(i, "derived_from") for i in derived_from))
-    if len(sources) > MAX_DERIVED_FROM:
-        raise InvalidInput(f"a memory may be derived from at most {MAX_DERIVED_FROM} memories, not {len(sources)}")
+    sources = tuple(sorted(set(_as_id(i, "derived_from") for i in derived_from)))
     _check_memories_of(db, mind, sources)
     for what, ref in (("cause", cause), ("event_id", event_id)):
         if ref is not None:
@@ -469,9 +475,12 @@ def write_memory(
             "INSERT INTO memory_links (memory_id, derived_from, mind) VALUES (?, ?, ?)",
             [(memory_id, source, mind) for source in sources],
         )
-    refs = [Ref("memory", source) for source in sources]
+    refs = [Ref("memory", source) for source in sources[:MAX_DERIVED_FROM]]  # sources are in id order
     if event_id is not None and event_id != cause:
         refs.append(Ref("event", event_id))  # so the timeline reaches the recorded event
+    data: dict[str, Any] = {"kind": kind, "importance": value}
+    if sources:
+        data["derived_from"] = len(sources)  # all of them, cited or not
     event = append(
         db,
         EventDraft(
@@ -479,7 +488,7 @@ def write_memory(
             kind="memory_created",
             actor=actor,
             text=_preview(text),
-            data={"kind": kind, "importance": value},
+            data=data,
             cycle_id=cycle_id,
             causation_id=cause,
             refs=refs,
@@ -498,7 +507,7 @@ def write_memory(
         access_count=0,
         status="active",
         event_id=event_id,
-        derived_from=tuple(sorted(sources)),
+        derived_from=sources,
     )
     return memory, event
 
@@ -642,7 +651,13 @@ def _check_memories_of(db: Database, mind: str, ids: Sequence[int]) -> None:
     """Each of `ids` is a stored memory of `mind`, or `InvalidLink` says which is not."""
     if not ids:
         return
-    owners = dict(db.execute(f"SELECT id, mind FROM memories WHERE id IN {_IDS}", [json.dumps(list(ids))]).fetchall())
+    step = json.dumps(list(ids))
+    # One count settles the usual case, however many ids (a consolidated memory
+    # may be derived from thousands); only a failure reads them one by one to say which.
+    (ours,) = db.execute(f"SELECT count(*) FROM memories WHERE id IN {_IDS} AND mind = ?", [step, mind]).fetchone()
+    if ours == len(set(ids)):
+        return
+    owners = dict(db.execute(f"SELECT id, mind FROM memories WHERE id IN {_IDS}", [step]).fetchall())
     for memory_id in ids:
         owner = owners.get(memory_id)
         if owner is None:

@@ -418,7 +418,8 @@ def wants_model(settings: Mapping[str, object] | None) -> bool:
     return bool(settings) and settings.get(SETTING) is True  # type: ignore[union-attr]
 
 
-def _refusal(exc: ModelError) -> str:
+def refusal_reason(exc: ModelError) -> str:
+    """Why a failed or refused model call left the prose plain: no_model, budget, held, refused or model_error."""
     if isinstance(exc, NoModelConfigured):
         return "no_model"
     if isinstance(exc, BudgetExceeded):
@@ -428,7 +429,8 @@ def _refusal(exc: ModelError) -> str:
     return "model_error"
 
 
-def _unquote(text: str) -> str:
+def unquote(text: str) -> str:
+    """A model's answer without the quotes it may have wrapped it in."""
     text = text.strip()
     for left, right in (('"', '"'), ("“", "”"), ("'", "'")):
         if len(text) > 1 and text.startswith(left) and text.endswith(right):
@@ -453,8 +455,8 @@ async def rephrase(gateway: ModelGateway, mind: str, narrative: Narrative, plain
     try:
         response = await gateway.complete(prompt)
     except ModelError as exc:
-        return Rephrasing(plain, "plain", _refusal(exc), exc.detail, exc.call_id)
-    answer = _unquote(response.text)
+        return Rephrasing(plain, "plain", refusal_reason(exc), exc.detail, exc.call_id)
+    answer = unquote(response.text)
     common = {"call_id": response.call_id, "model": response.model}
     if response.stop_reason == "max_tokens":
         return Rephrasing(plain, "plain", "truncated", "the narrate model ran out of tokens before it finished", **common)

@@ -23,6 +23,9 @@ from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, write_memory
+from noemad.background.jobs import Job, pause_schedule, paused_schedules
+from noemad.background.runner import JobRunner
+from noemad.background.scheduler import Scheduler
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -74,6 +77,9 @@ class Supervisor:
         self.gateway = ModelGateway(
             lambda: self.config, clock, store.writer, paused=self._is_paused, stopping=lambda: self.stopping
         )
+        self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
+        self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
+        self._scheduler_task: asyncio.Task[None] | None = None
 
     @property
     def config(self):  # noqa: ANN201 - the Config model
@@ -90,13 +96,19 @@ class Supervisor:
         for mind, count in db.execute("SELECT mind, count(*) FROM events GROUP BY mind").fetchall():
             self.counts.by_mind[mind] = count
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+        await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         for mind in list_minds(db):
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog)
+        self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
         self.stopping = True
+        if self._scheduler_task is not None:
+            self._scheduler_task.cancel()
+            await asyncio.gather(self._scheduler_task, return_exceptions=True)
+        await self.jobs.stop()
         timeout = self.config.daemon.shutdown_timeout
         await asyncio.gather(*(actor.stop(timeout) for actor in self.actors.values()))
         if self.bus:
@@ -153,7 +165,13 @@ class Supervisor:
             get_mind(self.store.reader(), name)
         mode, reason = ("paused", "paused by an operator") if paused else ("idle", "resumed by an operator")
         now = self.clock.now()
-        mind = await self.store.writer.run(lambda db: set_mode(db, name, mode, now, actor, reason))
+
+        def job(db: Database) -> Mind:
+            if not paused and get_mind(db, name).mode != "paused":
+                return get_mind(db, name)  # resuming a mind that is not paused (e.g. consolidating) changes nothing
+            return set_mode(db, name, mode, now, actor, reason)
+
+        mind = await self.store.writer.run(job)
         if mind_actor is not None:
             mind_actor.pause() if paused else mind_actor.resume()
         return mind
@@ -195,6 +213,47 @@ class Supervisor:
                 for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
             ],
         }
+
+    # background jobs ----------------------------------------------------
+
+    async def run_job(self, mind: str, kind: str, actor: str = "operator") -> Job:
+        """Start reflection or consolidation for `mind` now; the running job."""
+        self._check_open()
+        get_mind(self.store.reader(), mind)
+        return await self.jobs.start(mind, kind, trigger="operator", actor=actor)
+
+    def schedules(self) -> list[dict[str, Any]]:
+        """Each kind's global pause and default period."""
+        paused = paused_schedules(self.store.reader())
+        return [
+            {
+                "kind": kind,
+                "paused": kind in paused,
+                "paused_at": paused.get(kind, {}).get("paused_at"),
+                "actor": paused.get(kind, {}).get("actor"),
+                "every": getattr(self.config.schedules, kind).every,
+            }
+            for kind in ("reflection", "consolidation")
+        ]
+
+    async def pause_schedule(self, kind: str, paused: bool, actor: str = "operator") -> dict[str, Any]:
+        """Pause or resume the scheduled runs of `kind` for every mind; stored, so it survives a restart."""
+        self._check_open()
+        now = self.clock.now()
+        if await self.store.writer.run(lambda db: pause_schedule(db, kind, paused=paused, actor=actor, now=now)):
+            log.info("scheduled %s runs %s by %s", kind, "paused" if paused else "resumed", actor)
+        return next(s for s in self.schedules() if s["kind"] == kind)
+
+    async def reject_generalisation(self, memory_id: int, reason: str, actor: str = "operator") -> dict[str, Any]:
+        """Reject what consolidation generalised: memory retracted, belief rejected, episodes untouched."""
+        from noemad.background.consolidation import reject
+        from noemad.cognition.memory import get_memory
+
+        self._check_open()
+        now = self.clock.now()
+        event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
+        belief = next((r.id for r in event.refs if r.type == "belief"), None)
+        return {"memory": get_memory(self.store.reader(), memory_id).to_json(), "belief": belief, "event": event.to_json()}
 
     # stimuli and events --------------------------------------------------
 
@@ -271,6 +330,7 @@ class Supervisor:
                 "provider": self.config.models.provider,
                 "holds": [hold.to_json() for hold in self.gateway.holds.in_force()],
             },
+            "jobs": {"running": self.jobs.running, "paused_schedules": sorted(paused_schedules(self.store.reader()))},
             "stopping": self.stopping,
         }
 

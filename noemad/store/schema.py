@@ -300,3 +300,58 @@ def m007_memory_terms(db: Database) -> None:
         for stem in ["", *index_stems(text)]:
             counts[(mind, stem)] = counts.get((mind, stem), 0) + 1
     db.conn.executemany("INSERT INTO memory_terms (mind, term, docs) VALUES (?, ?, ?)", [(m, t, n) for (m, t), n in counts.items()])
+
+
+@migrations()
+def m008_background_jobs(db: Database) -> None:
+    # Reflection and consolidation runs. At most one running job of a kind per
+    # mind: the partial unique index makes an overlap impossible, not just unlikely.
+    # `consolidated` marks episodes beside them (episodes are never modified);
+    # `reflection_patterns` remembers each pattern a mind has learnt a lesson
+    # from, so a lesson is written once. `schedule_pauses` is host state (a
+    # global pause per job kind that survives restarts), not a mind's.
+    _run(
+        db,
+        """
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('reflection', 'consolidation')),
+            trigger TEXT NOT NULL CHECK (trigger IN ('schedule', 'operator')),
+            actor TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+            progress REAL NOT NULL DEFAULT 0,
+            stage TEXT NOT NULL DEFAULT '',
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            inputs TEXT NOT NULL DEFAULT '{}',
+            outputs TEXT NOT NULL DEFAULT '{}',
+            error TEXT,
+            model_calls TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX jobs_mind ON jobs(mind, kind, id);
+        CREATE UNIQUE INDEX jobs_one_running ON jobs(mind, kind) WHERE status = 'running';
+        CREATE TABLE consolidated (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            into_memory INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX consolidated_mind ON consolidated(mind, into_memory);
+        CREATE TABLE reflection_patterns (
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            PRIMARY KEY (mind, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE schedule_pauses (
+            kind TEXT PRIMARY KEY CHECK (kind IN ('reflection', 'consolidation')),
+            paused_at TEXT NOT NULL,
+            actor TEXT NOT NULL
+        );
+        CREATE INDEX memories_mind_kind_created ON memories(mind, kind, created_at);
+        """,
+    )

@@ -1,0 +1,1 @@
+"""Background cognition: jobs that run beside the cycle (reflection, consolidation) and their schedules."""

@@ -1,0 +1,92 @@
+"""Schedules: start each mind's reflection and consolidation when they are due.
+
+A kind is due for a mind when its `every` (from `[schedules.KIND]`, or the
+mind's `[minds.NAME.schedules.KIND]`) is not "off", and `every` has passed
+since the start of the mind's last job of that kind — scheduled or run by an
+operator, succeeded or failed (so a failing job is retried once a period,
+not in a loop) — or, if it never ran, since the mind was created. A kind is
+skipped while its scheduled runs are paused globally (`schedule_pauses`,
+which survives restarts), while a job of it runs for the mind, and while
+the mind is paused. A pause never blocks a run-now.
+
+The scheduler looks every `TICK` seconds of the daemon's clock, so tests
+drive it with the manual clock and a schedule is late by at most a tick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from noemad.background.jobs import KINDS, JobRunning, MindPaused, paused_schedules
+from noemad.background.runner import JobRunner
+from noemad.clock import Clock, parse_iso, span_seconds
+from noemad.config import Config, schedule
+from noemad.errors import NoemaError
+from noemad.store import Store
+
+log = logging.getLogger("noemad.jobs")
+TICK = 60.0  # seconds of the daemon's clock between looks
+SCHEDULE_ACTOR = "schedule"
+
+_LAST_STARTS = """
+SELECT m.name, m.created_at, m.mode,
+       (SELECT max(started_at) FROM jobs j WHERE j.mind = m.name AND j.kind = ?),
+       EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = ? AND j.status = 'running')
+  FROM minds m ORDER BY m.name
+"""
+
+
+def due(store: Store, config: Config, now: float) -> list[tuple[str, str]]:
+    """The (mind, kind) pairs whose scheduled run is due now, by kind then mind."""
+    db = store.reader()
+    paused = paused_schedules(db)
+    out: list[tuple[str, str]] = []
+    for kind in KINDS:
+        if kind in paused:
+            continue
+        for mind, created_at, mode, last_start, running in db.execute(_LAST_STARTS, [kind, kind]).fetchall():
+            every = schedule(config, mind, kind).every  # type: ignore[arg-type]
+            seconds = None if every == "off" else span_seconds(every)
+            if seconds is None or running or mode == "paused":
+                continue
+            if now >= parse_iso(last_start or created_at) + seconds:
+                out.append((mind, kind))
+    return out
+
+
+class Scheduler:
+    """Looks for due jobs every tick and starts them through the runner."""
+
+    def __init__(self, runner: JobRunner, store: Store, clock: Clock, config: Callable[[], Config]) -> None:
+        self._runner = runner
+        self._store = store
+        self._clock = clock
+        self._config = config
+        self.ticks = 0
+
+    async def tick(self) -> list[Any]:
+        """Start every job due now; the jobs started."""
+        started = []
+        for mind, kind in due(self._store, self._config(), self._clock.now()):
+            try:
+                started.append(await self._runner.start(mind, kind, trigger="schedule", actor=SCHEDULE_ACTOR))
+            except (JobRunning, MindPaused):
+                continue  # an operator's run or a pause got there first
+            except NoemaError as exc:
+                log.warning("scheduled %s for mind %s not started: %s", kind, mind, exc.detail)
+        self.ticks += 1
+        return started
+
+    async def run(self) -> None:
+        """Tick until cancelled."""
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the scheduler's look for due jobs failed; it looks again next tick")
+            await self._clock.sleep(TICK)

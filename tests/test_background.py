@@ -1,0 +1,247 @@
+"""Reflection, consolidation, their jobs and schedules, and the demo, through a real noemad and the real noemactl."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from conftest import Noemad, start_noemad
+
+DAY = 86_400.0
+GO = (
+    "I'll select Go for the new parser",
+    "the coffee machine on floor two is broken again",
+    "Selected Go again for the metrics service",
+    "we select Go for the importer too",
+    "lunch at noon on Friday?",
+    "Go is what I select for the scheduler",
+    "select Go for the CLI rewrite, as usual",
+)
+
+
+def settle(noemad: Noemad, mind: str, stimuli: int) -> None:
+    """Follow the mind's events until its cycles have taken `stimuli` stimuli in all."""
+    taken = 0
+    with noemad.client as c:
+        with c.stream("GET", f"/api/v1/minds/{mind}/events/stream", params={"since": 0}) as resp:
+            for line in resp.iter_lines():
+                if line.startswith("data: "):
+                    event = json.loads(line[6:])
+                    if event.get("kind") == "cycle_completed":
+                        taken += event["data"]["stimuli"]
+                        if taken >= stimuli:
+                            return
+    raise AssertionError(f"the stream of {mind} ended after {taken} of {stimuli} stimuli")
+
+
+def tell_go(noemad: Noemad, mind: str) -> None:
+    for text in GO:
+        assert noemad.ctl("say", mind, text, "--from", "alice").returncode == 0
+    settle(noemad, mind, len(GO))
+
+
+def events(noemad: Noemad, mind: str, *kinds: str) -> list[dict[str, Any]]:
+    params: dict[str, Any] = {"limit": 1000}
+    if kinds:
+        params["kind"] = list(kinds)
+    return noemad.api("GET", f"/minds/{mind}/events", params=params).json()["events"]
+
+
+def test_consolidate_now_makes_a_generalisation_the_timeline_walks_back(noemad: Noemad, mind: str) -> None:
+    tell_go(noemad, mind)
+    out = noemad.ctl("consolidate", mind)
+    assert out.returncode == 0, out.stderr
+    job_id = int(out.stdout.split("consolidation job ")[1].split()[0])
+    assert f"consolidation job {job_id} for ada succeeded" in out.stdout
+    assert "belief #" in out.stdout and "memory #" in out.stdout and "walk it: noemactl timeline" in out.stdout
+
+    job = noemad.ctl_json("jobs", "show", str(job_id))
+    assert (job["status"], job["trigger"], job["actor"], job["progress"]) == ("succeeded", "operator", "operator", 1.0)
+    [cluster] = job["outputs"]["clusters"]
+    assert cluster["episodes"] == 5 and cluster["worded_by"] == "plain"
+
+    belief = noemad.ctl_json("belief", str(cluster["belief"]))
+    assert belief["kind"] == "inference" and len(belief["evidence"]) == 5
+    assert {e["weight"] for e in belief["evidence"]} == {0.3}
+    memory = noemad.api("GET", f"/memories/{cluster['memory']}").json()
+    assert memory["kind"] == "semantic" and memory["text"] == belief["proposition"] and len(memory["derived_from"]) == 5
+
+    # While it ran the mind was consolidating, and it is idle again.
+    modes = [(e["data"]["from"], e["data"]["to"]) for e in events(noemad, mind, "mode_changed")]
+    assert modes == [("idle", "consolidating"), ("consolidating", "idle")]
+    assert noemad.ctl_json("mind", "show", mind)["mode"] == "idle"
+
+    # The timeline from the belief reaches the messages the episodes record.
+    [created] = [e for e in events(noemad, mind, "belief_created") if e["subject"] == {"type": "belief", "id": belief["id"]}]
+    graph = noemad.ctl_json("timeline", str(created["id"]), "--forward", "0")
+    reached = {n["id"] for n in graph["nodes"]}
+    messages = [e for e in events(noemad, mind, "message") if "select" in e["text"].lower()]
+    assert {m["id"] for m in messages} <= set(reached)
+
+    # Listed, and a second run finds nothing new.
+    listed = noemad.ctl("jobs", mind)
+    assert listed.returncode == 0 and f"#{job_id}" in listed.stdout and "consolidation" in listed.stdout
+    again = noemad.ctl_json("consolidate", mind)
+    assert again["status"] == "succeeded" and again["outputs"]["clusters"] == []
+
+
+def test_rejecting_a_generalisation_retracts_it_and_leaves_the_episodes(noemad: Noemad, mind: str) -> None:
+    tell_go(noemad, mind)
+    [cluster] = noemad.ctl_json("consolidate", mind)["outputs"]["clusters"]
+    episodes = noemad.api("GET", f"/memories/{cluster['memory']}").json()["derived_from"]
+    out = noemad.ctl("consolidate", "reject", str(cluster["memory"]), "--reason", "alice only tried Go")
+    assert out.returncode == 0, out.stderr
+    assert f"rejected memory #{cluster['memory']} and belief #{cluster['belief']}" in out.stdout
+    assert noemad.api("GET", f"/memories/{cluster['memory']}").json()["status"] == "retracted"
+    assert noemad.ctl_json("belief", str(cluster["belief"]))["status"] == "rejected"
+    for episode in episodes:
+        assert noemad.api("GET", f"/memories/{episode}").json()["status"] == "active"
+    # Twice is a conflict; an episode is not a generalisation.
+    twice = noemad.ctl("consolidate", "reject", str(cluster["memory"]))
+    assert twice.returncode == 1 and "noemactl:" in twice.stderr
+    episode = noemad.ctl("consolidate", "reject", str(episodes[0]))
+    assert episode.returncode == 1 and "noemactl:" in episode.stderr
+
+
+def test_reflect_now_writes_a_lesson_once(noemad: Noemad, mind: str) -> None:
+    for n in range(3):
+        assert noemad.ctl("predict", mind, f"deploy {n} finishes without a rollback", "--subject", "deploy", "--confidence", "0.9", "--due", "1h").returncode == 0
+        settle(noemad, mind, 2 * n + 1)
+        [prediction] = noemad.ctl_json("predictions", mind, "--open")["predictions"]
+        assert noemad.ctl("outcome", str(prediction["id"]), "--miss").returncode == 0
+        settle(noemad, mind, 2 * n + 2)
+    out = noemad.ctl("reflect", mind)
+    assert out.returncode == 0, out.stderr
+    assert "reflection job" in out.stdout and "succeeded" in out.stdout
+    job = noemad.ctl_json("jobs", "show", out.stdout.split("reflection job ")[1].split()[0])
+    [lesson] = job["outputs"]["lessons"]
+    memory = noemad.api("GET", f"/memories/{lesson}").json()
+    assert memory["kind"] == "procedural" and memory["text"].startswith("Lesson:") and "deploy" in memory["text"]
+    reflection = noemad.api("GET", f"/events/{job['outputs']['event']}").json()
+    assert reflection["kind"] == "reflection"
+    second = noemad.ctl_json("reflect", mind)
+    assert second["status"] == "succeeded" and second["outputs"]["lessons"] == []
+    modes = [(e["data"]["from"], e["data"]["to"]) for e in events(noemad, mind, "mode_changed")]
+    assert modes == [("idle", "reflecting"), ("reflecting", "idle")] * 2
+
+
+def test_a_running_job_is_named_and_a_paused_mind_waits(noemad: Noemad, mind: str) -> None:
+    # A job row left running (as a job under way would be) makes a second request a conflict that names it.
+    db = sqlite3.connect(noemad.home / "noema.db")
+    with db:
+        db.execute(
+            "INSERT INTO jobs (mind, kind, trigger, actor, status, started_at) VALUES ('ada', 'consolidation', 'schedule', 'schedule', 'running', '2026-01-01T00:00:00Z')"
+        )
+    job_id = db.execute("SELECT max(id) FROM jobs").fetchone()[0]
+    db.close()
+    out = noemad.ctl("consolidate", mind)
+    assert out.returncode == 1
+    assert f"consolidation job {job_id} is already running for mind 'ada'" in out.stderr
+    assert f"noemactl jobs show {job_id}" in out.stderr
+    # Reflection is another kind: it runs.
+    assert noemad.ctl("reflect", mind).returncode == 0
+
+    assert noemad.ctl("pause", mind).returncode == 0
+    paused = noemad.ctl("reflect", mind)
+    assert paused.returncode == 1 and "paused" in paused.stderr and "noemactl resume ada" in paused.stderr
+
+
+def test_bad_command_lines_send_nothing(noemad: Noemad, mind: str) -> None:
+    both = noemad.ctl("reflect", "--pause", "--resume")
+    assert both.returncode == 2 and "contradict" in both.stderr
+    with_mind = noemad.ctl("consolidate", mind, "--pause")
+    assert with_mind.returncode == 2 and "every mind" in with_mind.stderr
+    kind = noemad.ctl("jobs", "--kind", "dreaming")
+    assert kind.returncode == 2 and "reflection or consolidation" in kind.stderr
+    missing = noemad.ctl("jobs", "show", "999")
+    assert missing.returncode == 1 and "job 999 does not exist" in missing.stderr
+    nobody = noemad.ctl("reflect", "nobody")
+    assert nobody.returncode == 1 and "no mind is named 'nobody'" in nobody.stderr
+    assert noemad.api("GET", "/jobs").json()["jobs"] == []
+
+
+def test_schedules_run_on_the_clock_and_a_pause_survives_a_restart(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "noemad.toml").write_text('[schedules.reflection]\nevery = "1d"\n[schedules.consolidation]\nevery = "1d"\n')
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        paused = daemon.ctl("consolidate", "--pause")
+        assert paused.returncode == 0 and "scheduled consolidation paused for every mind" in paused.stdout
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.ctl_json("status")["jobs"]["paused_schedules"] == ["consolidation"]
+        daemon.advance(DAY + 60)
+        reflection = daemon.wait_for("ada", "reflection")
+        jobs = daemon.ctl_json("jobs")["jobs"]
+        assert [(j["kind"], j["trigger"]) for j in jobs] == [("reflection", "schedule")]
+        assert reflection["data"]["job"] == jobs[0]["id"]
+        note = daemon.ctl("jobs")
+        assert "scheduled runs paused: consolidation" in note.stderr
+
+        # A paused schedule never blocks a run-now.
+        assert daemon.ctl_json("consolidate", "ada")["trigger"] == "operator"
+
+        resumed = daemon.ctl("consolidate", "--resume")
+        assert resumed.returncode == 0 and "resumed" in resumed.stdout
+        daemon.advance(DAY + 60)
+        daemon.wait_for("ada", "consolidation", since=reflection["id"] + 1)
+        kinds = [(j["kind"], j["trigger"]) for j in daemon.ctl_json("jobs", "ada")["jobs"]]
+        assert ("consolidation", "schedule") in kinds
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+
+
+def test_the_demo_plays_three_scenarios_offline(noemad: Noemad) -> None:
+    out = noemad.ctl("demo")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "== 1." in text and "== 2." in text and "== 3." in text
+    assert "insufficient_evidence" in text and "single_source" in text
+    assert "Notification #" in text and "prediction_miss" in text
+    assert "lesson, procedural memory #" in text
+    assert "Consolidation (job" in text and "Semantic memory #" in text
+    assert "The timeline walks from the belief back to the episodes" in text and "message" in text
+    minds = {m["name"] for m in noemad.ctl_json("mind", "list")["minds"]}
+    assert minds == {"demo-single-source", "demo-prediction-miss", "demo-go"}
+
+    again = noemad.ctl("demo", "go")
+    assert again.returncode == 1 and "--replace" in again.stderr
+    replay = noemad.ctl("--json", "demo", "go", "--replace")
+    assert replay.returncode == 0, replay.stderr
+    [scenario] = json.loads(replay.stdout)["scenarios"]
+    assert scenario["mind"] == "demo-go" and scenario["found"]["clusters"]
+    unknown = noemad.ctl("demo", "chess")
+    assert unknown.returncode == 2 and "single-source, prediction-miss, go" in unknown.stderr
+
+
+def test_with_the_scripted_provider_the_demo_shows_model_wording(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    script = Path(__file__).resolve().parent.parent / "examples" / "scripted-demo.toml"
+    (home / "noemad.toml").write_text(f'[models]\nprovider = "scripted"\n[models.scripted]\nfile = "{script}"\n')
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        out = daemon.ctl("--json", "demo", "go")
+        assert out.returncode == 0, out.stderr
+        [scenario] = json.loads(out.stdout)["scenarios"]
+        [cluster] = scenario["found"]["clusters"]
+        assert (cluster["worded_by"], cluster["proposition"]) == ("model", "alice repeatedly selects Go for new services.")
+        job = daemon.ctl_json("jobs", "--kind", "consolidation")["jobs"][0]
+        assert job["model_calls"] == [cluster["model_call"]]
+        usage = daemon.ctl_json("usage", "demo-go")
+        assert [row["role"] for row in usage["rows"]] == ["summarise"]
+
+        text = daemon.ctl("demo", "prediction-miss").stdout
+        assert "what it wrote (model):" in text and "I reflected, and I learnt a lesson." in text
+    finally:
+        daemon.stop()
+        daemon.notify.close()
