@@ -9,16 +9,10 @@ from typing import Any
 
 from conftest import Noemad, start_noemad
 
+from noemactl.demo import GO_MESSAGES
+
 DAY = 86_400.0
-GO = (
-    "I'll select Go for the new parser",
-    "the coffee machine on floor two is broken again",
-    "Selected Go again for the metrics service",
-    "we select Go for the importer too",
-    "lunch at noon on Friday?",
-    "Go is what I select for the scheduler",
-    "select Go for the CLI rewrite, as usual",
-)
+GO = GO_MESSAGES  # five of seven about picking Go, as the demo tells them
 
 
 def settle(noemad: Noemad, mind: str, stimuli: int) -> None:

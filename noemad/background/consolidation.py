@@ -184,10 +184,11 @@ from collections import Counter, deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations, repeat
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from sqlite_utils import Database
 
+from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, span_seconds
 from noemad.cognition.beliefs import NewEvidence, add_evidence_many, check_proposition, correct, normalise
 from noemad.cognition.memory import MAX_REASON, get_memory, retract, write_memory
@@ -195,9 +196,6 @@ from noemad.cognition.narrative import refusal_reason, unquote
 from noemad.cognition.words import content_words, snowball_stems
 from noemad.errors import Conflict, InvalidInput, ModelError, NoemaError
 from noemad.events import Event, EventDraft, Ref, append
-
-if TYPE_CHECKING:
-    from noemad.background.jobs import JobContext
 
 # --- thresholds (see the module docstring) -------------------------------------------
 
@@ -632,15 +630,6 @@ def load_details(db: Database, ids: Sequence[int]) -> dict[int, tuple[str, str, 
     return out
 
 
-def job_start(db: Database, mind: str, job_id: int) -> int | None:
-    """The `mode_changed` event that started the job: what caused what it writes."""
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id DESC LIMIT 1",
-        [mind, job_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
-
-
 # --- writing ------------------------------------------------------------------------
 
 
@@ -757,7 +746,7 @@ def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Foun
     ctx.progress(0.1, f"clustering {len(ids):,} episodes")
     term_sets = episode_terms(texts)
     clusters = cluster(term_sets, min_episodes)
-    return _Found(ids, texts, term_sets, clusters, job_start(db, ctx.mind, ctx.job.id))
+    return _Found(ids, texts, term_sets, clusters, start_event(db, ctx.mind, ctx.job.id))
 
 
 def _plan(ctx: JobContext, found: _Found, index: int) -> Plan:

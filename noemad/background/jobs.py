@@ -150,6 +150,15 @@ def last_job(db: Database, mind: str, kind: str, status: str | None = None) -> J
     return _job(row) if row else None
 
 
+def start_event(db: Database, mind: str, job_id: int) -> int | None:
+    """The `mode_changed` event that started the job: the cause of what the job writes (None if the mode did not change)."""
+    row = db.execute(
+        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id LIMIT 1",
+        [mind, job_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> None:
     row = db.execute("SELECT mode FROM minds WHERE name = ?", [mind]).fetchone()
     if row is None or row[0] == to or (only_from is not None and row[0] != only_from):

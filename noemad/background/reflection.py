@@ -95,6 +95,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sqlite_utils import Database
 
+from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, parse_iso
 from noemad.cognition.calibration import Calibration, calibrate, calibration
 from noemad.cognition.memory import MAX_DERIVED_FROM, write_memory
@@ -107,7 +108,6 @@ from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
 
 if TYPE_CHECKING:
-    from noemad.background.jobs import JobContext
     from noemad.cognition.memory import Memory
 
 KIND = "reflection"  # the event kind
@@ -963,15 +963,6 @@ def citations(f: Findings, rendering: Rephrasing) -> tuple[list[Ref], int]:
     return unique[:MAX_REFS], len(unique)
 
 
-def _job_start(db: Database, mind: str, job_id: int) -> int | None:
-    """The `mode_changed` event that started the job: what caused the reflection."""
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id DESC LIMIT 1",
-        [mind, job_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
-
-
 def _next_memory_id(db: Database) -> int:
     (seq,) = db.execute("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0)").fetchone()
     (top,) = db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()
@@ -1032,7 +1023,7 @@ def record(db: Database, *, job_id: int, findings: Findings, rendering: Rephrasi
             kind=KIND,
             actor=ACTOR,
             text=rendering.text,
-            causation_id=_job_start(db, mind, job_id),
+            causation_id=start_event(db, mind, job_id),
             refs=refs,
             data=data,
         ),
