@@ -239,3 +239,15 @@ def test_with_the_scripted_provider_the_demo_shows_model_wording(place: Path) ->
     finally:
         daemon.stop()
         daemon.notify.close()
+
+
+def test_a_mind_with_a_running_job_is_not_removed(noemad: Noemad, mind: str) -> None:
+    db = sqlite3.connect(noemad.home / "noema.db")
+    with db:
+        db.execute(
+            "INSERT INTO jobs (mind, kind, trigger, actor, status, started_at) VALUES ('ada', 'reflection', 'operator', 'operator', 'running', '2026-01-01T00:00:00Z')"
+        )
+    db.close()
+    out = noemad.ctl("mind", "rm", mind, "--yes")
+    assert out.returncode == 1 and "reflection job 1 running" in out.stderr and "noemactl jobs show 1" in out.stderr
+    assert noemad.ctl_json("mind", "show", mind)["name"] == mind

@@ -86,9 +86,13 @@ class JobRunner:
             self._tasks.pop(job.id, None)
         now = self._clock.now()
         calls = list(ctx.model_calls)
-        finished = await self._store.writer.run(
-            lambda db: finish_job(db, job.id, outputs=outputs, error=error, model_calls=calls, now=now)
-        )
+        try:
+            finished = await self._store.writer.run(
+                lambda db: finish_job(db, job.id, outputs=outputs, error=error, model_calls=calls, now=now)
+            )
+        except Exception as exc:  # e.g. the store closing under a stopping daemon: the next start fails the row
+            log.warning("%s job %d could not be recorded as ended: %s", job.kind, job.id, getattr(exc, "detail", exc))
+            return job
         if error:
             log.warning("%s job %d for mind %s failed: %s", job.kind, job.id, job.mind, error)
         else:

@@ -18,12 +18,12 @@ from sqlite_utils import Database
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import FileStamp, LoadedConfig
-from noemad.errors import MindNotFound, ShuttingDown
+from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, write_memory
-from noemad.background.jobs import Job, pause_schedule, paused_schedules
+from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
 from noemad.models import ModelGateway
@@ -146,7 +146,14 @@ class Supervisor:
 
     async def delete_mind(self, name: str, confirm: str) -> int:
         self._check_open()
-        get_mind(self.store.reader(), name)
+        db = self.store.reader()
+        get_mind(db, name)
+        for kind in ("reflection", "consolidation"):
+            job = running_job(db, name, kind)
+            if job is not None:
+                raise Conflict(
+                    f"mind {name!r} has {kind} job {job.id} running; wait for it to end (`noemactl jobs show {job.id}`) and remove the mind then"
+                )
         removed = await self.store.writer.run(lambda db: delete_mind(db, name, confirm))
         actor = self.actors.pop(name, None)
         if actor:
