@@ -251,3 +251,33 @@ def test_a_mind_with_a_running_job_is_not_removed(noemad: Noemad, mind: str) -> 
     out = noemad.ctl("mind", "rm", mind, "--yes")
     assert out.returncode == 1 and "reflection job 1 running" in out.stderr and "noemactl jobs show 1" in out.stderr
     assert noemad.ctl_json("mind", "show", mind)["name"] == mind
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_pipe_does_not(noemad: Noemad, mind: str) -> None:
+    import os
+    import pty
+    import subprocess
+
+    from conftest import NOEMACTL
+
+    piped = noemad.ctl("reflect", mind)
+    assert piped.returncode == 0 and piped.stderr == "" and "reflection job 1 for ada succeeded" in piped.stdout
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.run([NOEMACTL, "consolidate", mind], stdout=subprocess.PIPE, stderr=slave, env=env, timeout=60)
+    os.close(slave)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other side is closed: all was read
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert proc.returncode == 0 and b"consolidation job 2 for ada succeeded" in proc.stdout
+    text = drawn.decode(errors="replace")
+    assert "consolidation of ada (job 2)" in text and "%" in text and "\x1b[" in text  # drawn, then cleared

@@ -51,6 +51,19 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
     call("POST", "/minds", "/minds", 409, json={"name": "ada"})
     call("POST", "/minds", "/minds", 422, json={"name": "ada", "extra": 1})
     call("POST", "/minds/{mind}/events", "/minds/ada/events", 400, content=b"{", headers={"content-type": "application/json"})
+    # Background jobs, schedules and rejection, with their errors.
+    job = call("POST", "/minds/{mind}/jobs", "/minds/ada/jobs", 202, json={"kind": "consolidation"})
+    noemad.wait_for("ada", "consolidation")
+    done = call("GET", "/jobs/{job_id}", f"/jobs/{job['id']}", 200)
+    assert done["status"] == "succeeded"
+    call("GET", "/jobs", "/jobs", 200, params={"mind": "ada", "kind": "consolidation"})
+    call("GET", "/schedules", "/schedules", 200)
+    call("PUT", "/schedules/{kind}", "/schedules/reflection", 200, json={"paused": True})
+    call("POST", "/minds/{mind}/jobs", "/minds/ada/jobs", 422, json={"kind": "dreaming"})
+    call("PUT", "/schedules/{kind}", "/schedules/dreaming", 422, json={"paused": True})
+    call("GET", "/jobs/{job_id}", "/jobs/999", 404)
+    call("POST", "/memories/{memory_id}/reject", "/memories/1/reject", 422, json={"reason": "not a generalisation"})
+    call("POST", "/memories/{memory_id}/reject", "/memories/999/reject", 404, json={})
     call("DELETE", "/minds/{mind}", "/minds/ada", 200, json={"confirm": "ada"})
 
 
