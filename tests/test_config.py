@@ -28,6 +28,13 @@ def test_missing_file_gives_embedded_defaults(tmp_path: Path) -> None:
         ("[timeline]\nmax_hops = 7\n", "timeline.max_hops: Input should be less than or equal to 6"),
         ("[timeline]\nmax_events = 'lots'\n", "timeline.max_events: Input should be a valid integer"),
         ("[daemon]\nsocket_group = 'no-such-group-here'\n", "group 'no-such-group-here' does not exist"),
+        ("[schedules.reflection]\nevery = 'daily'\n", "schedules.reflection.every: every must be a span of at least a minute such as 30m, 6h or 1d"),
+        ("[schedules.consolidation]\nevery = '30s'\n", 'or "off"; not \'30s\''),
+        ("[schedules.consolidation]\nwindow = '2y'\n", "window must be a span between 1h and 366d such as 30d"),
+        ("[schedules.consolidation]\nmin_episode = 4\n", "did you mean 'schedules.consolidation.min_episodes'?"),
+        ("[schedules.consolidation]\nmin_episodes = 1\n", "schedules.consolidation.min_episodes: Input should be greater than or equal to 2"),
+        ("[minds.ada.schedules.reflection]\nevery = 'sometimes'\n", "minds.ada.schedules.reflection.every: every must be a span"),
+        ("[schedules.dreaming]\n", "schedules.dreaming: unknown key"),
         ("[daemon]\nlog_level = 'loud'\n", "daemon.log_level"),
         ("daemon = [", "is not valid TOML"),
         ("[daemon]\nzzz = 1\nyyy = 2\n", "daemon.zzz: unknown key"),
@@ -102,3 +109,15 @@ def test_sighup_reloads_and_announces_it(noemad: Noemad, mind: str) -> None:
     noemad.wait_notify("RELOADING=1")
     noemad.wait_notify("STATUS=config reloaded")
     assert noemad.api("GET", "/status").json()["config"]["reloads"] >= 1
+
+
+def test_a_mind_may_set_its_own_schedule_over_the_default() -> None:
+    from noemad.config import schedule
+
+    config = parse_config(
+        '[schedules.consolidation]\nevery = "6h"\nmin_episodes = 4\n[minds.ada.schedules.consolidation]\nevery = "off"\n', "noemad.toml"
+    ).config
+    ada, bob = schedule(config, "ada", "consolidation"), schedule(config, "bob", "consolidation")
+    assert (ada.every, ada.min_episodes, ada.window) == ("off", 4, "30d")
+    assert (bob.every, bob.min_episodes) == ("6h", 4)
+    assert schedule(Config(), "ada", "reflection").every == "1d"
