@@ -272,3 +272,48 @@ def test_the_scheduler_starts_due_jobs_on_the_clock(env: Env, monkeypatch: pytes
         ("consolidation", "schedule", "succeeded"),
         ("reflection", "operator", "succeeded"),
     ]
+
+
+def test_the_scheduler_starts_a_few_at_a_time_and_the_rest_later(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noemad.background.scheduler import MAX_RUNNING
+
+    gate = {"open": asyncio.Event()}
+
+    async def held(ctx: JobContext) -> dict[str, Any]:
+        await gate["open"].wait()  # the gate in place when the job started
+        return {"summary": "ok"}
+
+    fake_services(monkeypatch, held)
+    for name in ("bob", "cyd"):
+        env.store.writer.run_sync(lambda db, name=name: create_mind(db, name, {}, START, "operator"))
+    scheduler = Scheduler(env.runner, env.store, env.clock, lambda: env.cfg)
+
+    async def drain() -> None:
+        gate["open"].set()
+        for job_id in list(env.runner.running):
+            await env.runner.wait(job_id)
+        gate["open"] = asyncio.Event()
+
+    async def main() -> list[list[tuple[str, str, str]]]:
+        env.clock.advance(DAY)
+        ticks = [await scheduler.tick()]
+        # An operator's run-now does not wait for the limit; with three running the next tick starts nothing.
+        ticks.append([await env.runner.start("cyd", "consolidation", trigger="operator", actor="operator")])
+        ticks.append(await scheduler.tick())
+        await drain()
+        ticks.append(await scheduler.tick())
+        await drain()
+        ticks.append(await scheduler.tick())
+        await drain()
+        ticks.append(await scheduler.tick())
+        return [[(j.mind, j.kind, j.trigger) for j in tick] for tick in ticks]
+
+    assert MAX_RUNNING == 2
+    assert run(main()) == [
+        [("ada", "reflection", "schedule"), ("bob", "reflection", "schedule")],
+        [("cyd", "consolidation", "operator")],
+        [],
+        [("cyd", "reflection", "schedule"), ("ada", "consolidation", "schedule")],
+        [("bob", "consolidation", "schedule")],
+        [],
+    ]

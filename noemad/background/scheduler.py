@@ -11,6 +11,11 @@ the mind is paused. A pause never blocks a run-now.
 
 The scheduler looks every `TICK` seconds of the daemon's clock, so tests
 drive it with the manual clock and a schedule is late by at most a tick.
+It starts due jobs (by kind, then mind) only while fewer than
+`MAX_RUNNING` jobs run in the daemon: a host with hundreds of minds, or one
+back after a long stop, works through them a few at a time instead of all at
+once; the rest stay due and start at later ticks. Operators' run-nows are
+not counted against it and never wait for it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from noemad.store import Store
 
 log = logging.getLogger("noemad.jobs")
 TICK = 60.0  # seconds of the daemon's clock between looks
+MAX_RUNNING = 2  # jobs under way at once before the scheduler starts another (one per core here)
 SCHEDULE_ACTOR = "schedule"
 
 _LAST_STARTS = """
@@ -71,6 +77,8 @@ class Scheduler:
         """Start every job due now; the jobs started."""
         started = []
         for mind, kind in due(self._store, self._config(), self._clock.now()):
+            if len(self._runner.running) >= MAX_RUNNING:
+                break  # still due: a later tick starts it
             try:
                 started.append(await self._runner.start(mind, kind, trigger="schedule", actor=SCHEDULE_ACTOR))
             except (JobRunning, MindPaused):
