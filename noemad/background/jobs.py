@@ -284,7 +284,7 @@ class JobContext:
     model_calls: list[int] = field(default_factory=list)
     _last: tuple[float, str] = (-1.0, "")
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    on_progress: Callable[[float, str], None] | None = None
+    on_progress: Callable[[float, str], None] | None = None  # also told each report written (a watcher, e.g. a test)
 
     @property
     def mind(self) -> str:
