@@ -22,7 +22,7 @@ from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition.beliefs import set_trust
-from noemad.cognition.memory import Memory, write_memory
+from noemad.cognition.memory import Memory, get_memory, write_memory
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
@@ -253,8 +253,7 @@ class Supervisor:
 
     async def reject_generalisation(self, memory_id: int, reason: str, actor: str = "operator") -> dict[str, Any]:
         """Reject what consolidation generalised: memory retracted, belief rejected, episodes untouched."""
-        from noemad.background.consolidation import reject
-        from noemad.cognition.memory import get_memory
+        from noemad.background.consolidation import reject  # the stemmer and the clustering load on first use
 
         self._check_open()
         now = self.clock.now()
