@@ -802,7 +802,7 @@ PauseFlag = Annotated[
     bool, typer.Option("--pause", help="Pause the scheduled runs for every mind (kept across restarts); run-now still works.")
 ]
 ResumeFlag = Annotated[bool, typer.Option("--resume", help="Resume the scheduled runs for every mind.")]
-NoWaitFlag = Annotated[bool, typer.Option("--no-wait", help="Start the job and return; follow it with `noemactl jobs show ID`.")]
+NoWaitFlag = Annotated[bool, typer.Option("--no-wait", help="Start the job and return; follow it with `noemactl jobs show ID --follow`.")]
 
 
 def _background(ctx: typer.Context, kind: str, mind: str | None, pause: bool, resume: bool, no_wait: bool, json: bool) -> None:
@@ -900,11 +900,18 @@ def jobs_list(
 def jobs_show(
     ctx: typer.Context,
     job_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The job's id.", show_default=False)],
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="If it is running, follow it (a progress bar on a terminal) until it ends.")
+    ] = False,
     json: JsonFlag = False,
 ) -> None:
     """Show one job: its trigger, settings, progress or outcome, and what it found and created."""
     s = session(ctx)
     data = s.client.job(job_id)
+    if follow and data["status"] == "running":
+        from noemactl.jobs import follow as follow_job
+
+        data = follow_job(s, data)
     s.present(data, json, lambda: _render().job(data))
 
 

@@ -54,7 +54,7 @@ def run_now(s: Session, kind: str, mind: str | None, wait: bool, as_json: bool) 
         if not wait:
             finished.append(job)
             if not as_json:
-                s.output.note(f"{kind} job {job['id']} started for {name}; follow it with `noemactl jobs show {job['id']}`")
+                s.output.note(f"{kind} job {job['id']} started for {name}; follow it with `noemactl jobs show {job['id']} --follow`")
             continue
         job = follow(s, job)
         finished.append(job)

@@ -281,3 +281,14 @@ def test_a_terminal_gets_a_progress_bar_and_a_pipe_does_not(noemad: Noemad, mind
     assert proc.returncode == 0 and b"consolidation job 2 for ada succeeded" in proc.stdout
     text = drawn.decode(errors="replace")
     assert "consolidation of ada (job 2)" in text and "%" in text and "\x1b[" in text  # drawn, then cleared
+
+
+def test_a_job_started_without_waiting_can_be_followed(noemad: Noemad, mind: str) -> None:
+    tell_go(noemad, mind)
+    started = noemad.ctl("consolidate", mind, "--no-wait")
+    assert started.returncode == 0 and started.stdout == ""
+    assert "consolidation job 1 started for ada; follow it with `noemactl jobs show 1 --follow`" in started.stderr
+    followed = noemad.ctl_json("jobs", "show", "1", "--follow")
+    assert followed["status"] == "succeeded" and len(followed["outputs"]["clusters"]) == 1
+    shown = noemad.ctl("jobs", "show", "1", "-f")
+    assert shown.returncode == 0 and "status       succeeded" in shown.stdout and "walk it: noemactl timeline" in shown.stdout

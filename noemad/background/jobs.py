@@ -181,7 +181,7 @@ def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, i
     if running is not None:
         raise JobRunning(
             f"{kind} job {running.id} is already running for mind {mind!r} (started {running.started_at} by {running.actor});"
-            f" follow it with `noemactl jobs show {running.id}`"
+            f" follow it with `noemactl jobs show {running.id} --follow`"
         )
     if state.mode == "paused":
         raise MindPaused(f"mind {mind!r} is paused and its background jobs wait with it; resume it with `noemactl resume {mind}`")
