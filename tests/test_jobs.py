@@ -32,7 +32,7 @@ from noemad.background.scheduler import TICK, Scheduler, due
 from noemad.clock import ManualClock, parse_iso
 from noemad.config import Config, parse_config
 from noemad.errors import InvalidInput
-from noemad.events import list_events
+from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, get_mind, set_mode
 from noemad.models.gateway import ModelGateway
 from noemad.store import Store
@@ -224,6 +224,11 @@ def test_due_follows_every_the_last_start_the_pause_and_the_mind(tmp_path: Path,
     )
     assert ("ada", "reflection") not in due(env.store, env.cfg, START + DAY + 7 * 3600)
     env.store.writer.run_sync(lambda db: finish_job(db, job.id, outputs={}, error=None, model_calls=[], now=START + DAY))
+    # A dormant mind is not due: nothing but the job's own events came since it started.
+    assert ("ada", "reflection") not in due(env.store, env.cfg, START + DAY + 30 * DAY)
+    env.store.writer.run_sync(
+        lambda db: append(db, EventDraft(mind="ada", kind="message", actor="user:alice", text="news"), START + DAY + 60)
+    )
     assert ("ada", "reflection") not in due(env.store, env.cfg, START + DAY + 6 * 3600 - 1)
     assert ("ada", "reflection") in due(env.store, env.cfg, START + DAY + 6 * 3600)
 

@@ -466,6 +466,7 @@ class JobsState(BaseModel):
 
     running: list[int] = Field(description="Ids of the jobs running now.")
     paused_schedules: list[Literal["reflection", "consolidation"]]
+    scheduler_looked_at: str | None = Field(description="When the scheduler last looked for due jobs (it looks every minute).")
 
 
 class StatusOut(BaseModel):

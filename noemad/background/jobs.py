@@ -35,6 +35,7 @@ KINDS: tuple[str, ...] = ("reflection", "consolidation")
 TRIGGERS: tuple[str, ...] = ("schedule", "operator")
 MODE_OF: dict[str, str] = {"reflection": "reflecting", "consolidation": "consolidating"}
 JOBS_ACTOR = "process:jobs"
+JOB_ACTORS: tuple[str, ...] = (JOBS_ACTOR, "process:reflection", "process:consolidation")  # who writes what jobs write
 MAX_LIST = 1_000
 
 
@@ -185,10 +186,11 @@ def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, i
         )
     if state.mode == "paused":
         raise MindPaused(f"mind {mind!r} is paused and its background jobs wait with it; resume it with `noemactl resume {mind}`")
+    (after_event,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [mind]).fetchone()
     cur = db.execute(
-        "INSERT INTO jobs (mind, kind, trigger, actor, status, progress, stage, started_at, inputs)"
-        " VALUES (?, ?, ?, ?, 'running', 0, 'starting', ?, ?)",
-        [mind, kind, trigger, actor, iso(now), json.dumps(inputs, sort_keys=True)],
+        "INSERT INTO jobs (mind, kind, trigger, actor, status, progress, stage, started_at, inputs, after_event)"
+        " VALUES (?, ?, ?, ?, 'running', 0, 'starting', ?, ?, ?)",
+        [mind, kind, trigger, actor, iso(now), json.dumps(inputs, sort_keys=True), after_event],
     )
     job_id = int(cur.lastrowid or 0)
     _set_mode(db, mind, MODE_OF[kind], now, f"{kind} job {job_id} started ({trigger}, {actor})", job_id)

@@ -4,8 +4,10 @@ A kind is due for a mind when its `every` (from `[schedules.KIND]`, or the
 mind's `[minds.NAME.schedules.KIND]`) is not "off", and `every` has passed
 since the start of the mind's last job of that kind — scheduled or run by an
 operator, succeeded or failed (so a failing job is retried once a period,
-not in a loop) — or, if it never ran, since the mind was created. A kind is
-skipped while its scheduled runs are paused globally (`schedule_pauses`,
+not in a loop) — or, if it never ran, since the mind was created; and the
+mind has had news since that job started: an event written by anyone but
+the jobs themselves (a dormant mind is not told daily that nothing
+happened). A kind is skipped while its scheduled runs are paused globally (`schedule_pauses`,
 which survives restarts), while a job of it runs for the mind, and while
 the mind is paused. A pause never blocks a run-now.
 
@@ -21,11 +23,12 @@ not counted against it and never wait for it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
-from noemad.background.jobs import KINDS, JobRunning, MindPaused, paused_schedules
+from noemad.background.jobs import JOB_ACTORS, KINDS, JobRunning, MindPaused, paused_schedules
 from noemad.background.runner import JobRunner
 from noemad.clock import Clock, parse_iso, span_seconds
 from noemad.config import Config, schedule
@@ -38,10 +41,13 @@ MAX_RUNNING = 2  # jobs under way at once before the scheduler starts another (o
 SCHEDULE_ACTOR = "schedule"
 
 _LAST_STARTS = """
-SELECT m.name, m.created_at, m.mode,
-       (SELECT max(started_at) FROM jobs j WHERE j.mind = m.name AND j.kind = ?),
-       EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = ? AND j.status = 'running')
-  FROM minds m ORDER BY m.name
+SELECT m.name, m.created_at, m.mode, last.started_at,
+       EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = :kind AND j.status = 'running'),
+       EXISTS (SELECT 1 FROM events e WHERE e.mind = m.name AND e.id > coalesce(last.after_event, 0)
+                  AND e.actor NOT IN (SELECT value FROM json_each(:job_actors)))
+  FROM minds m
+  LEFT JOIN jobs last ON last.id = (SELECT max(id) FROM jobs j WHERE j.mind = m.name AND j.kind = :kind)
+ ORDER BY m.name
 """
 
 
@@ -53,10 +59,11 @@ def due(store: Store, config: Config, now: float) -> list[tuple[str, str]]:
     for kind in KINDS:
         if kind in paused:
             continue
-        for mind, created_at, mode, last_start, running in db.execute(_LAST_STARTS, [kind, kind]).fetchall():
+        rows = db.execute(_LAST_STARTS, {"kind": kind, "job_actors": json.dumps(JOB_ACTORS)}).fetchall()
+        for mind, created_at, mode, last_start, running, news in rows:
             every = schedule(config, mind, kind).every  # type: ignore[arg-type]
             seconds = None if every == "off" else span_seconds(every)
-            if seconds is None or running or mode == "paused":
+            if seconds is None or running or not news or mode == "paused":
                 continue
             if now >= parse_iso(last_start or created_at) + seconds:
                 out.append((mind, kind))
@@ -72,11 +79,13 @@ class Scheduler:
         self._clock = clock
         self._config = config
         self.ticks = 0
+        self.looked_at: float | None = None  # the clock's time of the last look, for `noemactl status`
 
     async def tick(self) -> list[Any]:
         """Start every job due now; the jobs started."""
         started = []
-        for mind, kind in due(self._store, self._config(), self._clock.now()):
+        now = self._clock.now()
+        for mind, kind in due(self._store, self._config(), now):
             if len(self._runner.running) >= MAX_RUNNING:
                 break  # still due: a later tick starts it
             try:
@@ -86,6 +95,7 @@ class Scheduler:
             except NoemaError as exc:
                 log.warning("scheduled %s for mind %s not started: %s", kind, mind, exc.detail)
         self.ticks += 1
+        self.looked_at = now
         return started
 
     async def run(self) -> None:

@@ -336,7 +336,11 @@ class Supervisor:
                 "provider": self.config.models.provider,
                 "holds": [hold.to_json() for hold in self.gateway.holds.in_force()],
             },
-            "jobs": {"running": self.jobs.running, "paused_schedules": sorted(paused_schedules(self.store.reader()))},
+            "jobs": {
+                "running": self.jobs.running,
+                "paused_schedules": sorted(paused_schedules(self.store.reader())),
+                "scheduler_looked_at": iso(self.scheduler.looked_at) if self.scheduler.looked_at is not None else None,
+            },
             "stopping": self.stopping,
         }
 

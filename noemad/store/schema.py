@@ -306,6 +306,8 @@ def m007_memory_terms(db: Database) -> None:
 def m008_background_jobs(db: Database) -> None:
     # Reflection and consolidation runs. At most one running job of a kind per
     # mind: the partial unique index makes an overlap impossible, not just unlikely.
+    # `after_event` is the mind's newest event when the job started: the
+    # scheduler skips a mind with nothing new since (see scheduler.py).
     # `consolidated` marks episodes beside them (episodes are never modified);
     # `reflection_patterns` remembers each pattern a mind has learnt a lesson
     # from, so a lesson is written once. `schedule_pauses` is host state (a
@@ -327,7 +329,8 @@ def m008_background_jobs(db: Database) -> None:
             inputs TEXT NOT NULL DEFAULT '{}',
             outputs TEXT NOT NULL DEFAULT '{}',
             error TEXT,
-            model_calls TEXT NOT NULL DEFAULT '[]'
+            model_calls TEXT NOT NULL DEFAULT '[]',
+            after_event INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX jobs_mind ON jobs(mind, kind, id);
         CREATE UNIQUE INDEX jobs_one_running ON jobs(mind, kind) WHERE status = 'running';
