@@ -236,11 +236,10 @@ def query_terms(text: str) -> list[str]:
     words and repeats; at most `MAX_TERMS`.
     """
     terms: dict[str, None] = {}
-    for word in WORD.findall(text.lower()):
-        if len(word) > 1 and word not in STOP_WORDS:
-            terms[word] = None
-            if len(terms) == MAX_TERMS:
-                break
+    for word in content_words(text):
+        terms[word] = None
+        if len(terms) == MAX_TERMS:
+            break
     return list(terms)
 
 
