@@ -14,9 +14,9 @@ import grp
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from noemad.errors import ConfigError
 
@@ -164,8 +164,8 @@ class RoleOverrides(_Section):
     summarise: RoleOverride = RoleOverride()
 
 
-def _check_every(value: str | None) -> str | None:
-    if value is None or value == "off":
+def _check_every(value: str) -> str:
+    if value == "off":
         return value
     from noemad.clock import span_seconds
 
@@ -175,9 +175,7 @@ def _check_every(value: str | None) -> str | None:
     return value
 
 
-def _check_window(value: str | None) -> str | None:
-    if value is None:
-        return value
+def _check_window(value: str) -> str:
     from noemad.clock import span_seconds
 
     seconds = span_seconds(value)
@@ -186,25 +184,25 @@ def _check_window(value: str | None) -> str | None:
     return value
 
 
+# The schedules' spans, checked wherever they are set (the defaults and each mind's overrides).
+Every = Annotated[str, AfterValidator(_check_every)]
+Window = Annotated[str, AfterValidator(_check_window)]
+
+
 class ReflectionSchedule(_Section):
     """`[schedules.reflection]`: when minds reflect on their recent past."""
 
-    every: str = Field("1d", description='How often each mind reflects, as a span (6h, 1d), or "off".')
+    every: Every = Field("1d", description='How often each mind reflects, as a span (6h, 1d), or "off".')
     model_calls: int = Field(1, ge=0, le=10, description="Most narrate calls one run makes to reword its findings; 0 keeps them plain.")
-
-    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
 
 
 class ConsolidationSchedule(_Section):
     """`[schedules.consolidation]`: when minds turn recurring episodes into generalisations."""
 
-    every: str = Field("1d", description='How often each mind consolidates, as a span (6h, 1d), or "off".')
-    window: str = Field("30d", description="How far back episodes are taken, as a span.")
+    every: Every = Field("1d", description='How often each mind consolidates, as a span (6h, 1d), or "off".')
+    window: Window = Field("30d", description="How far back episodes are taken, as a span.")
     min_episodes: int = Field(3, ge=2, le=10_000, description="Episodes a cluster needs to become a generalisation.")
     model_calls: int = Field(8, ge=0, le=100, description="Most summarise calls one run makes; 0 keeps every proposition plain.")
-
-    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
-    _window = field_validator("window")(classmethod(lambda cls, v: _check_window(v)))
 
 
 class ScheduleSettings(_Section):
@@ -217,22 +215,17 @@ class ScheduleSettings(_Section):
 class ReflectionOverride(_Section):
     """`[minds.NAME.schedules.reflection]`: one mind's reflection settings; unset keys follow [schedules.reflection]."""
 
-    every: str | None = Field(None, description='How often this mind reflects, or "off".')
+    every: Every | None = Field(None, description='How often this mind reflects, or "off".')
     model_calls: int | None = Field(None, ge=0, le=10, description="Most narrate calls one run makes.")
-
-    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
 
 
 class ConsolidationOverride(_Section):
     """`[minds.NAME.schedules.consolidation]`: one mind's consolidation settings; unset keys follow [schedules.consolidation]."""
 
-    every: str | None = Field(None, description='How often this mind consolidates, or "off".')
-    window: str | None = Field(None, description="How far back episodes are taken.")
+    every: Every | None = Field(None, description='How often this mind consolidates, or "off".')
+    window: Window | None = Field(None, description="How far back episodes are taken.")
     min_episodes: int | None = Field(None, ge=2, le=10_000, description="Episodes a cluster needs.")
     model_calls: int | None = Field(None, ge=0, le=100, description="Most summarise calls one run makes.")
-
-    _every = field_validator("every")(classmethod(lambda cls, v: _check_every(v)))
-    _window = field_validator("window")(classmethod(lambda cls, v: _check_window(v)))
 
 
 class ScheduleOverrides(_Section):
