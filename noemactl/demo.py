@@ -196,23 +196,14 @@ def go(p: Player) -> None:
         f" at weight 0.3, one source): {belief['proposition']}"
     )
     p.say(f"Semantic memory #{cluster['memory']} says the same, derived from each episode; wording: {cluster.get('worded_by', 'plain')}.")
-    created = next(iter(p.events("belief_created", since=job_start(p, job))), None)
-    if created is not None:
-        from noemactl.timeline import tree
+    created = cluster["belief_event"]  # the belief_created event the job wrote
+    from noemactl.timeline import tree
 
-        p.say(f"The timeline walks from the belief back to the episodes (noemactl timeline {created['id']} --forward 0):")
-        if not p.as_json:
-            p.s.output.show(*tree(p.s.client.chain(created["id"], back=3, forward=0, limit=60)))
-        p.found["belief_event"] = created["id"]
+    p.say(f"The timeline walks from the belief back to the episodes (noemactl timeline {created} --forward 0):")
+    if not p.as_json:
+        p.s.output.show(*tree(p.s.client.chain(created, back=3, forward=0, limit=60)))
+    p.found["belief_event"] = created
     p.explore(f"noemactl belief {belief['id']}", f"noemactl memories {p.mind} --search go", f"noemactl consolidate reject {cluster['memory']} --reason 'not a habit'")
-
-
-def job_start(p: Player, job: dict[str, Any]) -> int:
-    """The id of the mode_changed event that opened `job` (what it wrote comes after)."""
-    for event in p.events("mode_changed"):
-        if event["data"].get("job") == job["id"]:
-            return event["id"]
-    return 0
 
 
 @dataclass(frozen=True)
