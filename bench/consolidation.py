@@ -234,7 +234,7 @@ def _peak_mib() -> float:
 
 def child_baseline(path: Path) -> dict[str, Any]:
     from noemad.background.consolidation import load_episodes, strip_speaker
-    from noemad.cognition.words import content_words, snowball_stems
+    from noemad.words import content_words, snowball_stems
     from noemad.store import open_db
 
     db = open_db(path, readonly=True)

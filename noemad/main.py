@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"noemad: {exc}", file=sys.stderr)
         return EXIT_CONFIG
 
-    from noemad.runtime.daemon import Daemon  # the server stack is only needed to serve
+    from noemad.process.daemon import Daemon  # the server stack is only needed to serve
 
     os.umask(0o077)  # the store, its WAL and the socket are the operator's alone
     try:

@@ -39,8 +39,8 @@ NOEMA = Path(__file__).resolve().parents[1] / "noemad"
 
 
 def wired(*names: str) -> bool:
-    """Whether the cycle (or the actor around it) calls the narrative hook: the daemon tests need it."""
-    text = "".join((NOEMA / p).read_text() for p in ("cognition/cycle.py", "runtime/actor.py"))
+    """Whether the turn calls the narrative hook: the daemon tests need it."""
+    text = "".join((NOEMA / p).read_text() for p in ("turn/run.py", "turn/narrative.py"))
     return all(name in text for name in names)
 
 

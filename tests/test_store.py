@@ -110,7 +110,7 @@ def test_close_flushes_queued_work(tmp_path: Path) -> None:
 
 
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
-    from noemad.cognition.memory import index_stems
+    from noemad.words import index_stems
     from noemad.store.connection import open_db
 
     db = open_db(tmp_path / "old.db")

@@ -17,7 +17,7 @@ An episode's text starts with who it is from ("alice said on cli: ...",
 "observed from sensor-1: ...", "bob asserted: ..."): everything up to the
 first ": " is that *speaker prefix*, and it is dropped (`strip_speaker`), so
 a speaker's name or channel alone never makes episodes alike. The rest is
-cut into content words (`noemad.cognition.words.content_words`: lower-cased
+cut into content words (`noemad.words.content_words`: lower-cased
 runs of letters and digits of two characters or more, stop-words dropped)
 and each is given its Snowball English stem. An episode's *terms* are its
 distinct stems.
@@ -193,7 +193,7 @@ from noemad.clock import iso, span_seconds
 from noemad.cognition.beliefs import NewEvidence, add_evidence_many, check_proposition, correct, normalise
 from noemad.cognition.memory import MAX_REASON, get_memory, retract, write_memory
 from noemad.cognition.narrative import refusal_reason, unquote
-from noemad.cognition.words import content_words, snowball_stems
+from noemad.words import content_words, snowball_stems
 from noemad.errors import Conflict, InvalidInput, ModelError, NoemaError
 from noemad.events import Event, EventDraft, Ref, append
 

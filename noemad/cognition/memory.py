@@ -85,7 +85,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
-from noemad.cognition.words import STOP_WORDS, WORD, content_words, porter_stems
+from noemad.words import STOP_WORDS, WORD, content_words, index_stems, porter_stems
 from noemad.errors import Conflict, InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
@@ -253,11 +253,6 @@ def informative_terms(db: Database, mind: str, terms: Sequence[str]) -> list[str
     if total <= COMMON_MIN_DOCS:
         return list(terms)
     return [t for t, stem in zip(terms, stems) if not (counts.get(stem, 0) > COMMON_MIN_DOCS and 2 * counts[stem] >= total)]
-
-
-def index_stems(text: str) -> list[str]:
-    """The distinct stems `memory_terms` counts for a memory's text: porter stems of its content words, sorted."""
-    return sorted(set(porter_stems(dict.fromkeys(content_words(text)))))
 
 
 def fts_query(terms: Iterable[str]) -> str | None:

@@ -1,1 +1,1 @@
-"""Mind actors, the daemon supervisor, sd_notify, the socket and config reload."""
+"""The engine, below the API: the supervisor, one actor per mind, the event bus."""

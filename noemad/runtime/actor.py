@@ -1,9 +1,10 @@
-"""A mind's actor: its stimuli queue and its turn loop.
+"""A mind's actor: a queue of stored stimuli that asks the gate, and runs the turns it wakes for.
 
 Stimuli are stored before they reach the actor (they are in the mind's
 context whatever the gate decides). The gate decides per stimulus; a wake
-runs one turn over everything new since the last turn, and stimuli that
-arrive during a turn wait for the next one.
+runs one turn (`noemad.turn`) over everything new since the last turn, and
+stimuli that arrive during a turn wait for the next one. The actor holds no
+step of the turn itself: only when turns run, one at a time.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.cognition import narrative
-from noemad.cognition.cycle import run_cycle
 from noemad.events import Event
 from noemad.gate import Action, decide
 from noemad.models import ModelGateway
-from noemad.runtime.reply import reply
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
+from noemad.turn.run import Turn, run_turn
 
 log = logging.getLogger("noemad.actor")
 
@@ -145,20 +144,7 @@ class MindActor:
                     self.on_turn_done(self.name)
 
     async def _turn(self, stimuli: list[int]) -> None:
-        """One turn: one cognitive cycle over `stimuli`, the reply if the mind has a respond model, the narrative."""
+        """Hand the next turn, over `stimuli`, to `noemad.turn`."""
         self._cycles += 1
-        cycle_id = f"{self.name}/{self._cycles}"
-        result = await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=self._settings)
-        await reply(self._gateway, self._store, self._clock, self.name, self._settings, stimuli, cycle_id)
-        # After the reply, so it counts among what the mind did recently.
-        updated = await self._store.writer.run(
-            lambda db: narrative.update(
-                db,
-                mind=self.name,
-                narrative=narrative.build(db, self.name, result.winners, self._clock.now()),
-                cause=result.completed.id,
-                cycle_id=cycle_id,
-                now=self._clock.now(),
-            )
-        )
-        await narrative.apply_rephrase(self._gateway, self._store, self._clock, self.name, self._settings, updated)
+        turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=self._wake_reason, settings=self._settings)
+        await run_turn(self._store, self._clock, self._gateway, turn)

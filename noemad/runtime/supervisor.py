@@ -21,6 +21,7 @@ from noemad.config import FileStamp, LoadedConfig
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
 from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
+from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, get_memory, write_memory
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
@@ -274,7 +275,7 @@ class Supervisor:
         now = self.clock.now()
 
         def store(db: Database) -> Event:
-            stimulus.check(db, mind)
+            intake.check(db, mind, stimulus)
             return append(db, draft, now)
 
         event = await self.store.writer.run(store)

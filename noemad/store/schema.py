@@ -11,6 +11,8 @@ import sqlite3
 
 from sqlite_utils import Database, Migrations
 
+from noemad.words import index_stems
+
 migrations = Migrations("noemad")
 
 REF_TYPES = ("event", "memory", "belief", "model_call")
@@ -281,9 +283,8 @@ def m006_belief_status_index(db: Database) -> None:
 def m007_memory_terms(db: Database) -> None:
     # Retrieval drops terms found in half a mind's memories (no bm25 weight,
     # all of the cost); this keeps their document counts (see
-    # noemad.cognition.memory). Filled here for memories already stored.
-    from noemad.cognition.memory import index_stems  # the one definition of what is counted
-
+    # noemad.cognition.memory). Filled here for memories already stored, with
+    # noemad.words.index_stems: the one definition of what is counted.
     _run(
         db,
         """

@@ -16,7 +16,7 @@ import watchfiles
 
 from noemad.config import file_stamp, load_config
 from noemad.errors import ConfigError
-from noemad.runtime.sdnotify import Notifier
+from noemad.process.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor
 
 log = logging.getLogger("noemad.reload")

@@ -14,9 +14,9 @@ from noemad.api import create_app
 from noemad.clock import Clock
 from noemad.config import LoadedConfig
 from noemad.paths import Paths
-from noemad.runtime.listener import Listener, activated_socket, bind_socket, take_lock
-from noemad.runtime.reload import reload_config, start_watching
-from noemad.runtime.sdnotify import Notifier
+from noemad.process.listener import Listener, activated_socket, bind_socket, take_lock
+from noemad.process.reload import reload_config, start_watching
+from noemad.process.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
 

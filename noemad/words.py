@@ -11,6 +11,9 @@ drop stop-words. Two stemmers serve two purposes:
 
 Both are Snowball's own C implementations (PyStemmer). A stemmer object is
 not safe to share between threads, so each thread keeps its own.
+
+Text into terms is a leaf of the layers (it imports nothing of noemad): the
+store's migrations count terms the same way memory retrieval does.
 """
 
 from __future__ import annotations
@@ -63,3 +66,8 @@ def porter_stems(words: Iterable[str]) -> list[str]:
 def snowball_stems(words: Iterable[str]) -> list[str]:
     """Snowball English (Porter2) stems of these lower-case words."""
     return list(_stemmer("english").stemWords(list(words)))
+
+
+def index_stems(text: str) -> list[str]:
+    """The distinct stems `memory_terms` counts for a memory's text: porter stems of its content words, sorted."""
+    return sorted(set(porter_stems(dict.fromkeys(content_words(text)))))

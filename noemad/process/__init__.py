@@ -1,0 +1,1 @@
+"""The daemon process, above the API: start and stop, the listening socket, sd_notify, config reload."""

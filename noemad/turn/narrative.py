@@ -1,0 +1,39 @@
+"""The turn's narrative step: what the mind would now say it is doing, then its rephrasing.
+
+It runs after the reply, so the reply counts among what the mind did
+recently. The narrative is built and stored in one writer job; the
+rephrasing (a model call, when the mind's settings ask for one) runs after
+it, outside any writer job. What both write is `noemad.cognition.narrative`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from noemad.clock import Clock
+from noemad.cognition import narrative
+from noemad.cognition.cycle import CycleResult
+from noemad.events import Event
+from noemad.models import ModelGateway
+from noemad.store import Store
+
+
+async def update_narrative(store: Store, clock: Clock, mind: str, cycle: CycleResult, cycle_id: str) -> Event | None:
+    """Store the narrative after `cycle` if it changed (`narrative_updated`, caused by `cycle_completed`)."""
+    return await store.writer.run(
+        lambda db: narrative.update(
+            db,
+            mind=mind,
+            narrative=narrative.build(db, mind, cycle.winners, clock.now()),
+            cause=cycle.completed.id,
+            cycle_id=cycle_id,
+            now=clock.now(),
+        )
+    )
+
+
+async def rephrase_narrative(
+    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: Mapping[str, object], updated: Event | None
+) -> Event | None:
+    """Have the `narrate` model reword the new narrative, if the mind asks for it (`narrative_rephrased`)."""
+    return await narrative.apply_rephrase(gateway, store, clock, mind, settings, updated)

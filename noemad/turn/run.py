@@ -1,0 +1,69 @@
+"""One turn, as the algorithm reads.
+
+A turn takes every stimulus stored since the mind's last turn:
+
+1. the cognitive cycle over them (one transaction: perceive, retrieve,
+   deliberate, notify);
+2. with a `respond` model and a message among them, a drafted reply to the
+   newest message, from the respond context;
+3. the reply emitted as an event (or `reply_failed`);
+4. the narrative updated, after the reply so it counts among what the mind
+   did recently;
+5. the narrative rephrased, if the mind's settings ask for it.
+
+No model call happens inside a writer job: each step that writes commits
+before the next one calls a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from noemad.clock import Clock
+from noemad.cognition.cycle import CycleResult, run_cycle
+from noemad.events import Event
+from noemad.models import ModelGateway
+from noemad.store import Store
+from noemad.turn.context import answered, respond_context
+from noemad.turn.draft import draft_reply
+from noemad.turn.emit import emit, reply_event
+from noemad.turn.narrative import rephrase_narrative, update_narrative
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A turn to run: whose, which of the mind's cycles it is, what it takes and why it woke."""
+
+    mind: str
+    number: int  # the mind's cycles so far, this one included
+    stimuli: list[int]  # stored stimulus ids, oldest first
+    wake: str  # why the turn runs, as the gate said
+    settings: dict[str, object]
+
+    @property
+    def cycle_id(self) -> str:
+        return f"{self.mind}/{self.number}"
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What one turn wrote."""
+
+    cycle: CycleResult
+    reply: Event | None  # the reply or reply_failed event; None when the mind did not draft
+    narrative: Event | None  # narrative_updated, when the narrative changed
+    rephrased: Event | None  # narrative_rephrased, when the mind asks for a model's wording
+
+
+async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn) -> TurnResult:
+    """Run `turn`: cycle, draft (with a respond model and a message to answer), emit, narrative, rephrase."""
+    cycle = await run_cycle(store, clock, turn.mind, turn.stimuli, turn.cycle_id, wake=turn.wake, settings=turn.settings)
+    reply: Event | None = None
+    message = answered(store.reader(), turn.stimuli) if gateway.configured(turn.mind, "respond") else None
+    if message is not None:
+        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli))
+        if drafted is not None:
+            reply = await emit(store, clock, reply_event(turn.mind, message, turn.stimuli, turn.cycle_id, drafted))
+    narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
+    rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
+    return TurnResult(cycle, reply, narrative, rephrased)
