@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from noemad import __version__
-from noemad.clock import clock_from_spec
+from noemad.clock import SystemClock, clock_from_spec
 from noemad.config import Config, load_config, render_config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
@@ -43,7 +43,7 @@ def _check_provider(config: Config) -> None:
     """Build the configured model provider once, so --check-config catches what start-up would."""
     from noemad.models.gateway import build_provider
 
-    provider = build_provider(config.models)
+    provider = build_provider(config.models, SystemClock())  # built to be checked, never called
     if provider is not None:
         asyncio.run(provider.aclose())
 

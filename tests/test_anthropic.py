@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import socket
-import time
 import traceback
 from collections.abc import AsyncIterator, Iterator
 from email.utils import formatdate
@@ -45,6 +44,7 @@ pytestmark = pytest.mark.anyio
 KEY = "sk-ant-test-SECRET-1234"
 KEY_ENV = "NOEMA_TEST_ANTHROPIC_KEY"
 MODEL = "claude-haiku-5-5"
+NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z: the providers' clock
 SDK_LOGGERS = ("anthropic", "httpx2", "httpcore2", "httpx", "httpcore", "noemad")
 
 
@@ -80,7 +80,7 @@ def api() -> Iterator[FakeMessagesAPI]:
 async def provider(base_url: str, **settings: Any) -> AsyncIterator[AnthropicProvider]:
     settings.setdefault("api_key_env", KEY_ENV)
     settings.setdefault("max_retries", 0)
-    p = AnthropicProvider(AnthropicSettings(base_url=base_url, **settings))
+    p = AnthropicProvider(AnthropicSettings(base_url=base_url, **settings), ManualClock(NOW))
     try:
         yield p
     finally:
@@ -268,7 +268,8 @@ async def test_usage_without_cache_fields_is_zero(api: FakeMessagesAPI) -> None:
 
 
 def http_date(seconds_from_now: float) -> str:
-    return formatdate(time.time() + seconds_from_now, usegmt=True)
+    """An HTTP date `seconds_from_now` after the providers' clock (NOW), not the wall clock."""
+    return formatdate(NOW + seconds_from_now, usegmt=True)
 
 
 FAULTS: list[tuple[str, Reply, type[ModelError], float | None]] = [
@@ -311,7 +312,7 @@ async def test_retry_after_as_an_http_date(api: FakeMessagesAPI) -> None:
     async with provider(api.url) as p:
         with pytest.raises(RateLimited) as info:
             await p.complete(request())
-    assert info.value.retry_after is not None and 100 < info.value.retry_after <= 121
+    assert info.value.retry_after == 120.0  # counted from the provider's clock: on the wall clock that date is long past
 
 
 @pytest.mark.parametrize(
@@ -329,7 +330,7 @@ async def test_retry_after_as_an_http_date(api: FakeMessagesAPI) -> None:
     ],
 )
 def test_parse_retry_after(headers: dict[str, str], expected: float | None) -> None:
-    assert parse_retry_after(headers, now=1_767_225_600.0) == expected  # now: 2026-01-01T00:00:00Z
+    assert parse_retry_after(headers, now=NOW) == expected
 
 
 async def test_prompt_too_long_states_its_tokens(api: FakeMessagesAPI) -> None:
@@ -414,7 +415,7 @@ async def test_sdk_retries_faults_without_a_stated_wait(api: FakeMessagesAPI, mo
 
 async def test_close_lets_the_calls_in_flight_finish(api: FakeMessagesAPI) -> None:
     hold = api.slow(message_reply("finished"))
-    p = AnthropicProvider(AnthropicSettings(api_key_env=KEY_ENV, base_url=api.url, max_retries=0))
+    p = AnthropicProvider(AnthropicSettings(api_key_env=KEY_ENV, base_url=api.url, max_retries=0), ManualClock(NOW))
     call = asyncio.create_task(p.complete(request(timeout=30)))
     await hold.wait_arrived()
     await p.aclose()  # as the gateway does when a reload changes [models]
@@ -428,7 +429,7 @@ async def test_close_lets_the_calls_in_flight_finish(api: FakeMessagesAPI) -> No
 
 
 async def test_closed_provider_makes_no_calls(api: FakeMessagesAPI) -> None:
-    p = AnthropicProvider(AnthropicSettings(api_key_env=KEY_ENV, base_url=api.url, max_retries=0))
+    p = AnthropicProvider(AnthropicSettings(api_key_env=KEY_ENV, base_url=api.url, max_retries=0), ManualClock(NOW))
     await p.aclose()
     await p.aclose()  # twice is fine
     with pytest.raises(Refused):
@@ -527,7 +528,7 @@ model = "{MODEL}"
 
 
 async def test_gateway_ledger_cost_and_a_hold_from_retry_after(api: FakeMessagesAPI, store: Store) -> None:
-    clock = ManualClock(1_767_225_600.0)  # 2026-01-01
+    clock = ManualClock(NOW)
     config = gateway_config(api.url)
     await store.writer.run(lambda db: create_mind(db, "ada", {}, clock.now(), "test"))
     gateway = ModelGateway(lambda: config, clock, store.writer)

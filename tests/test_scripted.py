@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from noemad.clock import ManualClock
 from noemad.config import ScriptedSettings, parse_config
 from noemad.errors import (
     AuthFailed,
@@ -298,12 +299,12 @@ def test_build_provider_uses_the_scripted_settings(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('[[judge]]\ntext = "built"\n')
     cfg = parse_config(f'[models]\nprovider = "scripted"\n[models.scripted]\nfile = "{path}"\n', "noemad.toml").config
-    provider = build_provider(cfg.models)
+    provider = build_provider(cfg.models, ManualClock(0.0))
     assert isinstance(provider, ScriptedProvider)
     assert answer(provider) == "built"
     missing = parse_config(f'[models]\nprovider = "scripted"\n[models.scripted]\nfile = "{tmp_path / "x.toml"}"\n', "noemad.toml")
     with pytest.raises(ConfigError, match="does not exist"):
-        build_provider(missing.config.models)
+        build_provider(missing.config.models, ManualClock(0.0))
 
 
 def test_the_example_demo_script_is_valid() -> None:

@@ -49,13 +49,13 @@ import email.utils
 import logging
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any, cast
 
 import anthropic
 from anthropic import AsyncAnthropic
 
+from noemad.clock import Clock
 from noemad.config import AnthropicSettings
 from noemad.errors import (
     AuthFailed,
@@ -140,8 +140,8 @@ def request_params(request: ModelRequest) -> dict[str, Any]:
     return params
 
 
-def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
-    """Seconds the response asks us to wait: `retry-after-ms`, else `retry-after` (seconds or an HTTP date)."""
+def parse_retry_after(headers: Any, now: float) -> float | None:
+    """Seconds the response asks us to wait: `retry-after-ms`, else `retry-after` (seconds or an HTTP date, counted from `now`)."""
     if headers is None:
         return None
     millis = headers.get("retry-after-ms")
@@ -163,18 +163,7 @@ def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
         return None
     if when.tzinfo is None:
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-async def _stated_waits_make_holds(request: Any, call_next: Any) -> Any:
-    """SDK middleware: never let the SDK sleep out a wait the API states; the gateway holds instead."""
-    response = await call_next(request)
-    raw = response.http_response
-    if raw.status_code >= 400:
-        wait = parse_retry_after(raw.headers)
-        if wait is not None and wait > 0:
-            raw.headers["x-should-retry"] = "false"
-    return response
+    return max(0.0, when.timestamp() - now)
 
 
 def _redact(text: str, key: str | None) -> str:
@@ -193,8 +182,9 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, settings: AnthropicSettings) -> None:
+    def __init__(self, settings: AnthropicSettings, clock: Clock) -> None:
         self.settings = settings
+        self._clock = clock  # an HTTP-date retry-after is counted from the daemon's clock, as holds are
         self._key: str | None = None
         self._client: AsyncAnthropic | None = None
         self._closed = False
@@ -213,10 +203,20 @@ class AnthropicProvider:
             base_url=self.settings.base_url,
             max_retries=self.settings.max_retries,
             default_headers=cast("dict[str, str]", {"X-Api-Key": key, "Authorization": anthropic.omit}),
-            middleware=[_stated_waits_make_holds],
+            middleware=[self._stated_waits_make_holds],
             open_telemetry=False,  # noemad exports no traces; keep ANTHROPIC_OPEN_TELEMETRY_* from adding spans
         )
         return None
+
+    async def _stated_waits_make_holds(self, request: Any, call_next: Any) -> Any:
+        """SDK middleware: never let the SDK sleep out a wait the API states; the gateway holds instead."""
+        response = await call_next(request)
+        raw = response.http_response
+        if raw.status_code >= 400:
+            wait = parse_retry_after(raw.headers, self._clock.now())
+            if wait is not None and wait > 0:
+                raw.headers["x-should-retry"] = "false"
+        return response
 
     @property
     def base_url(self) -> str:
@@ -298,7 +298,7 @@ class AnthropicProvider:
         kind = exc.type if isinstance(exc.type, str) else None
         said = _clip(_redact(exc.api_message, self._key)) if isinstance(exc.api_message, str) else ""
         headers = exc.response.headers
-        retry_after = parse_retry_after(headers)
+        retry_after = parse_retry_after(headers, self._clock.now())
         request_id = exc.request_id if isinstance(exc.request_id, str) else None
         what = f"HTTP {status}" + (f" {kind}" if kind else "") + (f": {said}" if said else "")
         where = f"; request {_redact(request_id, self._key)}" if request_id else ""

@@ -57,12 +57,12 @@ def day_start(ts: float) -> float:
     return day.timestamp()
 
 
-def build_provider(settings: ModelsSettings) -> Provider | None:
+def build_provider(settings: ModelsSettings, clock: Clock) -> Provider | None:
     """The provider `[models]` names, or None for `none`."""
     if settings.provider == "anthropic":
         from noemad.models.anthropic import AnthropicProvider
 
-        return AnthropicProvider(settings.anthropic)
+        return AnthropicProvider(settings.anthropic, clock)
     if settings.provider == "scripted":
         from noemad.models.scripted import ScriptedProvider
 
@@ -89,7 +89,7 @@ class ModelGateway:
         self._paused = paused
         self._stopping = stopping
         self._settings = config().models
-        self.provider = provider if provider is not None else build_provider(self._settings)
+        self.provider = provider if provider is not None else build_provider(self._settings, clock)
         self.holds = Holds(clock)
         self._inflight: dict[tuple[str, str], tuple[int, float]] = {}  # budget reserved by calls under way
 
@@ -101,7 +101,7 @@ class ModelGateway:
         changed_on_disk = getattr(self.provider, "changed_on_disk", None)  # e.g. the scripted provider's file
         if config.models == self._settings and not (changed_on_disk and changed_on_disk()):
             return False
-        return build_provider(config.models)
+        return build_provider(config.models, self._clock)
 
     async def swap(self, config: Config, provider: Provider | None) -> None:
         """Take the provider `prepare` built for `config` and close the old one."""
