@@ -15,7 +15,7 @@ Sources, so the output cannot drift from the code:
   command path, argument and option with its help, default, range and
   environment variable.
 * `man/noemad.8`: the options of `noemad.main.build_parser()` plus the
-  hand-written sections below, which describe what noemad/runtime does.
+  hand-written sections below, which describe what the daemon process (noemad/process) does.
 * `man/noemad.toml.5`: the pydantic model `noemad.config.Config`, one section
   per table and every key with its type, default, bounds and description.
 
