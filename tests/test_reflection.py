@@ -22,6 +22,7 @@ from noemad.background.jobs import Job, JobContext, finish_job, get_job, start_j
 from noemad.background.reflection import Findings, render, review
 from noemad.clock import ManualClock, iso, parse_iso
 from noemad.cognition.beliefs import get_belief
+from noemad.cognition import intake
 from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.cognition.memory import get_memory
 from noemad.cognition.predictions import make_prediction, resolve_prediction
@@ -79,7 +80,7 @@ class Env:
 
     def turn(self, stimulus: Any) -> CycleResult:
         """Store a stimulus and run the cycle over it; a minute passes."""
-        stimulus.check(self.store.reader(), "ada")
+        intake.check(self.store.reader(), "ada", stimulus)
         stored = self.store.writer.run_sync(lambda db: append(db, stimulus.draft("ada"), self.clock.now()))
         self.cycles += 1
         result = run(run_cycle(self.store, self.clock, "ada", [stored.id], f"ada/{self.cycles}", "test"))
