@@ -24,7 +24,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
-from noemad.minds import get_mind
+from noemad.minds import get_mind, set_mode
 
 if TYPE_CHECKING:
     from noemad.models.gateway import ModelGateway
@@ -161,11 +161,8 @@ def start_event(db: Database, mind: str, job_id: int) -> int | None:
 
 
 def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> None:
-    row = db.execute("SELECT mode FROM minds WHERE name = ?", [mind]).fetchone()
-    if row is None or row[0] == to or (only_from is not None and row[0] != only_from):
-        return  # e.g. an operator paused the mind meanwhile: the pause stands
-    db.execute("UPDATE minds SET mode = ? WHERE name = ?", [to, mind])
-    append(db, EventDraft(mind=mind, kind="mode_changed", actor=JOBS_ACTOR, text=text, data={"from": row[0], "to": to, "job": job_id}), now)
+    # minds.py writes the mode and its event; a mind gone or moved on meanwhile is left as it is.
+    set_mode(db, mind, to, now, JOBS_ACTOR, text, only_from=only_from, job=job_id)
 
 
 def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, inputs: dict[str, Any], now: float) -> Job:
@@ -256,14 +253,36 @@ def paused_schedules(db: Database) -> dict[str, dict[str, str]]:
     return {kind: {"paused_at": at, "actor": actor} for kind, at, actor in db.execute("SELECT kind, paused_at, actor FROM schedule_pauses")}
 
 
+SCHEDULE_EVENTS: tuple[str, ...] = ("schedule_paused", "schedule_resumed")  # not news about a mind (see scheduler)
+
+
 def pause_schedule(db: Database, kind: str, *, paused: bool, actor: str, now: float) -> bool:
-    """Pause or resume the scheduled runs of `kind` for every mind (a writer job); True if that changed anything."""
+    """Pause or resume the scheduled runs of `kind` for every mind (a writer job); True if that changed anything.
+
+    The pause is global and events are keyed by mind, so a change is recorded
+    as `schedule_paused` / `schedule_resumed` (actor: who) on the timeline of
+    every mind it holds back, which is where an operator asking why a mind
+    did not reflect will look; the `schedule_pauses` row itself says who
+    paused and when (and is all there is on a host with no minds yet).
+    """
     check_kind(kind)
     if paused:
         cur = db.execute("INSERT OR IGNORE INTO schedule_pauses (kind, paused_at, actor) VALUES (?, ?, ?)", [kind, iso(now), actor])
     else:
         cur = db.execute("DELETE FROM schedule_pauses WHERE kind = ?", [kind])
-    return cur.rowcount > 0
+    if cur.rowcount <= 0:
+        return False
+    what = "paused" if paused else "resumed"
+    for (mind,) in db.execute("SELECT name FROM minds ORDER BY name").fetchall():
+        append(
+            db,
+            EventDraft(
+                mind=mind, kind=f"schedule_{what}", actor=actor, text=f"scheduled {kind} runs {what} for every mind by {actor}",
+                data={"kind": kind, "paused": paused},
+            ),
+            now,
+        )
+    return True
 
 
 # --- the context a job runs in ----------------------------------------------------

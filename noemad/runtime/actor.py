@@ -15,6 +15,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.cognition import narrative
 from noemad.cognition.cycle import run_cycle
 from noemad.events import Event
@@ -54,7 +55,7 @@ class MindActor:
         store: Store,
         clock: Clock,
         gateway: ModelGateway,
-        settings: dict[str, object],
+        settings: Callable[[], MindSettings],  # the mind's running settings, read at each turn
         cycles_done: int = 0,
         paused: bool = False,
     ) -> None:
@@ -148,8 +149,9 @@ class MindActor:
         """One turn: one cognitive cycle over `stimuli`, the reply if the mind has a respond model, the narrative."""
         self._cycles += 1
         cycle_id = f"{self.name}/{self._cycles}"
-        result = await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=self._settings)
-        await reply(self._gateway, self._store, self._clock, self.name, self._settings, stimuli, cycle_id)
+        settings = self._settings()  # a change made since the last turn applies from this one
+        result = await run_cycle(self._store, self._clock, self.name, stimuli, cycle_id, wake=self._wake_reason, settings=settings)
+        await reply(self._gateway, self._store, self._clock, self.name, settings, stimuli, cycle_id)
         # After the reply, so it counts among what the mind did recently.
         updated = await self._store.writer.run(
             lambda db: narrative.update(
@@ -161,4 +163,4 @@ class MindActor:
                 now=self._clock.now(),
             )
         )
-        await narrative.apply_rephrase(self._gateway, self._store, self._clock, self.name, self._settings, updated)
+        await narrative.apply_rephrase(self._gateway, self._store, self._clock, self.name, settings, updated)

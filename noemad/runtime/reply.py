@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.errors import ModelError, NoModelConfigured
 from noemad.events import Event, EventDraft, Ref, append, get_events, latest_events
 from noemad.models import Block, ModelGateway, Prompt, Turn
@@ -32,7 +33,7 @@ def _line(event: Event) -> str:
     return f"[observation from {event.data.get('source', event.actor)}] {event.text}"
 
 
-def build_prompt(db: Database, mind: str, settings: dict[str, object], new: Sequence[int]) -> Prompt:
+def build_prompt(db: Database, mind: str, settings: MindSettings, new: Sequence[int]) -> Prompt:
     """The respond prompt for a turn over the stimuli `new`, built without side effects."""
     history = latest_events(db, mind, kinds=("message", "observation", "reply"), limit=HISTORY)
     fresh = set(new)
@@ -48,7 +49,7 @@ def build_prompt(db: Database, mind: str, settings: dict[str, object], new: Sequ
             turns.append((role, [block]))
     while turns and turns[0][0] == "assistant":
         turns.pop(0)
-    persona = str(settings.get("persona") or DEFAULT_PERSONA.format(mind=mind))
+    persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
     return Prompt(
         role="respond",
         mind=mind,
@@ -58,7 +59,7 @@ def build_prompt(db: Database, mind: str, settings: dict[str, object], new: Sequ
 
 
 async def reply(
-    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: dict[str, object], stimuli: list[int], cycle_id: str
+    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: MindSettings, stimuli: list[int], cycle_id: str
 ) -> Event | None:
     """Draft and emit the reply to the newest message among `stimuli`, if the mind has a respond model."""
     if not gateway.configured(mind, "respond"):
