@@ -199,6 +199,10 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
         ("settings", settings(data["settings"])),
     ]
     out: list[RenderableType] = [head, *_fields(rows)]
+    problems = data.get("settings_problems") or []
+    if problems:
+        out.append(Text(f"settings left out ({len(problems)}): set or unset them with `noemactl mind set`", style="bold yellow"))
+        out.extend(Text(p) for p in problems)
     warnings = data.get("warnings") or []
     if warnings:
         out.append(Text(f"warnings ({len(warnings)})", style="bold yellow"))
