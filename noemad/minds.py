@@ -26,6 +26,7 @@ from noemad.clock import iso
 from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
 from noemad.events import EventDraft, append
+from noemad.store.guard import unrecorded
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
@@ -189,6 +190,7 @@ def delete_mind(db: Database, name: str, confirm: str) -> int:
             f"deleting mind {name!r} removes all its events; confirm by sending its name (noemactl mind rm {name} --yes)"
         )
     (count,) = db.execute("SELECT count(*) FROM events WHERE mind = ?", [name]).fetchone()
+    unrecorded("the mind's timeline is deleted with it; the daemon's log says who removed it")
     # Children first so the cascade does not have to search for them row by row.
     for table in ("event_refs", "event_parents"):
         db.execute(f"DELETE FROM {table} WHERE mind = ?", [name])

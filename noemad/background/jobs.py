@@ -25,6 +25,7 @@ from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
 from noemad.minds import get_mind, set_mode
+from noemad.store.guard import unrecorded
 
 if TYPE_CHECKING:
     from noemad.models.gateway import ModelGateway
@@ -273,7 +274,10 @@ def pause_schedule(db: Database, kind: str, *, paused: bool, actor: str, now: fl
     if cur.rowcount <= 0:
         return False
     what = "paused" if paused else "resumed"
-    for (mind,) in db.execute("SELECT name FROM minds ORDER BY name").fetchall():
+    minds = db.execute("SELECT name FROM minds ORDER BY name").fetchall()
+    if not minds:
+        unrecorded("a host with no minds has no timeline to record it on; the schedule_pauses row names who and when")
+    for (mind,) in minds:
         append(
             db,
             EventDraft(
