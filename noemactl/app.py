@@ -33,7 +33,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
 )
-mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show and remove minds.", no_args_is_help=True)
+mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show, change and remove minds.", no_args_is_help=True)
 app.add_typer(mind_app, name="mind")
 
 

@@ -312,15 +312,13 @@ def parse_cooldown(value: Any) -> float:
 
 
 class MindSettings(_Section):
-    """One mind's settings: `[minds.NAME]` in noemad.toml, and the settings stored with the mind.
+    """`[minds.NAME]`: one mind's settings, here or stored with the mind (see MIND SETTINGS)."""
 
-    Both sources are this one model, checked by the same rules. The running
-    settings of a mind are, key by key, the first that sets it of: the mind's
-    stored settings (`mind create --settings`, `mind set`, PATCH), its
-    `[minds.NAME]` table, then the built-in defaults (and for models,
-    schedules and budgets the global [models], [schedules] and [budgets]).
-    See `effective`.
-    """
+    # Both sources are this one model, checked by the same rules. A mind runs
+    # with, key by key, the first that sets it of: its stored settings (`mind
+    # create --settings`, `mind set`, PATCH), its [minds.NAME] table, the
+    # defaults (for models, schedules and budgets: [models], [schedules],
+    # [budgets]). See `effective` and `with_stored`.
 
     persona: Annotated[str | None, BeforeValidator(_persona)] = Field(
         None, description="The system prompt of the mind's respond calls; unset means \"You are NAME, a long-lived mind. …\"."
