@@ -321,7 +321,7 @@ class MindSettings(_Section):
     # [budgets]). See `effective` and `with_stored`.
 
     persona: Annotated[str | None, BeforeValidator(_persona)] = Field(
-        None, description="The system prompt of the mind's respond calls; unset means \"You are NAME, a long-lived mind. …\"."
+        None, description="The system prompt of the mind's respond calls; unset means \"You are NAME, a long-lived mind. ...\"."
     )
     attention_capacity: Annotated[int, BeforeValidator(_whole(1, MAX_ATTENTION_CAPACITY))] = Field(
         DEFAULT_ATTENTION_CAPACITY, description=f"How many thoughts enter the workspace each cycle (1 to {MAX_ATTENTION_CAPACITY})."

@@ -33,7 +33,7 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
         check(doc, method, template, expect, resp.headers["content-type"], resp.json())
         return resp.json()
 
-    call("POST", "/minds", "/minds", 201, json={"name": "ada", "settings": {"tone": "dry"}})
+    call("POST", "/minds", "/minds", 201, json={"name": "ada", "settings": {"persona": "You are Ada."}})
     message = call(
         "POST", "/minds/{mind}/events", "/minds/ada/events", 201, json={"kind": "message", "author": "a", "text": "hi"}
     )

@@ -316,7 +316,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict:
-        return {"jobs": [j.to_json() for j in sup.jobs(mind, kind, limit)]}
+        return {"jobs": [j.to_json() for j in sup.list_jobs(mind, kind, limit)]}
 
     @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job, with its progress or outcome")
     def job(job_id: Annotated[int, Path(ge=1)]) -> dict:

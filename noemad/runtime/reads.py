@@ -80,7 +80,7 @@ class Reads:
         get_mind(db, mind)
         return calibration(db, mind)
 
-    def jobs(self, mind: str | None, kind: str | None, limit: int) -> list[Job]:
+    def list_jobs(self, mind: str | None, kind: str | None, limit: int) -> list[Job]:
         return list_jobs(self.store.reader(), mind=mind, kind=kind, limit=limit)
 
     def job(self, job_id: int) -> Job:

@@ -80,7 +80,8 @@ class WriteGuard:
         conn.set_trace_callback(self._trace)
 
     def _authorize(self, action: int, table: str | None, *_: Any) -> int:
-        if action in _WRITES and table:
+        # sqlite_* are SQLite's own (the schema, FTS5's bookkeeping), never a table of the store.
+        if action in _WRITES and table and not table.startswith("sqlite_"):
             self._pending.add(table)
         return sqlite3.SQLITE_OK
 
