@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from noemad.background.jobs import pause_schedule, set_progress, start_job
+from noemad.background.jobs import finish_job, pause_schedule, set_progress, start_job
 from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, delete_mind, get_mind, set_mode
 from noemad.store import Store
@@ -38,7 +38,7 @@ def test_a_job_that_changes_a_guarded_table_without_an_event_fails_and_is_rolled
     def sneaky(db):  # noqa: ANN001, ANN202
         db.execute("UPDATE minds SET mode = 'paused' WHERE name = 'ada'")
 
-    with pytest.raises(UnrecordedWrite, match=r"test_writer_guard\.test_a_job.*\.sneaky changed rows of minds and appended no event"):
+    with pytest.raises(UnrecordedWrite, match=r"test_writer_guard\.test_a_job.*\.sneaky changed rows of minds\.mode and appended no event"):
         store.writer.run_sync(sneaky)
     assert get_mind(store.reader(), "ada").mode == "idle"
     # executemany runs one prepared statement many times: its rows are seen too.
@@ -61,8 +61,16 @@ def test_a_write_that_changes_no_rows_and_an_allowlisted_table_pass(store: Store
     job = store.writer.run_sync(
         lambda db: start_job(db, mind="ada", kind="reflection", trigger="operator", actor="operator", inputs={}, now=NOW)
     )
-    store.writer.run_sync(lambda db: set_progress(db, job.id, 0.5, "reading"))  # `jobs`: progress, no event
-    assert "jobs" in ALLOWLIST and "model_calls" in ALLOWLIST and len(ALLOWLIST) == 2
+    store.writer.run_sync(lambda db: set_progress(db, job.id, 0.5, "reading"))  # a job's progress: no event
+    assert set(ALLOWLIST) == {"model_calls", "jobs.progress", "jobs.stage"}
+    with pytest.raises(UnrecordedWrite, match=r"changed rows of jobs\.error, jobs\.status and appended no event"):
+        store.writer.run_sync(lambda db: db.execute("UPDATE jobs SET status = 'failed', error = 'x' WHERE id = ?", [job.id]))
+    # A job that ends when the mode is not its own to move back still records its end.
+    store.writer.run_sync(lambda db: set_mode(db, "ada", "paused", NOW, "operator", "paused by an operator"))
+    store.writer.run_sync(lambda db: finish_job(db, job.id, outputs={}, error=None, model_calls=[], now=NOW))
+    [finished] = list_events(store.reader(), "ada", kinds=("job_finished",))
+    assert (finished.actor, finished.text, finished.data) == ("process:jobs", f"reflection job {job.id} finished", {"job": job.id, "status": "succeeded"})
+    assert get_mind(store.reader(), "ada").mode == "paused"
     # One job in a group fails; the others commit.
     futures = [
         store.writer.submit(lambda db: append(db, EventDraft(mind="ada", kind="observation", actor="operator", text="a"), NOW)),

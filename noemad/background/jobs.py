@@ -5,7 +5,10 @@ schedule or by an operator. Its row in `jobs` records the trigger, status
 (`running`, then `succeeded` or `failed`), progress and stage, inputs,
 outputs, the error if any, and the ids of the model calls it made. While it
 runs the mind's mode is `reflecting` or `consolidating` (a `mode_changed`
-event each way; with both running, the later one's, then the other's); two runs of one kind on one mind never overlap (a partial
+event each way; with both running, the later one's, then the other's; a job
+that ends when the mode is not its own to move back, because an operator
+paused the mind or the other kind's job took it, records `job_finished`
+instead); two runs of one kind on one mind never overlap (a partial
 unique index holds it, and a second request hears which job is running).
 
 The functions that write are writer jobs: run them on the writer.
@@ -161,9 +164,10 @@ def start_event(db: Database, mind: str, job_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> None:
-    # minds.py writes the mode and its event; a mind gone or moved on meanwhile is left as it is.
-    set_mode(db, mind, to, now, JOBS_ACTOR, text, only_from=only_from, job=job_id)
+def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> bool:
+    """Move the mind's mode for a job, through minds.py (its one writer); whether it moved."""
+    before = get_mind(db, mind).mode
+    return set_mode(db, mind, to, now, JOBS_ACTOR, text, only_from=only_from, job=job_id).mode != before
 
 
 def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, inputs: dict[str, Any], now: float) -> Job:
@@ -234,7 +238,10 @@ def finish_job(
     )
     ended = f"{job.kind} job {job_id} {'failed' if error else 'finished'}"
     other = db.execute("SELECT kind FROM jobs WHERE mind = ? AND status = 'running' ORDER BY id DESC LIMIT 1", [job.mind]).fetchone()
-    _set_mode(db, job.mind, MODE_OF[other[0]] if other else "idle", now, ended, job_id, only_from=MODE_OF[job.kind])
+    if not _set_mode(db, job.mind, MODE_OF[other[0]] if other else "idle", now, ended, job_id, only_from=MODE_OF[job.kind]):
+        # The mode is not this job's to move back (paused meanwhile, or the other kind's job took it): the end is still on the timeline.
+        status = "failed" if error else "succeeded"
+        append(db, EventDraft(mind=job.mind, kind="job_finished", actor=JOBS_ACTOR, text=ended, data={"job": job_id, "status": status}), now)
     return get_job(db, job_id)
 
 

@@ -37,12 +37,13 @@ from noemad.errors import StoreError
 
 ENV = "NOEMA_WRITE_GUARD"
 
-# Tables whose rows change without an event, and why each is legitimate.
+# What may change without an event, and why: a table, or `table.column` for an UPDATE of only that column.
 ALLOWLIST: dict[str, str] = {
     "model_calls": "the ledger: each row is its own record (mind, role, model, tokens, outcome, time), written by the"
     " gateway for every call, refused calls too; the event that used a call cites it",
-    "jobs": "a background job's row is its own record (trigger, actor, status, progress, times, outputs, error); its progress"
-    " is written while it runs, and its start and end are on the timeline as mode_changed whenever they move the mode",
+    "jobs.progress": "a running job's progress, written as it moves (a percent or a new stage at a time); its start and"
+    " end are events",
+    "jobs.stage": "the same report's stage name",
 }
 # What appending an event writes.
 EVENT_TABLES = frozenset({"events", "event_parents", "event_refs"})
@@ -79,10 +80,11 @@ class WriteGuard:
         conn.set_authorizer(self._authorize)
         conn.set_trace_callback(self._trace)
 
-    def _authorize(self, action: int, table: str | None, *_: Any) -> int:
+    def _authorize(self, action: int, table: str | None, column: str | None, *_: Any) -> int:
         # sqlite_* are SQLite's own (the schema, FTS5's bookkeeping), never a table of the store.
         if action in _WRITES and table and not table.startswith("sqlite_"):
-            self._pending.add(table)
+            # An UPDATE is authorized column by column: name each, so one column can be allowed.
+            self._pending.add(f"{table}.{column}" if action == sqlite3.SQLITE_UPDATE and column else table)
         return sqlite3.SQLITE_OK
 
     def _trace(self, sql: str) -> None:
@@ -109,7 +111,7 @@ class WriteGuard:
     def check(self, *, appended: bool, job: Callable[..., Any] | None = None) -> None:
         """A job ended: raise `UnrecordedWrite` if it changed guarded rows and appended no event."""
         self._settle()
-        unguarded = self._changed - ALLOWLIST.keys() - EVENT_TABLES
+        unguarded = {w for w in self._changed if w not in ALLOWLIST and w.split(".")[0] not in ALLOWLIST.keys() | EVENT_TABLES}
         if not unguarded or appended or getattr(_local, "reason", None):
             return
         name = f"{getattr(job, '__module__', '?')}.{getattr(job, '__qualname__', repr(job))}" if job is not None else "a write job"
