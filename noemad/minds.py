@@ -92,6 +92,11 @@ def list_minds(db: Database) -> list[Mind]:
     return [_mind(r) for r in rows]
 
 
+def mind_names(db: Database) -> list[str]:
+    """Every mind's name, in order (without reading their settings)."""
+    return [r[0] for r in db.execute("SELECT name FROM minds ORDER BY name")]
+
+
 def _flat(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """Settings as dotted keys (models.respond.model) to their values."""
     out: dict[str, Any] = {}

@@ -27,7 +27,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
-from noemad.minds import get_mind, set_mode
+from noemad.minds import get_mind, mind_names, set_mode
 from noemad.store.guard import unrecorded
 
 if TYPE_CHECKING:
@@ -281,10 +281,10 @@ def pause_schedule(db: Database, kind: str, *, paused: bool, actor: str, now: fl
     if cur.rowcount <= 0:
         return False
     what = "paused" if paused else "resumed"
-    minds = db.execute("SELECT name FROM minds ORDER BY name").fetchall()
+    minds = mind_names(db)
     if not minds:
         unrecorded("a host with no minds has no timeline to record it on; the schedule_pauses row names who and when")
-    for (mind,) in minds:
+    for mind in minds:
         append(
             db,
             EventDraft(
