@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Noemad
 from noemad.background.jobs import finish_job, pause_schedule, set_progress, start_job
 from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, delete_mind, get_mind, set_mode
@@ -115,3 +116,8 @@ def test_with_the_guard_off_nothing_is_checked(tmp_path: Path) -> None:
         writer.run_sync(lambda db: db.execute("INSERT INTO schedule_pauses (kind, paused_at, actor) VALUES ('reflection', 'x', 'y')"))
     finally:
         writer.close()
+
+
+def test_daemons_the_tests_start_run_with_the_guard_on(noemad: Noemad) -> None:
+    assert noemad.env["NOEMA_WRITE_GUARD"] == "1"
+    assert "write guard on (NOEMA_WRITE_GUARD)" in (noemad.home / "noemad.log").read_text()

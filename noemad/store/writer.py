@@ -59,6 +59,8 @@ class Writer:
         # The guard sees a statement's tables when it is prepared: every statement must be prepared anew.
         self.db = open_db(path, cached_statements=0 if guarded else None)
         self.guard = WriteGuard(self.db.conn) if guarded else None
+        if guarded:
+            log.info("write guard on (%s): a write job that changes rows must append an event", "NOEMA_WRITE_GUARD")
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
         self._after_commit: list[AfterCommit] = []
