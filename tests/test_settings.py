@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad
+from conftest import Noemad, start_noemad
 from noemad.config import MindSettings, parse_config, parse_mind_settings, with_stored
 from noemad.errors import ConfigError, InvalidInput
 from noemad.events import latest_events
@@ -163,3 +163,42 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
     assert noemad.api("PATCH", "/minds/ada", json={"persona": "x"}).status_code == 422  # the keys go under "settings"
     overview = noemad.api("GET", "/minds/ada").json()
     assert overview["settings_problems"] == [] and overview["events"] > 0  # its history is all there
+
+
+def test_the_file_sets_what_the_store_does_not_and_an_old_bad_row_still_loads(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "noemad.toml").write_text('[minds.ada]\npersona = "From the file."\nattention_capacity = 2\n')
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "Stored."}}).status_code == 201
+        overview = daemon.api("GET", "/minds/ada").json()
+        assert overview["settings"] == {"persona": "Stored."}
+        assert overview["settings_in_force"] == {"persona": "Stored.", "attention_capacity": 2}
+        assert "in force  {\"attention_capacity\": 2, \"persona\": \"Stored.\"}" in daemon.ctl("mind", "show", "ada").stdout
+        daemon.ctl("mind", "set", "ada", "--unset", "persona")
+        assert daemon.api("GET", "/minds/ada").json()["settings_in_force"] == {"persona": "From the file.", "attention_capacity": 2}
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+    # A row stored before the checks existed: the daemon starts, the mind runs, and says what it left out.
+    raw = open_db(home / "noema.db")
+    with raw.conn:
+        raw.execute("UPDATE minds SET settings = ? WHERE name = 'ada'", [json.dumps({"tone": "dry", "narrative_llm": True})])
+    raw.close()
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        overview = daemon.api("GET", "/minds/ada").json()
+        assert overview["settings"] == {"tone": "dry", "narrative_llm": True}
+        assert overview["settings_in_force"] == {"persona": "From the file.", "attention_capacity": 2, "narrative_llm": True}
+        assert [p.split(":")[0] for p in overview["settings_problems"]] == ["settings.tone"]
+        shown = daemon.ctl("mind", "show", "ada").stdout
+        assert "settings left out (1): set or unset them with `noemactl mind set`" in shown and "settings.tone: unknown key" in shown
+        said = daemon.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "hello"}).json()
+        assert daemon.wait_for("ada", "cycle_completed", since=said["id"])["data"]["stimuli"] == 1
+        assert daemon.ctl("mind", "set", "ada", "--unset", "tone").returncode == 0
+        assert daemon.api("GET", "/minds/ada").json()["settings_problems"] == []
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+    assert "mind ada: stored settings no longer valid, left out until set or unset: settings.tone: unknown key" in (home / "noemad.log").read_text()

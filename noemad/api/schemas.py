@@ -360,6 +360,9 @@ class MindOverview(MindOut):
     last_event_id: int
     turn_running: bool
     settings_problems: list[str] = Field(description="A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset.")
+    settings_in_force: dict[str, Any] = Field(
+        description="The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."
+    )
     recent: list[EventOut]
     warnings: list[WarningOut] = Field(description="The newest metacognition warnings, oldest first.")
 

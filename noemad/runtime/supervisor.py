@@ -274,6 +274,7 @@ class Supervisor(Reads):
             "last_event_id": last,
             "turn_running": bool(actor and actor.turn_running),
             "settings_problems": list(mind.problems),
+            "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
             "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
             "warnings": [
                 {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
