@@ -31,7 +31,7 @@ import grp
 import json
 import math
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
@@ -357,12 +357,23 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def with_stored(config: Config, stored: dict[str, MindSettings]) -> Config:
-    """`config` with each mind's stored settings over its `[minds.NAME]` table: the settings minds run with."""
-    minds = dict(config.minds)
-    for name, settings in stored.items():
-        if settings.model_fields_set:
-            minds[name] = minds.get(name, MindSettings()).effective(settings)
+def with_stored(
+    config: Config, stored: dict[str, MindSettings], names: Iterable[str] | None = None, running: Config | None = None
+) -> Config:
+    """`config` with each mind's stored settings over its `[minds.NAME]` table: the settings minds run with.
+
+    With `names` and `running`, only those minds are rebuilt and the others
+    kept from `running` (one mind's change costs one merge, not one a mind).
+    """
+    minds = dict(running.minds if names is not None and running is not None else config.minds)
+    for name in stored.keys() if names is None else names:
+        settings, file = stored.get(name), config.minds.get(name)
+        if settings is not None and settings.model_fields_set:
+            minds[name] = (file or MindSettings()).effective(settings)
+        elif file is not None:
+            minds[name] = file
+        else:
+            minds.pop(name, None)
     return config.model_copy(update={"minds": minds})
 
 

@@ -78,6 +78,10 @@ def test_stored_settings_win_over_the_file_key_by_key() -> None:
     assert (respond.model, respond.max_tokens, respond.timeout) == ("file", 99, 30)  # tables merge key by key
     assert running.minds["bob"].narrative_llm is True and "eve" not in running.minds
     assert config.minds["ada"].persona == "From the file."  # the file's config is untouched
+    # One mind rebuilt over the running config: the others are kept, a forgotten mind falls back to the file.
+    again = with_stored(config, {"bob": parse_mind_settings({"attention_capacity": 9})}, ["ada", "bob"], running)
+    assert again.minds["ada"].persona == "From the file." and again.minds["bob"].attention_capacity == 9
+    assert with_stored(config, {}, ["bob"], running).minds.keys() == {"ada"}
 
 
 def test_a_change_is_recorded_with_old_and_new_values_and_a_no_op_records_nothing(store: Store) -> None:

@@ -95,18 +95,18 @@ class Supervisor(Reads):
         """The settings `mind` runs with now (read at each turn: a change applies from the next one)."""
         return self._config.minds.get(mind) or MindSettings()
 
-    def _settings_stored(self, mind: Mind | str, settings: MindSettings | None = None) -> None:
-        """Take a mind's stored settings (None: forget them) and rebuild the running config (on the loop's thread)."""
-        name = mind if isinstance(mind, str) else mind.name
+    def _settings_stored(self, minds: Sequence[Mind] = (), *, forget: str | None = None) -> None:
+        """Take minds' stored settings as read or changed (or forget a deleted mind's); on the loop's thread."""
         stored = dict(self._stored)
-        if isinstance(mind, Mind):
-            stored[name] = mind.parsed
+        for mind in minds:
+            stored[mind.name] = mind.parsed
             if mind.problems:
-                log.warning("mind %s: stored settings no longer valid, left out until set or unset: %s", name, "; ".join(mind.problems))
-        else:
-            stored.pop(name, None)
+                log.warning("mind %s: stored settings no longer valid, left out until set or unset: %s", mind.name, "; ".join(mind.problems))
+        if forget is not None:
+            stored.pop(forget, None)
+        names = [m.name for m in minds] + ([forget] if forget is not None else [])
         self._stored = stored
-        self._config = with_stored(self.loaded.config, stored)
+        self._config = with_stored(self.loaded.config, stored, names, self._config)
 
     # life cycle -------------------------------------------------------
 
@@ -121,8 +121,7 @@ class Supervisor(Reads):
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
-        for mind in minds:
-            self._settings_stored(mind)
+        self._settings_stored(minds)
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog)
@@ -168,7 +167,7 @@ class Supervisor(Reads):
         check_name(name)
         now = self.clock.now()
         mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
-        self._settings_stored(mind)
+        self._settings_stored([mind])
         self._start_actor(mind)
         return mind
 
@@ -181,7 +180,7 @@ class Supervisor(Reads):
         get_mind(self.store.reader(), name)
         now = self.clock.now()
         mind = await self.store.writer.run(lambda db: change_settings(db, name, patch, now, actor))
-        self._settings_stored(mind)
+        self._settings_stored([mind])
         return mind
 
     async def delete_mind(self, name: str, confirm: str) -> int:
@@ -199,7 +198,7 @@ class Supervisor(Reads):
         if actor:
             await actor.stop(0)
         self.counts.by_mind.pop(name, None)
-        self._settings_stored(name)
+        self._settings_stored(forget=name)
         if self.bus:
             self.bus.close_mind(name)
         log.info("deleted mind %s and its %d events", name, removed)
