@@ -13,6 +13,8 @@ import pytest
 
 from conftest import Noemad
 from noemad.background.jobs import finish_job, pause_schedule, set_progress, start_job
+from noemad.background.scheduler import due
+from noemad.config import Config
 from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, delete_mind, get_mind, set_mode
 from noemad.store import Store
@@ -96,6 +98,11 @@ def test_a_job_that_says_why_it_records_nothing_passes(store: Store) -> None:
 
 def test_a_schedule_pause_is_on_every_minds_timeline_and_needs_no_mind(store: Store) -> None:
     store.writer.run_sync(lambda db: create_mind(db, "bob", {}, NOW, "operator"))
+    for mind in ("ada", "bob"):  # each has reflected on everything it holds: dormant
+        job = store.writer.run_sync(
+            lambda db, m=mind: start_job(db, mind=m, kind="reflection", trigger="schedule", actor="schedule", inputs={}, now=NOW)
+        )
+        store.writer.run_sync(lambda db, j=job.id: finish_job(db, j, outputs={}, error=None, model_calls=[], now=NOW))
     assert store.writer.run_sync(lambda db: pause_schedule(db, "reflection", paused=True, actor="user:alice", now=NOW))
     assert not store.writer.run_sync(lambda db: pause_schedule(db, "reflection", paused=True, actor="user:alice", now=NOW))
     assert store.writer.run_sync(lambda db: pause_schedule(db, "reflection", paused=False, actor="operator", now=NOW))
@@ -103,6 +110,8 @@ def test_a_schedule_pause_is_on_every_minds_timeline_and_needs_no_mind(store: St
         paused, resumed = list_events(store.reader(), mind, kinds=("schedule_paused", "schedule_resumed"))
         assert (paused.kind, paused.actor, paused.data) == ("schedule_paused", "user:alice", {"kind": "reflection", "paused": True})
         assert (resumed.kind, resumed.actor, resumed.text) == ("schedule_resumed", "operator", "scheduled reflection runs resumed for every mind by operator")
+    # The pause and the resume are not news about the minds: dormant minds stay unscheduled.
+    assert [d for d in due(store, Config(), NOW + 3 * 86400) if d[1] == "reflection"] == []
     for mind in ("ada", "bob"):
         store.writer.run_sync(lambda db, m=mind: delete_mind(db, m, m))
     assert store.writer.run_sync(lambda db: pause_schedule(db, "consolidation", paused=True, actor="operator", now=NOW))
