@@ -261,9 +261,6 @@ def paused_schedules(db: Database) -> dict[str, dict[str, str]]:
     return {kind: {"paused_at": at, "actor": actor} for kind, at, actor in db.execute("SELECT kind, paused_at, actor FROM schedule_pauses")}
 
 
-SCHEDULE_EVENTS: tuple[str, ...] = ("schedule_paused", "schedule_resumed")  # not news about a mind (see scheduler)
-
-
 def pause_schedule(db: Database, kind: str, *, paused: bool, actor: str, now: float) -> bool:
     """Pause or resume the scheduled runs of `kind` for every mind (a writer job); True if that changed anything.
 
