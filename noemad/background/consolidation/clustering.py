@@ -44,7 +44,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from itertools import chain, combinations, repeat
+from itertools import chain, combinations
 
 from noemad.errors import InvalidInput
 
@@ -64,29 +64,40 @@ class Cluster:
     lift: float
 
 
-def _trim(kept: list[str], df: Counter[str]) -> list[str]:
-    """At most MAX_TERMS of an episode's terms: the most frequent, ties by term; in term order."""
-    return sorted(sorted(kept, key=lambda t: (-df[t], t))[:MAX_TERMS])
-
-
 def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Cluster]:
-    """Clusters of the episodes whose terms are `term_sets`, in the order they were taken (see the module docstring)."""
+    """Clusters of the episodes whose terms are `term_sets`, in the order they were taken (see the module docstring).
+
+    Terms are numbered in term order (so comparing numbers compares terms
+    and every tie breaks as it would on the terms), and the pairs of each
+    distinct set of kept terms are counted once, times the episodes that
+    kept it: what the docstring describes, with less hashing.
+    """
     if min_episodes < 2:
         raise InvalidInput(f"a cluster needs at least 2 episodes, not {min_episodes}")
     n = len(term_sets)
     if n < min_episodes:
         return []
-    df: Counter[str] = Counter(chain.from_iterable(term_sets))
-    frequent = {t for t, c in df.items() if c >= min_episodes}
-    kept = [sorted(frequent.intersection(s)) for s in term_sets]
+    df_by_term: Counter[str] = Counter(chain.from_iterable(term_sets))
+    vocabulary = sorted(t for t, c in df_by_term.items() if c >= min_episodes)
+    number = {t: i for i, t in enumerate(vocabulary)}
+    df = [df_by_term[t] for t in vocabulary]
+    del df_by_term
+    frequent = set(vocabulary)
+    kept = [sorted(map(number.__getitem__, frequent.intersection(s))) for s in term_sets]
     for i, k in enumerate(kept):
-        if len(k) > MAX_TERMS:
-            kept[i] = _trim(k, df)
-    pairs: Counter[tuple[str, str]] = Counter(chain.from_iterable(map(combinations, kept, repeat(2))))
+        if len(k) > MAX_TERMS:  # the most frequent, ties by term; in term order
+            kept[i] = sorted(sorted(k, key=lambda t: (-df[t], t))[:MAX_TERMS])
+    shapes = Counter(map(tuple, kept))  # episodes that kept the same terms share their pairs
+    pairs: Counter[tuple[int, int]] = Counter(chain.from_iterable(combinations(k, 2) for k, times in shapes.items() if times == 1))
+    for k, times in shapes.items():
+        if times > 1:
+            for pair in combinations(k, 2):
+                pairs[pair] += times
+    del shapes
 
     floor = max(n, LIFT_FLOOR)
-    queue: list[tuple[int, float, str, str]] = []
-    lifts: dict[tuple[str, str], float] = {}
+    queue: list[tuple[int, float, int, int]] = []
+    lifts: dict[tuple[int, int], float] = {}
     for (a, b), support in pairs.items():
         if support < min_episodes:
             continue
@@ -101,7 +112,7 @@ def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Clu
         return []
 
     wanted = {t for _, _, a, b in queue for t in (a, b)}
-    postings: dict[str, set[int]] = {t: set() for t in wanted}
+    postings: dict[int, set[int]] = {t: set() for t in wanted}
     for i, k in enumerate(kept):
         for t in wanted.intersection(k):
             postings[t].add(i)
@@ -117,7 +128,7 @@ def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Clu
         if count < -neg_support:
             heapq.heappush(queue, (-count, neg_cosine, a, b))
             continue
-        clusters.append(Cluster((a, b), tuple(sorted(members)), -neg_cosine, lifts[(a, b)]))
+        clusters.append(Cluster((vocabulary[a], vocabulary[b]), tuple(sorted(members)), -neg_cosine, lifts[(a, b)]))
         for i in members:  # each episode leaves the postings once
             for t in kept[i]:
                 posting = postings.get(t)

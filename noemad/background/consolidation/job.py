@@ -22,7 +22,7 @@ from noemad.background.consolidation.clustering import Cluster, cluster
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, EpisodeInfo, Plan, plan
 from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
-from noemad.background.consolidation.select import load_details, load_episodes
+from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
 from noemad.background.consolidation.tokenise import Terms, episode_terms
 from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, span_seconds
@@ -35,12 +35,13 @@ WRITE_AHEAD = 8  # cluster writes queued on the writer at once
 
 @dataclass
 class _Found:
-    """What the off-loop stages found: the episodes considered, their terms and the clusters."""
+    """What the off-loop stages found: the episodes considered, their terms, the clusters and their episodes' speakers."""
 
-    ids: list[int]
-    texts: list[str]
+    window: Window
     term_sets: list[Terms]
     clusters: list[Cluster]
+    speakers: dict[int, str]  # stimulus event id -> speaker
+    written_by: dict[int, int]  # episode id -> its memory_created, for episodes with no stimulus
     cause: int | None  # the job's start event
 
     def terms_of(self, c: Cluster) -> list[Terms]:
@@ -48,21 +49,31 @@ class _Found:
 
 
 def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Found:
-    """Load, tokenise and cluster, on a reader in a worker thread."""
+    """Load, tokenise and cluster, then read who the clustered episodes are from: on a reader in a worker thread."""
     db = ctx.store.reader()
     ctx.progress(0.02, "loading episodes")
-    ids, texts = load_episodes(db, ctx.mind, start, end)
-    ctx.progress(0.1, f"clustering {len(ids):,} episodes")
-    term_sets = episode_terms(texts)
+    window = load_window(db, ctx.mind, start, end)
+    ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
+    term_sets = episode_terms(window.texts)
     clusters = cluster(term_sets, min_episodes)
-    return _Found(ids, texts, term_sets, clusters, start_event(db, ctx.mind, ctx.job.id))
+    members = [i for c in clusters for i in c.members]
+    stimuli = window.stimuli
+    speakers = load_speakers(db, [s for s in map(stimuli.__getitem__, members) if s is not None])
+    written_by = load_written_by(db, [window.ids[i] for i in members if stimuli[i] is None])
+    return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id))
 
 
-def _plan(ctx: JobContext, found: _Found, index: int) -> Plan:
-    """Plan one cluster, on a reader in a worker thread (while the writer writes the clusters before it)."""
+def _plan(found: _Found, index: int) -> Plan:
+    """Plan one cluster, in a worker thread (while the writer writes the clusters before it)."""
     c = found.clusters[index]
-    details = load_details(ctx.store.reader(), [found.ids[i] for i in c.members])
-    episodes = [EpisodeInfo(found.ids[i], found.texts[i], *details[found.ids[i]]) for i in c.members]
+    w, speakers, written_by = found.window, found.speakers, found.written_by
+    episodes = []
+    for i in c.members:
+        stimulus = w.stimuli[i]
+        if stimulus is None:
+            episodes.append(EpisodeInfo(w.ids[i], w.texts[i], w.created[i], UNKNOWN_SPEAKER, written_by.get(w.ids[i])))  # type: ignore[arg-type]
+        else:
+            episodes.append(EpisodeInfo(w.ids[i], w.texts[i], w.created[i], speakers.get(stimulus, UNKNOWN_SPEAKER), stimulus))
     return plan(index, c, episodes, found.terms_of(c))
 
 
@@ -117,7 +128,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     try:
         for index in range(total):
             # Cluster by cluster: planning one (in a thread) overlaps the writing of those before it.
-            p = await asyncio.to_thread(_plan, ctx, found, index)
+            p = await asyncio.to_thread(_plan, found, index)
             if refused is not None:
                 w = Wording(p.plain, reason=refused.reason, detail=f"not asked: an earlier call was refused ({refused.detail})")
             elif ctx.calls_left > 0:
@@ -170,12 +181,12 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         else:
             failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
     outputs: dict[str, Any] = {
-        "summary": summary(len(found.ids), clustered, len(clusters), min_episodes, window),
+        "summary": summary(len(found.window.ids), clustered, len(clusters), min_episodes, window),
         "window": {"from": iso(start), "to": iso(now), "span": window},
         "min_episodes": min_episodes,
-        "episodes": len(found.ids),
+        "episodes": len(found.window.ids),
         "clustered": clustered,
-        "left": len(found.ids) - clustered,
+        "left": len(found.window.ids) - clustered,
         "clusters": clusters,
         "beliefs": [c["belief"] for c in clusters],
         "memories": [c["memory"] for c in clusters],
