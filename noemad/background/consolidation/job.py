@@ -1,9 +1,9 @@
 """The consolidation job (`run`): find the clusters off the loop, then word and write them one at a time.
 
-Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`) run
-in a worker thread on a reader. Then clusters are taken largest first:
-planned in a worker thread (the speakers and stimuli of its episodes read
-then; `proposition.plan`), worded on the loop if a model call is left
+Loading (`select`), tokenising (`tokenise`), clustering (`clustering`) and
+reading who the clustered episodes are from run in a worker thread on a
+reader. Then clusters are taken largest first: planned in a worker thread
+(`proposition.plan`, no reads), worded on the loop if a model call is left
 (`generalise.word`), and queued as one writer job (`recording.write_cluster`;
 at most WRITE_AHEAD queued at once, so other writes interleave and commits
 are grouped). A cluster that fails to write (a NoemaError) is listed in
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from noemad.background.consolidation.clustering import Cluster, cluster
@@ -66,14 +68,16 @@ def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Foun
 def _plan(found: _Found, index: int) -> Plan:
     """Plan one cluster, in a worker thread (while the writer writes the clusters before it)."""
     c = found.clusters[index]
-    w, speakers, written_by = found.window, found.speakers, found.written_by
-    episodes = []
-    for i in c.members:
-        stimulus = w.stimuli[i]
-        if stimulus is None:
-            episodes.append(EpisodeInfo(w.ids[i], w.texts[i], w.created[i], UNKNOWN_SPEAKER, written_by.get(w.ids[i])))  # type: ignore[arg-type]
-        else:
-            episodes.append(EpisodeInfo(w.ids[i], w.texts[i], w.created[i], speakers.get(stimulus, UNKNOWN_SPEAKER), stimulus))
+    w = found.window
+    ids = list(map(w.ids.__getitem__, c.members))
+    stimuli = list(map(w.stimuli.__getitem__, c.members))
+    speakers = map(found.speakers.get, stimuli, repeat(UNKNOWN_SPEAKER))  # None (no stimulus) is no key: unknown
+    brought_by: Iterable[int | None] = stimuli
+    if None in stimuli:
+        brought_by = [found.written_by.get(i) if s is None else s for i, s in zip(ids, stimuli)]
+    rows = zip(ids, map(w.texts.__getitem__, c.members), map(w.created.__getitem__, c.members), speakers, brought_by)
+    # One EpisodeInfo per clustered episode, made in C: tuple.__new__ over the rows, as EpisodeInfo._make does.
+    episodes = list(map(tuple.__new__, repeat(EpisodeInfo), rows))
     return plan(index, c, episodes, found.terms_of(c))
 
 

@@ -5,7 +5,7 @@
 - *Representative*: the episode holding the most key terms, then the
   shortest text, then the first in code-point order, then the earliest,
   then the lowest id.
-- *Speakers*: from the stimulus each episode records (`select.load_details`).
+- *Speakers*: from the stimulus each episode records (`select.load_speakers`).
 - *Plain proposition* (`plain_proposition`), e.g.::
 
       alice repeatedly mentioned select and go (5 episodes, 2026-01-02 to 2026-01-08), e.g. "I'll select Go for the new parser".
@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 from typing import NamedTuple
 
 from noemad.background.consolidation.clustering import Cluster
@@ -38,6 +39,9 @@ MAX_QUOTE = 160  # characters of the representative episode quoted in the propos
 MAX_NAME = 40  # characters of a speaker's name in the proposition
 SPEAKERS_NAMED = 3
 PROMPT_EPISODES = 20  # episodes a plan orders for the model's prompt, most representative first
+
+
+_ID, _CREATED, _SPEAKER = itemgetter(0), itemgetter(2), itemgetter(3)  # of an EpisodeInfo
 
 
 class EpisodeInfo(NamedTuple):
@@ -122,24 +126,37 @@ def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets:
     key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
     keys = set(key_terms)
 
-    def rank(i: int) -> tuple[int, int, str, str, int]:
-        e = episodes[i]
-        body = strip_speaker(e.text)
-        return (-len(keys.intersection(term_sets[i])), len(body), body, e.created_at, e.id)
-
-    order = heapq.nsmallest(PROMPT_EPISODES, range(size), key=rank)  # the keys are unique (ids): a total order
+    # The most representative: the most key terms, then the shortest body, the first in code-point order, the earliest, the lowest id.
+    # Keys are unique (ids): a total order. Only the episodes holding the most key terms can come first, so the
+    # rest of the key is computed for those (down to as many levels as PROMPT_EPISODES needs).
+    hits = list(map(len, map(keys.intersection, term_sets)))
+    levels = Counter(hits)
+    floor, taken = 0, 0
+    for level in sorted(levels, reverse=True):
+        floor, taken = level, taken + levels[level]
+        if taken >= PROMPT_EPISODES:
+            break
+    ranked = []
+    for i, h in enumerate(hits):
+        if h >= floor:
+            e = episodes[i]
+            head, sep, body = e.text.partition(": ")  # strip_speaker, inlined: this runs once per episode
+            body = body if sep else head
+            ranked.append((-h, len(body), body, e.created_at, e.id, i))
+    order = [r[-1] for r in heapq.nsmallest(PROMPT_EPISODES, ranked)]
     representative = episodes[order[0]]
     words = _spellings(representative.text, key_terms)
-    by_speaker = Counter(e.speaker for e in episodes)
+    by_speaker = Counter(map(_SPEAKER, episodes))
     speakers = tuple(sorted(by_speaker.items(), key=lambda kv: (-kv[1], kv[0])))
-    first, last = min(e.created_at for e in episodes), max(e.created_at for e in episodes)
+    created = list(map(_CREATED, episodes))
+    first, last = min(created), max(created)
     text = plain_proposition(speakers, list(words.values()), size, first, last, strip_speaker(representative.text))
     proposition, _ = check_proposition(text, "x")  # cleaned exactly as the belief stores it
     subject = " ".join(words.get(t, t) for t in found.pair)
     return Plan(
         index=index,
         cluster=found,
-        episodes=tuple(sorted(episodes, key=lambda e: e.id)),
+        episodes=tuple(sorted(episodes, key=_ID)),
         key_terms=key_terms,
         words=words,
         representative=representative,

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from sqlite_utils import Database
@@ -59,6 +61,9 @@ class Skipped:
 
     belief: int
     reason: str
+
+
+_ID = itemgetter(0)  # of an (id, speaker, brought_by) episode
 
 
 def write_cluster(
@@ -107,12 +112,11 @@ def write_cluster(
         actor=actor,
         cause=added.event.id,
         cycle_id=None,
-        derived_from=[memory_id for memory_id, _, _ in episodes],
+        derived_from=list(map(_ID, episodes)),
     )
-    at = iso(now)
     db.conn.executemany(
         "INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) VALUES (?, ?, ?, ?, ?)",
-        [(memory_id, mind, job_id, memory.id, at) for memory_id, _, _ in episodes],
+        zip(map(_ID, episodes), repeat(mind), repeat(job_id), repeat(memory.id), repeat(iso(now))),
     )
     return Written(added.belief_id, memory.id, added.confidence, added.event.id, memory_event.id)
 

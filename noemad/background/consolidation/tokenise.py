@@ -55,10 +55,15 @@ def episode_terms(texts: Iterable[str]) -> list[Terms]:
     """
     term_of = _Terms().__getitem__
     findall = WORD.findall
+    seen: dict[str, Terms] = {}  # a body said again (a sensor's reading, a repeated request) is cut once
     out: list[Terms] = []
     for text in texts:
         head, sep, rest = text.partition(": ")
-        distinct = dict.fromkeys(map(term_of, findall((rest if sep else head).lower())))
-        distinct.pop(None, None)  # the words that are no content words
-        out.append(tuple(distinct))
+        body = rest if sep else head
+        found = seen.get(body)
+        if found is None:
+            distinct = dict.fromkeys(map(term_of, findall(body.lower())))
+            distinct.pop(None, None)  # the words that are no content words
+            found = seen[body] = tuple(distinct)
+        out.append(found)
     return out
