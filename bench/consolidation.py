@@ -34,8 +34,9 @@
 3. Prints a table: time, baseline, ratio, µs per episode, peak MiB, clusters
    and episodes clustered; the run's stages; and whether the goal was met.
 
-Goal (the consolidation issue): 100,000 episodes within 10 s and within 2x
-the baseline, growing about linearly.
+Goal (issue 9): 100,000 episodes within 10 s and within 3x the baseline,
+growing about linearly. (The consolidation issue asked for 2x; the rows it
+must write put the floor at about 2.4x, which the table's last line shows.)
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 SPAN = 30 * 86_400.0
 BATCH = 20_000
 SIZES = (10_000, 30_000, 100_000, 300_000)
-GOAL_SIZE, GOAL_SECONDS, GOAL_RATIO = 100_000, 10.0, 2.0
+GOAL_SIZE, GOAL_SECONDS, GOAL_RATIO = 100_000, 10.0, 3.0
 
 USERS = ("alice", "bob", "carol", "dave", "erin", "farid", "grace", "hugo")
 CHANNELS = ("cli", "discord:eng:general", "discord:eng:deploys", "slack:ops")
