@@ -1,4 +1,5 @@
-"""Fixtures: a real noemad on a temporary socket, driven by the real noemactl.
+"""Fixtures: a real noemad on a temporary socket, driven by the real noemactl;
+and (`app`, tests/inprocess.py) the same engine and API in this process.
 
 The daemon runs on a manual clock (`NOEMA_CLOCK=manual:…`); tests move time
 with `Noemad.advance`, never by sleeping. Readiness is read from the daemon's
@@ -22,6 +23,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from inprocess import InProcess, start_app
 
 BIN = Path(sys.executable).parent
 NOEMAD = str(BIN / "noemad")
@@ -158,7 +161,20 @@ def noemad(place: Path) -> Iterator[Noemad]:
 
 
 @pytest.fixture
-def mind(noemad: Noemad) -> str:
-    """A mind named `ada` on the running daemon."""
-    assert noemad.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+def mind(request: pytest.FixtureRequest) -> str:
+    """A mind named `ada` on the test's engine: the in-process `app` when the test uses it, else the running daemon."""
+    engine = request.getfixturevalue("app" if "app" in request.fixturenames else "noemad")
+    assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
     return "ada"
+
+
+# The in-process tier (tests/inprocess.py): the engine and its API without a process or a socket.
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[InProcess]:
+    """An engine and its API in this process on a fresh home and a manual clock, stopped after the test."""
+    engine = start_app(tmp_path)
+    yield engine
+    engine.stop()
+
