@@ -106,6 +106,10 @@ class InProcess:
 
         return self.run(follow())
 
+    def wait_job(self, job_id: int) -> None:
+        """Wait until a background job started in this engine has ended and its row says how."""
+        self.run(self.sup.jobs.wait(job_id))
+
     def stop(self) -> None:
         """Stop as the daemon does: no new work, followers ended, then the supervisor and the store."""
 

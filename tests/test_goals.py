@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Noemad
+from inprocess import InProcess
 
 from noemad.cognition.goals import GoalClosed, GoalNotFound, active_goals, create_goal, get_goal, list_goals, update_goal
 from noemad.errors import InvalidInput
@@ -192,16 +193,16 @@ def test_bad_goals_are_refused_and_nothing_is_stored(noemad: Noemad, mind: str) 
     assert noemad.api("GET", "/minds/zed/goals").status_code == 404
 
 
-def test_goal_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_goal_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    said = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "title": "t", "progress": 0.25})
+    doc = app.api("GET", "/openapi.json").json()
+    said = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "title": "t", "progress": 0.25})
     check(doc, "POST", "/minds/{mind}/events", 201, "application/json", said.json())
-    taken(noemad, mind, said.json())
-    listed = noemad.api("GET", f"/minds/{mind}/goals")
+    taken(app, mind, said.json())
+    listed = app.api("GET", f"/minds/{mind}/goals")
     check(doc, "GET", "/minds/{mind}/goals", 200, "application/json", listed.json())
     [goal] = listed.json()["goals"]
     assert goal["progress"] == 0.25
-    check(doc, "GET", "/goals/{goal_id}", 200, "application/json", noemad.api("GET", f"/goals/{goal['id']}").json())
-    check(doc, "GET", "/minds/{mind}/goals", 422, "application/problem+json", noemad.api("GET", f"/minds/{mind}/goals", params={"status": "x"}).json())
+    check(doc, "GET", "/goals/{goal_id}", 200, "application/json", app.api("GET", f"/goals/{goal['id']}").json())
+    check(doc, "GET", "/minds/{mind}/goals", 422, "application/problem+json", app.api("GET", f"/minds/{mind}/goals", params={"status": "x"}).json())

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import NOEMACTL, Noemad
+from inprocess import InProcess
 
 from noemad.clock import iso
 from noemad.cognition import notifications
@@ -426,11 +427,11 @@ def test_bad_personality_settings_and_bad_listings_are_refused(noemad: Noemad, m
         assert out.stderr.startswith(sentence), (args, out.stderr)
 
 
-def test_notification_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_notification_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    listed = noemad.api("GET", f"/minds/{mind}/notifications", params={"status": "open"})
+    doc = app.api("GET", "/openapi.json").json()
+    listed = app.api("GET", f"/minds/{mind}/notifications", params={"status": "open"})
     check(doc, "GET", "/minds/{mind}/notifications", 200, "application/json", listed.json())
-    missing = noemad.api("POST", "/notifications/7/ack")
+    missing = app.api("POST", "/notifications/7/ack")
     check(doc, "POST", "/notifications/{notification_id}/ack", 404, "application/problem+json", missing.json())

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Noemad
+from inprocess import InProcess
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
@@ -343,20 +344,20 @@ def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(noemad: 
     assert noemad.api("GET", "/predictions/999").status_code == 404
 
 
-def test_prediction_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_prediction_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    said = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.6, "due": "1h"})
+    doc = app.api("GET", "/openapi.json").json()
+    said = app.api("POST", f"/minds/{mind}/events", json={"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.6, "due": "1h"})
     check(doc, "POST", "/minds/{mind}/events", 201, "application/json", said.json())
-    taken(noemad, mind, said.json())
+    taken(app, mind, said.json())
     for template, path in (
         ("/minds/{mind}/predictions", f"/minds/{mind}/predictions"),
         ("/predictions/{prediction_id}", "/predictions/1"),
         ("/minds/{mind}/calibration", f"/minds/{mind}/calibration"),
     ):
-        resp = noemad.api("GET", path)
+        resp = app.api("GET", path)
         assert resp.status_code == 200, resp.text
         check(doc, "GET", template, 200, "application/json", resp.json())
-    missing = noemad.api("GET", "/predictions/99")
+    missing = app.api("GET", "/predictions/99")
     check(doc, "GET", "/predictions/{prediction_id}", 404, "application/problem+json", missing.json())

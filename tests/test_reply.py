@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Noemad, start_noemad
+from inprocess import InProcess
 
 SCRIPT = """
 [[respond.rules]]
@@ -132,9 +133,9 @@ def test_a_changed_script_is_read_again_on_reload_and_a_broken_one_refused(talke
     assert reply["text"] == "New script."
 
 
-def test_without_a_model_the_mind_records_and_does_not_reply(noemad: Noemad, mind: str) -> None:
-    noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
-    noemad.wait_for(mind, "cycle_completed")
-    kinds = [e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]]
+def test_without_a_model_the_mind_records_and_does_not_reply(app: InProcess, mind: str) -> None:
+    app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
+    app.wait_for(mind, "cycle_completed")
+    kinds = [e["kind"] for e in app.api("GET", f"/minds/{mind}/events").json()["events"]]
     assert "reply" not in kinds and "reply_failed" not in kinds
-    assert noemad.ctl_json("usage")["rows"] == []
+    assert app.api("GET", "/usage").json()["rows"] == []
