@@ -106,6 +106,21 @@ class InProcess:
 
         return self.run(follow())
 
+    def settle(self, mind: str) -> None:
+        """Wait until the mind has no turn running or waiting, so every event of its last turn is committed.
+
+        A turn's last event is not always the same one (the narrative is
+        written only when it changed), so no event marks its end; the actor
+        does. This yields to the loop rather than sleeping: no time passes.
+        """
+        actor = self.sup.actors[mind]
+
+        async def quiet() -> None:
+            while not actor.idle:
+                await asyncio.sleep(0)
+
+        self.run(quiet())
+
     def wait_job(self, job_id: int) -> None:
         """Wait until a background job started in this engine has ended and its row says how."""
         self.run(self.sup.jobs.wait(job_id))
