@@ -71,24 +71,35 @@ def test_trust_sets_how_much_an_assertion_counts(noemad: Noemad, mind: str) -> N
     assert noemad.ctl("trust", mind, "alice", "2").returncode == 2
 
 
-def test_contested_then_corrected_by_an_operator(noemad: Noemad, mind: str) -> None:
-    turn(noemad, mind, observation("green", "build is green"))
-    _, done = turn(noemad, mind, observation("red on qa", "build is green", stance="contradicts", source="qa"))
-    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> None:
+    turn(app, mind, observation("green", "build is green"))
+    _, done = turn(app, mind, observation("red on qa", "build is green", stance="contradicts", source="qa"))
+    [belief] = app.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
     assert belief["status"] == "contested" and done["data"]["beliefs"] == [belief["id"]]
-    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
-    assert out.returncode == 0, out.stderr
-    noemad.wait_for(mind, "cycle_completed", since=done["id"])
-    shown = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    correction = {"kind": "correction", "belief": belief["id"], "confidence": 0.9, "reason": "I looked at the dashboard"}
+    assert app.api("POST", f"/minds/{mind}/events", json=correction).status_code == 201
+    app.wait_for(mind, "cycle_completed", since=done["id"])
+    shown = app.api("GET", f"/beliefs/{belief['id']}").json()
     assert (shown["status"], shown["confidence"]) == ("pinned", 0.9)
-    corrected = noemad.api("GET", f"/events/{shown['events'][-1]}").json()
+    corrected = app.api("GET", f"/events/{shown['events'][-1]}").json()
     assert corrected["actor"] == "operator" and corrected["data"]["reason"] == "I looked at the dashboard"
     # Pinned: later evidence is recorded but does not move it.
-    turn(noemad, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
-    again = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    turn(app, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
+    again = app.api("GET", f"/beliefs/{belief['id']}").json()
     assert (again["status"], again["confidence"]) == ("pinned", 0.9)
     against = [e["source"] for e in again["evidence"] if e["stance"] == "contradict"]
     assert against == ["metacognition", "qa", "qa"]  # recorded, but the pin holds
+
+
+def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str) -> None:
+    _, done = turn(noemad, mind, observation("green", "build is green"))
+    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
+    assert out.returncode == 0, out.stderr
+    [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]
+    assert sent["actor"] == "operator" and sent["data"]["belief"] == belief["id"] and sent["data"]["confidence"] == 0.9
+    noemad.wait_for(mind, "cycle_completed", since=done["id"])
+    assert noemad.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "pinned"
 
 
 def test_retrieval_recalls_related_episodes_and_cites_them(app: InProcess, mind: str) -> None:
