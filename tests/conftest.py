@@ -26,6 +26,12 @@ import pytest
 
 from inprocess import InProcess, start_app
 
+# A suite started in the background by a shell without job control (`make test &`)
+# inherits SIGINT ignored, and so would every noemactl it starts: the tests that stop
+# a follower with Ctrl-C would wait for nothing. A handled signal is reset at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 BIN = Path(sys.executable).parent
 NOEMAD = str(BIN / "noemad")
 NOEMACTL = str(BIN / "noemactl")
