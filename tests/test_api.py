@@ -39,6 +39,7 @@ def test_each_message_runs_a_turn_caused_by_it(app: InProcess, mind: str) -> Non
     message = say(app, mind, "wake up")
     started = app.wait_for(mind, "cycle_started")
     done = app.wait_for(mind, "cycle_completed")
+    app.wait_for(mind, "narrative_updated")  # the turn's last event: the listing below needs it
     assert started["causation_id"] == message["id"] and started["parents"] == [message["id"]]
     assert done["causation_id"] == started["id"] and done["cycle_id"] == started["cycle_id"] == "ada/1"
     kinds = {e["id"]: e["kind"] for e in app.api("GET", f"/minds/{mind}/events").json()["events"]}

@@ -152,6 +152,7 @@ def test_a_changed_script_is_read_again_on_reload_and_a_broken_one_refused(talke
 def test_without_a_model_the_mind_records_and_does_not_reply(app: InProcess, mind: str) -> None:
     app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
     app.wait_for(mind, "cycle_completed")
+    app.settle(mind)  # a reply would come after the cycle: wait for the whole turn
     kinds = [e["kind"] for e in app.api("GET", f"/minds/{mind}/events").json()["events"]]
     assert "reply" not in kinds and "reply_failed" not in kinds
     assert app.api("GET", "/usage").json()["rows"] == []
