@@ -459,7 +459,9 @@ def add_evidence_many(
     else:
         belief_id, before_conf, before_status = row[0], row[5], row[6]
     weights = tuple(map(float, weights))
-    if None in credibilities:  # the mind's trust in the source
+    if set(credibilities) == {None}:  # the mind's trust in each source (consolidation's items)
+        credibilities = tuple(map(trusted.__getitem__, sources))
+    elif None in credibilities:
         credibilities = tuple(trusted[s] if c is None else float(c) for s, c in zip(sources, credibilities))
     else:
         credibilities = tuple(map(float, credibilities))
