@@ -24,6 +24,7 @@ from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, l
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
@@ -217,8 +218,9 @@ class Supervisor:
             "turn_running": bool(actor and actor.turn_running),
             "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
             "warnings": [
-                {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
+                {"event": e.id, "at": e.at, "check": w.check, "ref": w.ref, "text": e.text}
                 for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
+                for w in (MetacognitionWarning.of(e),)
             ],
         }
 
