@@ -24,6 +24,7 @@ from noemad.api.schemas import (
     MindList,
     MindOut,
     MindOverview,
+    MindPatch,
     Problem,
     StatusOut,
     StimulusIn,
@@ -54,16 +55,6 @@ from noemad.api.schemas import (
 )
 from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
-from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
-from noemad.cognition.calibration import calibration as mind_calibration
-from noemad.cognition.goals import get_goal, list_goals
-from noemad.cognition.predictions import get_prediction, list_predictions
-from noemad.cognition.notifications import ack as ack_notification, get_notification, list_notifications
-from noemad.cognition.narrative import narrative_json
-from noemad.cognition.memory import get_memory, list_memories
-from noemad.cognition.memory import search as memory_search
-from noemad.minds import get_mind, list_minds
-from noemad.background.jobs import get_job, list_jobs
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
 
@@ -108,7 +99,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
-        return {"minds": [m.to_json() for m in list_minds(sup.store.reader())]}
+        return {"minds": [m.to_json() for m in sup.minds()]}
 
     @api.post("/minds", response_model=MindOut, status_code=201, summary="Create a mind")
     async def create(body: MindCreate) -> dict:
@@ -116,7 +107,15 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
-        return sup.mind_overview(sup.store.reader(), mind)
+        return sup.mind_overview(mind)
+
+    @api.patch("/minds/{mind}", response_model=MindOut, summary="Change a mind's settings, keeping its history")
+    async def change(mind: MindName, body: MindPatch) -> dict:
+        """A JSON merge patch of the stored settings: a value sets its key, null unsets it (the file's or the default applies again).
+
+        Checked whole; recorded as `settings_changed` with each key's old and new value; the mind's next turn runs with them.
+        """
+        return (await sup.change_settings(mind, body.settings)).to_json()
 
     @api.delete("/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
     async def delete(mind: MindName, body: MindDelete) -> dict:
@@ -147,7 +146,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         since: Annotated[int, Query(ge=0, description="Only events with a larger id.")] = 0,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        found = sup.events(sup.store.reader(), mind, kind, since, limit)
+        found = sup.events(mind, kind, since, limit)
         return {"events": [e.to_json() for e in found], "next_since": found[-1].id if found else since}
 
     @api.get(
@@ -161,7 +160,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         request: Request,
         since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
     ) -> StreamingResponse:
-        await run_in_threadpool(lambda: get_mind(sup.store.reader(), mind))
+        await run_in_threadpool(sup.mind, mind)
         assert sup.bus is not None
         sub = sup.bus.subscribe(mind)  # before the backlog query, so nothing falls in between
 
@@ -173,7 +172,7 @@ def create_app(sup: Supervisor) -> FastAPI:
                     yield b": following\n\n"
                 else:
                     while True:
-                        page = await run_in_threadpool(sup.events, sup.store.reader(), mind, [], last, 1000)
+                        page = await run_in_threadpool(sup.events, mind, [], last, 1000)
                         for event in page:
                             yield _sse(event)
                             last = event.id
@@ -194,7 +193,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/events/{event_id}", response_model=EventOut, summary="One event")
     def event(event_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.event(sup.store.reader(), event_id).to_json()
+        return sup.event(event_id).to_json()
 
     @api.get("/events/{event_id}/chain", response_model=TimelineOut, summary="The causal walk around an event")
     def chain(
@@ -205,7 +204,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> JSONResponse:
         # ~200 nodes and ~300 edges: FastAPI's response validation would cost
         # more than the walk. tests/test_openapi.py checks answers match the schema.
-        return JSONResponse(sup.chain(sup.store.reader(), event_id, back, forward, limit).to_json())
+        return JSONResponse(sup.chain(event_id, back, forward, limit).to_json())
 
     @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
@@ -220,14 +219,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"beliefs": [b.to_json(with_evidence=False) for b in list_beliefs(db, mind, subject=subject, status=status, limit=limit)]}
+        return {"beliefs": [b.to_json(with_evidence=False) for b in sup.beliefs(mind, subject, status, limit)]}
 
     @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
     def belief(belief_id: Annotated[int, Path(ge=1)]) -> dict:
-        db = sup.store.reader()
-        return {**get_belief(db, belief_id).to_json(), "events": belief_events(db, belief_id)}
+        found, events = sup.belief(belief_id)
+        return {**found.to_json(), "events": events}
 
     @api.post("/minds/{mind}/memories", response_model=MemoryOut, status_code=201, summary="Give a mind a memory (operators)")
     async def remember(mind: MindName, body: MemoryIn) -> dict:
@@ -241,17 +238,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["episodic", "semantic", "procedural"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        if search is not None:
-            found = memory_search(db, mind, search, limit, kind=kind)
-        else:
-            found = list_memories(db, mind, kind=kind, limit=limit)
-        return {"memories": [m.to_json() for m in found]}
+        return {"memories": [m.to_json() for m in sup.memories(mind, search, kind, limit)]}
 
     @api.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
     def memory(memory_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_memory(sup.store.reader(), memory_id).to_json()
+        return sup.memory(memory_id).to_json()
 
     @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
@@ -259,13 +250,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"goals": [g.to_json() for g in list_goals(db, mind, status=status, limit=limit)]}
+        return {"goals": [g.to_json() for g in sup.goals(mind, status, limit)]}
 
     @api.get("/goals/{goal_id}", response_model=GoalOut, summary="One goal")
     def goal(goal_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_goal(sup.store.reader(), goal_id).to_json()
+        return sup.goal(goal_id).to_json()
 
     @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
@@ -273,14 +262,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
         now = sup.clock.now()
-        return {"predictions": [p.to_json(now) for p in list_predictions(db, mind, status=status, limit=limit)]}
+        return {"predictions": [p.to_json(now) for p in sup.predictions(mind, status, limit)]}
 
     @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_prediction(sup.store.reader(), prediction_id).to_json(sup.clock.now())
+        return sup.prediction(prediction_id).to_json(sup.clock.now())
 
     @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(
@@ -289,35 +276,22 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"notifications": [n.to_json() for n in list_notifications(db, mind, status=status, limit=limit)]}
+        return {"notifications": [n.to_json() for n in sup.notifications(mind, status, limit)]}
 
     @api.post("/notifications/{notification_id}/ack", response_model=NotificationOut, summary="Acknowledge a notification")
     async def ack(notification_id: Annotated[int, Path(ge=1)]) -> dict:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
-        sup._check_open()  # noqa: SLF001 - refuse new work while stopping, as the supervisor's own writes do
-        now = sup.clock.now()
-
-        def job(db: Any) -> Any:
-            ack_notification(db, notification_id=notification_id, now=now, actor="operator")
-            return get_notification(db, notification_id)
-
-        return (await sup.store.writer.run(job)).to_json()
+        return (await sup.ack(notification_id)).to_json()
 
     @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return narrative_json(db, mind)
+        return sup.narrative(mind)
 
     @api.get("/minds/{mind}/calibration", response_model=CalibrationOut, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> dict:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return mind_calibration(db, mind).to_json()
+        return sup.calibration(mind).to_json()
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -328,7 +302,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         ] = None,
     ) -> dict:
         start = parse_since(since, sup.clock.now()) if since else None
-        rows = sup.usage(sup.store.reader(), mind, by, start)
+        rows = sup.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
     @api.post("/minds/{mind}/jobs", response_model=JobOut, status_code=202, summary="Run reflection or consolidation now")
@@ -342,11 +316,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict:
-        return {"jobs": [j.to_json() for j in list_jobs(sup.store.reader(), mind=mind, kind=kind, limit=limit)]}
+        return {"jobs": [j.to_json() for j in sup.list_jobs(mind, kind, limit)]}
 
     @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job, with its progress or outcome")
     def job(job_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_job(sup.store.reader(), job_id).to_json()
+        return sup.job(job_id).to_json()
 
     @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:

@@ -10,11 +10,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from noemad.config import MindSettings
+
 MAX_TEXT = 100_000  # characters of one stimulus' text
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
 Channel = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:#@/-]+$")]
+
+
+# The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
+# noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
+_SETTING_KEYS = ", ".join(MindSettings.model_fields) + " (see noemad.toml(5), MIND SETTINGS)"
 
 
 class _In(BaseModel):
@@ -25,7 +32,16 @@ class MindCreate(_In):
     """Create a mind."""
 
     name: str = Field(description="1-63 lowercase letters, digits, '-' or '_'.", examples=["ada"])
-    settings: dict[str, Any] = Field(default_factory=dict, description="Personality and settings, free-form JSON.")
+    settings: dict[str, Any] = Field(default_factory=dict, description=f"The mind's settings: {_SETTING_KEYS}.")
+
+
+class MindPatch(_In):
+    """Change a mind's stored settings: a JSON merge patch (a value sets its key, null unsets it)."""
+
+    settings: dict[str, Any] = Field(
+        description=f"The keys to change: {_SETTING_KEYS}; tables (models, schedules, budgets) merge key by key.",
+        examples=[{"persona": "You are Ada.", "notify_cooldown": None}],
+    )
 
 
 class MindDelete(_In):
@@ -343,6 +359,10 @@ class MindOverview(MindOut):
     events: int
     last_event_id: int
     turn_running: bool
+    settings_problems: list[str] = Field(description="A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset.")
+    settings_in_force: dict[str, Any] = Field(
+        description="The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."
+    )
     recent: list[EventOut]
     warnings: list[WarningOut] = Field(description="The newest metacognition warnings, oldest first.")
 
