@@ -16,6 +16,7 @@ treated it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,6 +100,14 @@ class Observation:
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="observation", actor=f"source:{self.source}", text=self.text, data=self.to_data())
+
+    @property
+    def stated_salience(self) -> float | None:
+        """The salience the source stated in its data (`salience`, clamped to [0, 1]); None if it stated none usable."""
+        value = self.data.get("salience")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        return min(1.0, max(0.0, float(value)))
 
     @classmethod
     def of(cls, event: Event) -> Observation:

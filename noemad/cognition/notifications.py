@@ -55,8 +55,7 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -279,13 +278,6 @@ def _denied_action(ctx: _Context) -> None:
         )
 
 
-def _stated_salience(observation: Observation) -> float | None:
-    value = observation.data.get("salience")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return min(1.0, max(0.0, float(value)))
-
-
 def _salient_observation(ctx: _Context) -> None:
     admitted: dict[int, float] = {}
     for thought in ctx.winners:
@@ -300,7 +292,7 @@ def _salient_observation(ctx: _Context) -> None:
         if event.kind != "observation" or event.mind != ctx.mind:
             continue
         observation = Observation.of(event)
-        stated = _stated_salience(observation)
+        stated = observation.stated_salience
         attended = admitted.get(event_id)
         salience = max(v for v in (stated, attended, 0.0) if v is not None)
         if salience < OBSERVATION_SALIENCE:
