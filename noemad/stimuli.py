@@ -16,7 +16,9 @@ treated it.
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -299,3 +301,22 @@ def closing_stimulus(db: Database, mind: str, goal_id: int) -> int | None:
         [mind, goal_id],
     ).fetchone()
     return None if row is None else int(row[0])
+
+
+def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, str]:
+    """Who each stimulus is from, read in one query: a message's author, an observation's or assertion's source, else the actor.
+
+    Blank names are passed over; an event with no actor gives `unknown`; an
+    id not found is left out. For bulk readers (consolidation asks for
+    thousands at once): no event is built.
+    """
+    found = db.execute(
+        "SELECT id, actor, json_extract(data, '$.author'), json_extract(data, '$.source')"
+        " FROM events WHERE id IN (SELECT value FROM json_each(?))",
+        [json.dumps(sorted(set(event_ids)))],
+    )
+    out: dict[int, str] = {}
+    for event_id, actor, author, source in found:
+        name = next((v.strip() for v in (author, source) if isinstance(v, str) and v.strip()), None)
+        out[event_id] = name or actor or unknown
+    return out

@@ -25,6 +25,7 @@ For the cycle (callers run these on the writer, inside their own job):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -114,10 +115,13 @@ class GoalChange:
     def of(cls, event: Event) -> GoalChange:
         if event.kind not in CHANGE_KINDS:
             raise ValueError(f"event {event.id} is a {event.kind!r}, not a goal change")
-        data = event.data
+        return cls.from_data(event.data)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> GoalChange:
         progress, status = data.get("progress") or {}, data.get("status") or {}
         return cls(
-            goal=data["goal"],
+            goal=int(data.get("goal") or 0),
             title=str(data.get("title") or ""),
             progress_from=progress.get("from"),
             progress_to=progress.get("to"),
@@ -272,3 +276,14 @@ def update_goal(
         now,
     )
     return get_goal(db, goal_id), event
+
+
+def completions(db: Database, mind: str, after: int, through: int) -> list[tuple[int, str | None, GoalChange]]:
+    """The mind's `goal_completed` events with id in (after, through], oldest first: (event id, its text, the payload)."""
+    return [
+        (int(event_id), text, GoalChange.from_data(json.loads(raw)))
+        for event_id, raw, text in db.execute(
+            "SELECT id, data, text FROM events WHERE mind = ? AND kind = 'goal_completed' AND id > ? AND id <= ? ORDER BY id",
+            [mind, after, through],
+        )
+    ]

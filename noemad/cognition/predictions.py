@@ -29,6 +29,7 @@ measures stated confidence against outcomes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -397,3 +398,14 @@ def resolve_prediction(
                 )
             )
     return get_prediction(db, prediction_id), events
+
+
+def resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[int, int | None, Resolution]]:
+    """The mind's `prediction_resolved` events with id in [lo, hi], oldest first: (event id, its cause, the payload)."""
+    return [
+        (int(event_id), cause, Resolution.from_data(json.loads(raw)))
+        for event_id, cause, raw in db.execute(
+            "SELECT id, causation_id, data FROM events WHERE mind = ? AND kind = 'prediction_resolved' AND id >= ? AND id <= ? ORDER BY id",
+            [mind, lo, hi],
+        )
+    ]
