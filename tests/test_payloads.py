@@ -195,6 +195,38 @@ def test_a_belief_change_says_who_moved_the_belief() -> None:
     assert evidence.by == "evidence" and not evidence.status_changed
 
 
+# The owners' queries. ---------------------------------------------------------------------
+
+
+def test_status_changes_are_corrections_and_moves_of_status_only(store: Store) -> None:
+    from noemad.cognition.beliefs import add_evidence, correct, status_changes
+
+    cause, _ = stored(store, Observation("ci", "green").draft("ada"))
+    belief, created = store.writer.run_sync(
+        lambda db: add_evidence(db, mind="ada", proposition="the build is green", subject="build", kind="observation",
+                                stance="support", weight=1.0, source="ci", brought_by=cause.id, now=1.0, actor="process:test")
+    )
+    _, pinned = store.writer.run_sync(
+        lambda db: correct(db, belief_id=belief.id, status="pinned", confidence_value=0.3, reason="checked",
+                           brought_by=cause.id, now=2.0, actor="operator")
+    )
+    changes = status_changes(store.reader(), "ada", 0, pinned.id)
+    assert [(c.event, c.belief, c.status_now, c.change.by) for c in changes] == [(pinned.id, belief.id, "pinned", "operator")]
+    assert changes[0].change == BeliefChange.of(pinned) and changes[0].proposition == "the build is green"
+    assert created.id not in [c.event for c in changes]  # evidence that moved no status is not a change
+
+
+def test_speakers_are_the_named_author_or_source_else_the_actor(store: Store) -> None:
+    from noemad.stimuli import speakers
+
+    said, _ = stored(store, Message("alice", "hi").draft("ada"))
+    seen, _ = stored(store, Observation("ci", "green").draft("ada"))
+    blank, _ = stored(store, EventDraft("ada", "observation", "source:probe", text="up", data={"source": "  "}))
+    assert speakers(store.reader(), [said.id, seen.id, blank.id, 999_999], "unknown") == {
+        said.id: "alice", seen.id: "ci", blank.id: "source:probe"
+    }
+
+
 # The rule, checked over the source. ----------------------------------------------------
 
 # Modules that write event kinds others read: each may read its own kinds' data.
