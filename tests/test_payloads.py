@@ -283,8 +283,10 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
 
 
 def _reads_data(node: ast.AST) -> bool:
-    """`X.data[...]`, or `X.data.get(...)` / `.items()` / `.keys()` / `.values()` on anything but `self.data`."""
+    """`X.data[...]`, `X.data.get(...)` / `.items()` / `.keys()` / `.values()`, or `d = X.data`, on anything but `self.data`."""
     if isinstance(node, ast.Subscript):
+        target = node.value
+    elif isinstance(node, ast.Assign):
         target = node.value
     elif isinstance(node, ast.Attribute) and node.attr in ("get", "items", "keys", "values"):
         target = node.value
