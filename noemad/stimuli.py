@@ -317,6 +317,10 @@ def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, 
     )
     out: dict[int, str] = {}
     for event_id, actor, author, source in found:
-        name = next((v.strip() for v in (author, source) if isinstance(v, str) and v.strip()), None)
-        out[event_id] = name or actor or unknown
+        if isinstance(author, str) and author.strip():
+            out[event_id] = author.strip()
+        elif isinstance(source, str) and source.strip():
+            out[event_id] = source.strip()
+        else:
+            out[event_id] = actor or unknown
     return out

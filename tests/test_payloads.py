@@ -243,27 +243,16 @@ WRITERS = {
 DATA_READS: dict[tuple[str, str], str] = {
     ("noemad/cognition/narrative.py", "latest"): "narrative_rephrased is written in narrative.py itself",
     ("noemad/cognition/notifications.py", "_denied_action"): "action_denied has no writer yet; its payload comes with it",
-    # TODO(issue 9 item 2): helper B's reflection package lands; then its own
-    # reflection event's patterns are read through a payload it defines.
-    ("noemad/background/reflection.py", "run"): "reflection reads back its own reflection_completed event",
+    ("noemad/background/reflection/job.py", "run"): "the reflection package reads back its own `reflection` event (written in recording.py)",
 }
 
 # Modules other than the writers above that query event data with json_extract, and why.
-JSON_EXTRACT: dict[str, str] = {
-    # TODO(issue 9 item 2): after helper B's packages land, reflection calls
-    # beliefs.status_changes and consolidation reads authors through stimuli.
-    "noemad/background/reflection.py": "belief status changes, until it calls beliefs.status_changes",
-    "noemad/background/consolidation.py": "episodes' authors and sources, read in bulk",
-}
+JSON_EXTRACT: dict[str, str] = {}
 
 BELIEF_TABLES = re.compile(r"\b(FROM|JOIN|UPDATE|INTO)\s+(beliefs|evidence|trust)\b", re.IGNORECASE)
 BELIEF_OWNERS = {"noemad/cognition/beliefs.py", "noemad/store/schema.py"}
 # Modules that still run SQL on the beliefs tables, and why.
-BELIEF_SQL: dict[str, str] = {
-    # TODO(issue 9 item 3): converted once helper B's packages land.
-    "noemad/background/reflection.py": "joins beliefs to status changes and reads supporting evidence",
-    "noemad/background/consolidation.py": "looks up a proposition's belief",
-}
+BELIEF_SQL: dict[str, str] = {}
 
 
 def _modules() -> list[tuple[str, ast.Module]]:
