@@ -25,7 +25,7 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
-from noemad.events import Event, EventDraft, append
+from noemad.events import Event, EventDraft, append, data_of
 from noemad.store.guard import unrecorded
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -181,9 +181,8 @@ class ModeChange:
 
     @classmethod
     def of(cls, event: Event) -> ModeChange:
-        if event.kind != "mode_changed":
-            raise ValueError(f"event {event.id} is a {event.kind!r}, not a mode_changed")
-        return cls(str(event.data.get("from")), str(event.data.get("to")), event.data.get("job"))
+        data = data_of(event, "mode_changed")
+        return cls(str(data.get("from")), str(data.get("to")), data.get("job"))
 
 
 def job_start_event(db: Database, name: str, job_id: int) -> int | None:

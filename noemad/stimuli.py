@@ -25,7 +25,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
-from noemad.events import Event, EventDraft
+from noemad.events import Event, EventDraft, data_of
 
 STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
@@ -51,12 +51,6 @@ class Claim:
         return cls(str(data.get("proposition") or ""), str(data.get("subject") or ""), stance)
 
 
-def _of_kind(event: Event, kind: str) -> dict[str, Any]:
-    if event.kind != kind:
-        raise ValueError(f"event {event.id} is a {event.kind!r}, not a {kind!r}")
-    return event.data
-
-
 @dataclass(frozen=True)
 class Message:
     """Someone says something to the mind on a channel."""
@@ -74,7 +68,7 @@ class Message:
 
     @classmethod
     def of(cls, event: Event) -> Message:
-        data = _of_kind(event, "message")
+        data = data_of(event, "message")
         return cls(
             author=str(data.get("author", event.actor)),
             text=event.text or "",
@@ -113,7 +107,7 @@ class Observation:
 
     @classmethod
     def of(cls, event: Event) -> Observation:
-        data = _of_kind(event, "observation")
+        data = data_of(event, "observation")
         given = data.get("data")
         return cls(
             source=str(data.get("source", event.actor)),
@@ -141,7 +135,7 @@ class Assertion:
 
     @classmethod
     def of(cls, event: Event) -> Assertion:
-        data = _of_kind(event, "assertion")
+        data = data_of(event, "assertion")
         claim = Claim.from_data(data.get("claim")) or Claim(event.text or "", "")
         return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli")
 
@@ -163,7 +157,7 @@ class Correction:
 
     @classmethod
     def of(cls, event: Event) -> Correction:
-        data = _of_kind(event, "correction")
+        data = data_of(event, "correction")
         return cls(belief=data["belief"], reason=event.text or "", status=data.get("status"), confidence=data.get("confidence"))
 
 
@@ -192,7 +186,7 @@ class GoalStimulus:
 
     @classmethod
     def of(cls, event: Event) -> GoalStimulus:
-        data = _of_kind(event, "goal")
+        data = data_of(event, "goal")
         return cls(title=data.get("title"), goal=data.get("goal"), progress=data.get("progress"), status=data.get("status"), note=data.get("note"))
 
     def draft(self, mind: str) -> EventDraft:
@@ -223,7 +217,7 @@ class PredictionStimulus:
 
     @classmethod
     def of(cls, event: Event) -> PredictionStimulus:
-        data = _of_kind(event, "prediction")
+        data = data_of(event, "prediction")
         return cls(data["proposition"], data["subject"], data["confidence"], parse_iso(data["due_at"]))
 
 
@@ -243,7 +237,7 @@ class OutcomeStimulus:
 
     @classmethod
     def of(cls, event: Event) -> OutcomeStimulus:
-        data = _of_kind(event, "outcome")
+        data = data_of(event, "outcome")
         return cls(prediction=data["prediction"], result=data["result"], observed=data.get("observed"))
 
 

@@ -106,9 +106,9 @@ def test_a_stimulus_without_its_author_or_source_reads_as_its_actor(store: Store
 
 def test_a_payload_refuses_an_event_of_another_kind(store: Store) -> None:
     event, _ = stored(store, Message("alice", "hi").draft("ada"))
-    with pytest.raises(ValueError, match="not a 'observation'"):
+    with pytest.raises(ValueError, match="is a 'message', not 'observation'"):
         Observation.of(event)
-    with pytest.raises(ValueError, match="not a belief event"):
+    with pytest.raises(ValueError, match="not 'belief_created' or 'belief_updated'"):
         BeliefChange.of(event)
 
 

@@ -30,7 +30,7 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.cognition.confidence import Item, confidence, contested
 from noemad.errors import InvalidInput, InvalidLink, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
 KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis", "model_output", "note")
@@ -216,9 +216,7 @@ class BeliefChange:
     @classmethod
     def of(cls, event: Event) -> BeliefChange:
         """The payload of a stored belief event."""
-        if event.kind not in BELIEF_EVENTS:
-            raise ValueError(f"event {event.id} is a {event.kind!r}, not a belief event")
-        return cls.from_data(event.data)
+        return cls.from_data(data_of(event, *BELIEF_EVENTS))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> BeliefChange:

@@ -34,7 +34,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
 
 GoalStatus = Literal["active", "completed", "abandoned"]
 GOAL_STATUSES: tuple[str, ...] = ("active", "completed", "abandoned")
@@ -113,9 +113,7 @@ class GoalChange:
 
     @classmethod
     def of(cls, event: Event) -> GoalChange:
-        if event.kind not in CHANGE_KINDS:
-            raise ValueError(f"event {event.id} is a {event.kind!r}, not a goal change")
-        return cls.from_data(event.data)
+        return cls.from_data(data_of(event, *CHANGE_KINDS))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> GoalChange:

@@ -35,7 +35,7 @@ from noemad.cognition.beliefs import Belief, add_evidence, contested_since, get_
 from noemad.cognition.calibration import calibration
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
 
 DAY = 86_400.0
 MONTH = 30 * DAY
@@ -88,9 +88,7 @@ class MetacognitionWarning:
 
     @classmethod
     def of(cls, event: Event) -> MetacognitionWarning:
-        if event.kind != "metacognition":
-            raise ValueError(f"event {event.id} is a {event.kind!r}, not a metacognition warning")
-        data = event.data
+        data = data_of(event, "metacognition")
         return cls(
             check=str(data.get("check")),
             ref=str(data.get("ref", "")),

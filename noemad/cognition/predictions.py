@@ -38,7 +38,7 @@ from sqlite_utils import Database
 from noemad.clock import iso, parse_iso, span_seconds
 from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief, reject_hypothesis
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.stimuli import stored_outcome
 
 Result = Literal["hit", "miss"]
@@ -137,9 +137,7 @@ class Resolution:
 
     @classmethod
     def of(cls, event: Event) -> Resolution:
-        if event.kind != "prediction_resolved":
-            raise ValueError(f"event {event.id} is a {event.kind!r}, not a prediction_resolved")
-        return cls.from_data(event.data)
+        return cls.from_data(data_of(event, "prediction_resolved"))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Resolution:
