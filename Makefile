@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ./scripts/demo.sh
 
+# One pytest worker per core (pytest-xdist); each test has its own home, engine or daemon.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n auto
 
 docs: $(STAMP)
 	$(VENV)/bin/python scripts/gendocs.py

@@ -1,4 +1,5 @@
-"""Fixtures: a real noemad on a temporary socket, driven by the real noemactl.
+"""Fixtures: a real noemad on a temporary socket, driven by the real noemactl;
+and (`app`, tests/inprocess.py) the same engine and API in this process.
 
 The daemon runs on a manual clock (`NOEMA_CLOCK=manual:…`); tests move time
 with `Noemad.advance`, never by sleeping. Readiness is read from the daemon's
@@ -22,6 +23,14 @@ from typing import Any
 
 import httpx
 import pytest
+
+from inprocess import InProcess, start_app
+
+# A suite started in the background by a shell without job control (`make test &`)
+# inherits SIGINT ignored, and so would every noemactl it starts: the tests that stop
+# a follower with Ctrl-C would wait for nothing. A handled signal is reset at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 BIN = Path(sys.executable).parent
 NOEMAD = str(BIN / "noemad")
@@ -159,7 +168,20 @@ def noemad(place: Path) -> Iterator[Noemad]:
 
 
 @pytest.fixture
-def mind(noemad: Noemad) -> str:
-    """A mind named `ada` on the running daemon."""
-    assert noemad.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+def mind(request: pytest.FixtureRequest) -> str:
+    """A mind named `ada` on the test's engine: the in-process `app` when the test uses it, else the running daemon."""
+    engine = request.getfixturevalue("app" if "app" in request.fixturenames else "noemad")
+    assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
     return "ada"
+
+
+# The in-process tier (tests/inprocess.py): the engine and its API without a process or a socket.
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[InProcess]:
+    """An engine and its API in this process on a fresh home and a manual clock, stopped after the test."""
+    engine = start_app(tmp_path)
+    yield engine
+    engine.stop()
+

@@ -1,33 +1,33 @@
-"""The API over the socket: answers, filters, and every class of bad input."""
+"""The API (in process; one case over the real socket): answers, filters, and every class of bad input."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from conftest import Noemad, short_dir, start_noemad
+from conftest import Noemad
+from inprocess import InProcess, start_app
 
 
-def say(noemad: Noemad, mind: str, text: str, **extra: object) -> dict:
-    resp = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": text, **extra})
+def say(app: InProcess, mind: str, text: str, **extra: object) -> dict:
+    resp = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": text, **extra})
     assert resp.status_code == 201, resp.text
     return resp.json()
 
 
-def test_ingest_answers_the_committed_event(noemad: Noemad, mind: str) -> None:
-    event = say(noemad, mind, "hello there", channel="discord:guild:general", mentions=["ada"])
+def test_ingest_answers_the_committed_event(app: InProcess, mind: str) -> None:
+    event = say(app, mind, "hello there", channel="discord:guild:general", mentions=["ada"])
     assert event["kind"] == "message" and event["actor"] == "user:alice"
     assert event["channel"] == "discord:guild:general"
     assert event["data"] == {"author": "alice", "mentions": ["ada"]}
     assert event["at"] == "2026-01-01T00:00:00.000Z"  # the daemon's manual clock
-    assert noemad.api("GET", f"/events/{event['id']}").json() == event
+    assert app.api("GET", f"/events/{event['id']}").json() == event
 
 
-def test_observation_is_stored_with_its_source(noemad: Noemad, mind: str) -> None:
-    resp = noemad.api(
+def test_observation_is_stored_with_its_source(app: InProcess, mind: str) -> None:
+    resp = app.api(
         "POST", f"/minds/{mind}/events", json={"kind": "observation", "source": "thermometer", "text": "21C", "data": {"c": 21}}
     )
     assert resp.status_code == 201
@@ -35,17 +35,18 @@ def test_observation_is_stored_with_its_source(noemad: Noemad, mind: str) -> Non
     assert resp.json()["data"] == {"source": "thermometer", "data": {"c": 21}}
 
 
-def test_each_message_runs_a_turn_caused_by_it(noemad: Noemad, mind: str) -> None:
-    message = say(noemad, mind, "wake up")
-    started = noemad.wait_for(mind, "cycle_started")
-    done = noemad.wait_for(mind, "cycle_completed")
+def test_each_message_runs_a_turn_caused_by_it(app: InProcess, mind: str) -> None:
+    message = say(app, mind, "wake up")
+    started = app.wait_for(mind, "cycle_started")
+    done = app.wait_for(mind, "cycle_completed")
+    app.wait_for(mind, "narrative_updated")  # the turn's last event: the listing below needs it
     assert started["causation_id"] == message["id"] and started["parents"] == [message["id"]]
     assert done["causation_id"] == started["id"] and done["cycle_id"] == started["cycle_id"] == "ada/1"
-    kinds = {e["id"]: e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]}
+    kinds = {e["id"]: e["kind"] for e in app.api("GET", f"/minds/{mind}/events").json()["events"]}
     episode = next(i for i, k in kinds.items() if k == "memory_created")
     attention = next(i for i, k in kinds.items() if k == "attention")
     story = next(i for i, k in kinds.items() if k == "narrative_updated")
-    chain = noemad.api("GET", f"/events/{started['id']}/chain").json()
+    chain = app.api("GET", f"/events/{started['id']}/chain").json()
     edges = {(e["from"], e["to"], e["kind"]) for e in chain["edges"]}
     assert edges >= {
         (message["id"], started["id"], "caused"),
@@ -62,45 +63,45 @@ def test_each_message_runs_a_turn_caused_by_it(noemad: Noemad, mind: str) -> Non
     assert group["label"] == "correlation" and group["events"] == [started["id"], attention, done["id"], story]
 
 
-def test_event_filters(noemad: Noemad, mind: str) -> None:
-    first = say(noemad, mind, "one")
-    noemad.wait_for(mind, "cycle_completed")
-    second = say(noemad, mind, "two")
-    noemad.wait_for(mind, "cycle_completed", since=second["id"])
-    messages = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()
+def test_event_filters(app: InProcess, mind: str) -> None:
+    first = say(app, mind, "one")
+    app.wait_for(mind, "cycle_completed")
+    second = say(app, mind, "two")
+    app.wait_for(mind, "cycle_completed", since=second["id"])
+    messages = app.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()
     assert [e["text"] for e in messages["events"]] == ["one", "two"]
     assert messages["next_since"] == second["id"]
-    after = noemad.api("GET", f"/minds/{mind}/events", params={"since": first["id"], "limit": 1}).json()
+    after = app.api("GET", f"/minds/{mind}/events", params={"since": first["id"], "limit": 1}).json()
     assert len(after["events"]) == 1 and after["events"][0]["id"] > first["id"]
-    both = noemad.api("GET", f"/minds/{mind}/events", params=[("kind", "message"), ("kind", "mind_created")]).json()
+    both = app.api("GET", f"/minds/{mind}/events", params=[("kind", "message"), ("kind", "mind_created")]).json()
     assert [e["kind"] for e in both["events"]] == ["mind_created", "message", "message"]
 
 
-def test_follow_replays_then_streams(noemad: Noemad, mind: str) -> None:
-    say(noemad, mind, "before")
-    event = noemad.wait_for(mind, "message", since=0)
+def test_follow_replays_then_streams(app: InProcess, mind: str) -> None:
+    say(app, mind, "before")
+    event = app.wait_for(mind, "message", since=0)
     assert event["text"] == "before"
 
 
-def test_mind_lifecycle(noemad: Noemad) -> None:
-    assert noemad.api("POST", "/minds", json={"name": "ada", "settings": {"notify_proactively": True}}).status_code == 201
-    assert noemad.api("POST", "/minds", json={"name": "bob"}).status_code == 201
-    assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["ada", "bob"]
-    overview = noemad.api("GET", "/minds/ada").json()
+def test_mind_lifecycle(app: InProcess) -> None:
+    assert app.api("POST", "/minds", json={"name": "ada", "settings": {"notify_proactively": True}}).status_code == 201
+    assert app.api("POST", "/minds", json={"name": "bob"}).status_code == 201
+    assert [m["name"] for m in app.api("GET", "/minds").json()["minds"]] == ["ada", "bob"]
+    overview = app.api("GET", "/minds/ada").json()
     assert overview["settings"] == {"notify_proactively": True} and overview["events"] == 1
     assert overview["recent"][0]["kind"] == "mind_created"
-    refused = noemad.api("DELETE", "/minds/ada", json={"confirm": "bob"})
+    refused = app.api("DELETE", "/minds/ada", json={"confirm": "bob"})
     assert refused.status_code == 409 and "confirm" in refused.json()["detail"]
-    gone = noemad.api("DELETE", "/minds/ada", json={"confirm": "ada"})
+    gone = app.api("DELETE", "/minds/ada", json={"confirm": "ada"})
     assert gone.json() == {"name": "ada", "events_removed": 1}
-    assert noemad.api("GET", "/minds/ada").status_code == 404
-    assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["bob"]
-    counts = noemad.api("GET", "/status").json()["counts"]
+    assert app.api("GET", "/minds/ada").status_code == 404
+    assert [m["name"] for m in app.api("GET", "/minds").json()["minds"]] == ["bob"]
+    counts = app.api("GET", "/status").json()["counts"]
     assert (counts["minds"], counts["events"], counts["last_event_id"]) == (1, 1, 2)
 
 
-def test_openapi_describes_every_route(noemad: Noemad) -> None:
-    doc = noemad.api("GET", "/openapi.json").json()
+def test_openapi_describes_every_route(app: InProcess) -> None:
+    doc = app.api("GET", "/openapi.json").json()
     assert set(doc["paths"]) >= {
         "/api/v1/status",
         "/api/v1/minds",
@@ -141,35 +142,31 @@ BAD_INPUT = [
 
 
 @pytest.fixture(scope="module")
-def shared() -> Iterator[Noemad]:
-    """One daemon for the read-only bad-input cases (each leaves the store as it was)."""
-    path = short_dir()
-    (path / "home").mkdir()
-    daemon = start_noemad(path / "home", path / "s.sock")
-    assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
-    yield daemon
-    daemon.stop()
-    shutil.rmtree(path, ignore_errors=True)
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
+    """One engine for the read-only bad-input cases (each leaves the store as it was)."""
+    engine = start_app(tmp_path_factory.mktemp("shared"))
+    assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    yield engine
+    engine.stop()
 
 
 @pytest.mark.parametrize(("method", "path", "kwargs", "status", "words"), BAD_INPUT)
 def test_bad_input_gets_a_4xx_sentence_and_changes_nothing(
-    shared: Noemad, method: str, path: str, kwargs: dict, status: int, words: str
+    shared: InProcess, method: str, path: str, kwargs: dict, status: int, words: str
 ) -> None:
-    noemad = shared
-    before = noemad.api("GET", "/status").json()["counts"]
-    resp = noemad.api(method, path, **kwargs)
+    before = shared.api("GET", "/status").json()["counts"]
+    resp = shared.api(method, path, **kwargs)
     assert resp.status_code == status, resp.text
     assert resp.headers["content-type"] == "application/problem+json"
     problem = resp.json()
     assert problem["status"] == status and problem["title"]
     assert words in problem["detail"]
-    assert noemad.api("GET", "/status").json()["counts"]["events"] == before["events"]
+    assert shared.api("GET", "/status").json()["counts"]["events"] == before["events"]
 
 
-def test_oversized_bodies_are_refused_before_parsing(noemad: Noemad, mind: str) -> None:
+def test_oversized_bodies_are_refused_before_parsing(app: InProcess, mind: str) -> None:
     big = {"kind": "message", "author": "a", "text": "x" * 2_000_000}
-    resp = noemad.api("POST", f"/minds/{mind}/events", json=big)
+    resp = app.api("POST", f"/minds/{mind}/events", json=big)
     assert resp.status_code == 413 and "1048576 bytes" in resp.json()["detail"]
 
     def chunks():  # no Content-Length: the limit is counted as the body arrives
@@ -178,22 +175,22 @@ def test_oversized_bodies_are_refused_before_parsing(noemad: Noemad, mind: str) 
             yield b"y" * 32768
         yield b'"}'
 
-    resp = noemad.api("POST", f"/minds/{mind}/events", content=chunks(), headers={"content-type": "application/json"})
+    resp = app.api("POST", f"/minds/{mind}/events", content=chunks(), headers={"content-type": "application/json"})
     assert resp.status_code == 413
-    assert noemad.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()["events"] == []
+    assert app.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()["events"] == []
 
 
-def test_text_at_the_limit_is_accepted(noemad: Noemad, mind: str) -> None:
-    event = say(noemad, mind, "z" * 100_000)
+def test_text_at_the_limit_is_accepted(app: InProcess, mind: str) -> None:
+    event = say(app, mind, "z" * 100_000)
     assert len(event["text"]) == 100_000
-    resp = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "z" * 100_001})
+    resp = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "z" * 100_001})
     assert resp.status_code == 422
 
 
-def test_unicode_and_control_text_round_trips(noemad: Noemad, mind: str) -> None:
+def test_unicode_and_control_text_round_trips(app: InProcess, mind: str) -> None:
     text = "naïve “quotes” — 日本語 \x00 nul and\nnew line 🙂"
-    event = say(noemad, mind, text)
-    assert noemad.api("GET", f"/events/{event['id']}").json()["text"] == text
+    event = say(app, mind, text)
+    assert app.api("GET", f"/events/{event['id']}").json()["text"] == text
 
 
 def test_connection_is_plain_http_over_the_socket(noemad: Noemad) -> None:
@@ -201,23 +198,23 @@ def test_connection_is_plain_http_over_the_socket(noemad: Noemad) -> None:
         assert c.get("http://anything/api/v1/status").status_code == 200
 
 
-def test_both_ingest_paths_answer_alike(noemad: Noemad, mind: str) -> None:
+def test_both_ingest_paths_answer_alike(app: InProcess, mind: str) -> None:
     """JSON bodies take the fast path; other JSON media types go through the FastAPI route."""
     body = b'{"kind": "message", "author": "alice", "text": "same", "mentions": ["ada"]}'
-    fast = noemad.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/json"})
-    routed = noemad.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/vnd.noema+json"})
+    fast = app.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/json"})
+    routed = app.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": "application/vnd.noema+json"})
     assert fast.status_code == routed.status_code == 201
     a, b = fast.json(), routed.json()
     assert a.pop("id") != b.pop("id")
     assert a == b
     bad = b'{"kind": "message", "author": "alice", "text": "x", "colour": 1}'
     for media in ("application/json", "application/vnd.noema+json"):
-        resp = noemad.api("POST", f"/minds/{mind}/events", content=bad, headers={"content-type": media})
+        resp = app.api("POST", f"/minds/{mind}/events", content=bad, headers={"content-type": media})
         assert resp.status_code == 422 and resp.json()["detail"] == "colour: unknown field; remove it", media
 
 
-def test_a_body_that_is_not_json_is_refused_with_a_sentence(noemad: Noemad, mind: str) -> None:
-    resp = noemad.api("POST", f"/minds/{mind}/events", content=b"hello", headers={"content-type": "text/plain"})
+def test_a_body_that_is_not_json_is_refused_with_a_sentence(app: InProcess, mind: str) -> None:
+    resp = app.api("POST", f"/minds/{mind}/events", content=b"hello", headers={"content-type": "text/plain"})
     assert resp.status_code in (400, 422)
     assert resp.headers["content-type"] == "application/problem+json"
     assert resp.json()["detail"]

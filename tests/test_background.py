@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Noemad, start_noemad
+from inprocess import InProcess, start_app
 
 from noemactl.demo import GO_MESSAGES
 
@@ -30,7 +31,7 @@ def settle(noemad: Noemad, mind: str, stimuli: int) -> None:
     raise AssertionError(f"the stream of {mind} ended after {taken} of {stimuli} stimuli")
 
 
-def looked(noemad: Noemad, tries: int = 1000) -> None:
+def looked(noemad: Noemad | InProcess, tries: int = 1000) -> None:
     """Wait until the scheduler has looked for due jobs at the daemon's current time (it runs right after the clock moves)."""
     for _ in range(tries):
         status = noemad.api("GET", "/status").json()
@@ -39,9 +40,16 @@ def looked(noemad: Noemad, tries: int = 1000) -> None:
     raise AssertionError(f"the scheduler did not look at {status['now']}: {status['jobs']}")
 
 
+def say(engine: Noemad | InProcess, mind: str, text: str, author: str = "alice") -> dict[str, Any]:
+    """Store a message through the API (the CLI's say has its own tests)."""
+    resp = engine.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": author, "text": text})
+    assert resp.status_code == 201, resp.text
+    return resp.json()
+
+
 def tell_go(noemad: Noemad, mind: str) -> None:
     for text in GO:
-        assert noemad.ctl("say", mind, text, "--from", "alice").returncode == 0
+        say(noemad, mind, text)
     settle(noemad, mind, len(GO))
 
 
@@ -109,11 +117,13 @@ def test_rejecting_a_generalisation_retracts_it_and_leaves_the_episodes(noemad: 
 
 
 def test_reflect_now_writes_a_lesson_once(noemad: Noemad, mind: str) -> None:
-    for n in range(3):
-        assert noemad.ctl("predict", mind, f"deploy {n} finishes without a rollback", "--subject", "deploy", "--confidence", "0.9", "--due", "1h").returncode == 0
+    for n in range(3):  # predictions and misses through the API: the CLI's predict and outcome have their own tests
+        body = {"kind": "prediction", "proposition": f"deploy {n} finishes without a rollback", "subject": "deploy", "confidence": 0.9, "due": "1h"}
+        assert noemad.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
         settle(noemad, mind, 2 * n + 1)
-        [prediction] = noemad.ctl_json("predictions", mind, "--open")["predictions"]
-        assert noemad.ctl("outcome", str(prediction["id"]), "--miss").returncode == 0
+        [prediction] = noemad.api("GET", f"/minds/{mind}/predictions", params={"status": "open"}).json()["predictions"]
+        body = {"kind": "outcome", "prediction": prediction["id"], "result": "miss"}
+        assert noemad.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
         settle(noemad, mind, 2 * n + 2)
     out = noemad.ctl("reflect", mind)
     assert out.returncode == 0, out.stderr
@@ -165,49 +175,57 @@ def test_bad_command_lines_send_nothing(noemad: Noemad, mind: str) -> None:
     assert noemad.api("GET", "/jobs").json()["jobs"] == []
 
 
-def test_schedules_run_on_the_clock_and_a_pause_survives_a_restart(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    (home / "noemad.toml").write_text('[schedules.reflection]\nevery = "1d"\n[schedules.consolidation]\nevery = "1d"\n')
-    daemon = start_noemad(home, place / "s.sock")
+def test_schedules_run_on_the_clock_and_a_pause_survives_a_restart(tmp_path: Path) -> None:
+    config = '[schedules.reflection]\nevery = "1d"\n[schedules.consolidation]\nevery = "1d"\n'
+    engine = start_app(tmp_path, config)
     try:
-        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
-        paused = daemon.ctl("consolidate", "--pause")
-        assert paused.returncode == 0 and "scheduled consolidation paused for every mind" in paused.stdout
+        assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        assert engine.api("PUT", "/schedules/consolidation", json={"paused": True}).status_code == 200
     finally:
-        daemon.stop()
-        daemon.notify.close()
+        engine.stop()
 
-    daemon = start_noemad(home, place / "s.sock")
+    engine = start_app(tmp_path)
     try:
-        assert daemon.ctl_json("status")["jobs"]["paused_schedules"] == ["consolidation"]
-        daemon.advance(DAY + 60)
-        reflection = daemon.wait_for("ada", "reflection")
-        jobs = daemon.ctl_json("jobs")["jobs"]
+        assert engine.api("GET", "/status").json()["jobs"]["paused_schedules"] == ["consolidation"]
+        engine.advance(DAY + 60)
+        reflection = engine.wait_for("ada", "reflection")
+        jobs = engine.api("GET", "/jobs").json()["jobs"]
         assert [(j["kind"], j["trigger"]) for j in jobs] == [("reflection", "schedule")]
         assert reflection["data"]["job"] == jobs[0]["id"]
-        note = daemon.ctl("jobs")
-        assert "scheduled runs paused: consolidation" in note.stderr
+        engine.wait_job(jobs[0]["id"])
 
         # A paused schedule never blocks a run-now.
-        assert daemon.ctl_json("consolidate", "ada")["trigger"] == "operator"
+        job = engine.api("POST", "/minds/ada/jobs", json={"kind": "consolidation"}).json()
+        assert job["trigger"] == "operator"
+        engine.wait_job(job["id"])
 
-        resumed = daemon.ctl("consolidate", "--resume")
-        assert resumed.returncode == 0 and "resumed" in resumed.stdout
+        assert engine.api("PUT", "/schedules/consolidation", json={"paused": False}).status_code == 200
         # A dormant mind is skipped: a day later nothing new happened, so nothing is scheduled.
-        daemon.advance(DAY + 60)
-        looked(daemon)
-        assert len(daemon.ctl_json("jobs", "ada")["jobs"]) == 2
+        engine.advance(DAY + 60)
+        looked(engine)
+        assert len(engine.api("GET", "/jobs", params={"mind": "ada"}).json()["jobs"]) == 2
         # News makes it due again, for both kinds.
-        said = daemon.ctl_json("say", "ada", "the release moved to Thursday")
-        daemon.advance(DAY + 60)
-        daemon.wait_for("ada", "consolidation", since=said["id"])
-        daemon.wait_for("ada", "reflection", since=said["id"])
-        kinds = [(j["kind"], j["trigger"]) for j in daemon.ctl_json("jobs", "ada")["jobs"]]
+        said = say(engine, "ada", "the release moved to Thursday")
+        engine.advance(DAY + 60)
+        engine.wait_for("ada", "consolidation", since=said["id"])
+        engine.wait_for("ada", "reflection", since=said["id"])
+        kinds = [(j["kind"], j["trigger"]) for j in engine.api("GET", "/jobs", params={"mind": "ada"}).json()["jobs"]]
         assert kinds[:2] in ([("consolidation", "schedule"), ("reflection", "schedule")], [("reflection", "schedule"), ("consolidation", "schedule")])
     finally:
-        daemon.stop()
-        daemon.notify.close()
+        engine.stop()
+
+
+def test_schedules_pause_and_resume_through_the_cli(noemad: Noemad, mind: str) -> None:
+    paused = noemad.ctl("consolidate", "--pause")
+    assert paused.returncode == 0 and "scheduled consolidation paused for every mind" in paused.stdout
+    assert noemad.ctl_json("status")["jobs"]["paused_schedules"] == ["consolidation"]
+    note = noemad.ctl("jobs")
+    assert "scheduled runs paused: consolidation" in note.stderr
+    # A paused schedule never blocks a run-now.
+    assert noemad.ctl_json("consolidate", mind)["trigger"] == "operator"
+    resumed = noemad.ctl("consolidate", "--resume")
+    assert resumed.returncode == 0 and "resumed" in resumed.stdout
+    assert noemad.api("GET", "/status").json()["jobs"]["paused_schedules"] == []
 
 
 def test_the_demo_plays_three_scenarios_offline(noemad: Noemad) -> None:

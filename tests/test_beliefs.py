@@ -60,7 +60,10 @@ def test_first_evidence_creates_the_belief_then_updates_it(store: Store) -> None
     again, updated = evidence(store, "the build is GREEN", source="ops")
     assert again.id == belief.id and updated.kind == "belief_updated"
     assert updated.data["confidence"] == {"from": pytest.approx(0.6), "to": pytest.approx(1 - 0.4 * 0.4)}
-    assert updated.causation_id == updated.causation_id and len(again.evidence) == 2
+    # Each event is caused by the stimulus that brought its evidence, not by the belief's first one.
+    assert len(again.evidence) == 2 and updated.data["evidence_id"] == again.evidence[1].id
+    assert created.causation_id == belief.evidence[0].event_id
+    assert updated.causation_id == again.evidence[1].event_id != created.causation_id
 
 
 def test_trust_sets_credibility_of_later_evidence(store: Store) -> None:

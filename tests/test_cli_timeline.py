@@ -13,19 +13,34 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Noemad
+from conftest import Noemad, short_dir, start_noemad
 from rich.console import Console
 
 from noemactl.dot import to_dot
 from noemactl.timeline import tree
 
 
-@pytest.fixture
-def turn(noemad: Noemad, mind: str) -> dict[str, int]:
-    """One message and the turn it caused: the ids of message, cycle_started, attention and cycle_completed."""
+@pytest.fixture(scope="module")
+def noemad() -> Iterator[Noemad]:
+    """One daemon for the module: every case here only reads the timeline of the same turn."""
+    place = short_dir()
+    (place / "home").mkdir()
+    daemon = start_noemad(place / "home", place / "s.sock")
+    yield daemon
+    daemon.stop()
+    daemon.notify.close()
+    shutil.rmtree(place, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def turn(noemad: Noemad) -> dict[str, int]:
+    """One message to mind `ada` and the turn it caused: the ids of message, cycle_started, attention and cycle_completed."""
+    mind = "ada"
+    assert noemad.api("POST", "/minds", json={"name": mind}).status_code == 201
     out = noemad.ctl("say", mind, "what is the weather like?", "--from", "alice")
     assert out.returncode == 0, out.stderr
     message = int(out.stdout.split()[2])

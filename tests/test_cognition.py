@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import Noemad
+from inprocess import InProcess
 
 
 def post(noemad: Noemad, mind: str, body: dict) -> dict:
@@ -70,39 +71,50 @@ def test_trust_sets_how_much_an_assertion_counts(noemad: Noemad, mind: str) -> N
     assert noemad.ctl("trust", mind, "alice", "2").returncode == 2
 
 
-def test_contested_then_corrected_by_an_operator(noemad: Noemad, mind: str) -> None:
-    turn(noemad, mind, observation("green", "build is green"))
-    _, done = turn(noemad, mind, observation("red on qa", "build is green", stance="contradicts", source="qa"))
-    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> None:
+    turn(app, mind, observation("green", "build is green"))
+    _, done = turn(app, mind, observation("red on qa", "build is green", stance="contradicts", source="qa"))
+    [belief] = app.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
     assert belief["status"] == "contested" and done["data"]["beliefs"] == [belief["id"]]
-    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
-    assert out.returncode == 0, out.stderr
-    noemad.wait_for(mind, "cycle_completed", since=done["id"])
-    shown = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    correction = {"kind": "correction", "belief": belief["id"], "confidence": 0.9, "reason": "I looked at the dashboard"}
+    assert app.api("POST", f"/minds/{mind}/events", json=correction).status_code == 201
+    app.wait_for(mind, "cycle_completed", since=done["id"])
+    shown = app.api("GET", f"/beliefs/{belief['id']}").json()
     assert (shown["status"], shown["confidence"]) == ("pinned", 0.9)
-    corrected = noemad.api("GET", f"/events/{shown['events'][-1]}").json()
+    corrected = app.api("GET", f"/events/{shown['events'][-1]}").json()
     assert corrected["actor"] == "operator" and corrected["data"]["reason"] == "I looked at the dashboard"
     # Pinned: later evidence is recorded but does not move it.
-    turn(noemad, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
-    again = noemad.api("GET", f"/beliefs/{belief['id']}").json()
+    turn(app, mind, observation("still red", "build is green", stance="contradicts", source="qa"))
+    again = app.api("GET", f"/beliefs/{belief['id']}").json()
     assert (again["status"], again["confidence"]) == ("pinned", 0.9)
     against = [e["source"] for e in again["evidence"] if e["stance"] == "contradict"]
     assert against == ["metacognition", "qa", "qa"]  # recorded, but the pin holds
 
 
-def test_retrieval_recalls_related_episodes_and_cites_them(noemad: Noemad, mind: str) -> None:
-    turn(noemad, mind, {"kind": "message", "author": "alice", "text": "the parser tests keep failing on unicode input"})
-    turn(noemad, mind, {"kind": "message", "author": "bob", "text": "lunch at noon?"})
-    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "unicode parser failure again"})
-    events = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_retrieved", "limit": 10}).json()["events"]
+def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str) -> None:
+    _, done = turn(noemad, mind, observation("green", "build is green"))
+    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
+    assert out.returncode == 0, out.stderr
+    [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]
+    assert sent["actor"] == "operator" and sent["data"]["belief"] == belief["id"] and sent["data"]["confidence"] == 0.9
+    noemad.wait_for(mind, "cycle_completed", since=done["id"])
+    assert noemad.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "pinned"
+
+
+def test_retrieval_recalls_related_episodes_and_cites_them(app: InProcess, mind: str) -> None:
+    turn(app, mind, {"kind": "message", "author": "alice", "text": "the parser tests keep failing on unicode input"})
+    turn(app, mind, {"kind": "message", "author": "bob", "text": "lunch at noon?"})
+    _, done = turn(app, mind, {"kind": "message", "author": "alice", "text": "unicode parser failure again"})
+    events = app.api("GET", f"/minds/{mind}/events", params={"kind": "memory_retrieved", "limit": 10}).json()["events"]
     recalled = events[-1]
     assert recalled["cycle_id"] == done["cycle_id"]
     memory_ids = [r["id"] for r in recalled["refs"] if r["type"] == "memory"]
-    first = noemad.api("GET", f"/memories/{memory_ids[0]}").json()
+    first = app.api("GET", f"/memories/{memory_ids[0]}").json()
     assert "parser tests keep failing" in first["text"] and first["access_count"] >= 1
 
 
-def test_bad_cognitive_stimuli_are_refused(noemad: Noemad, mind: str) -> None:
+def test_bad_cognitive_stimuli_are_refused(app: InProcess, mind: str) -> None:
     cases = [
         ({"kind": "assertion", "source": "a"}, 422, "claim: required"),
         ({"kind": "assertion", "source": "a", "claim": {"proposition": "x", "subject": "y", "stance": "maybe"}}, 422, "stance"),
@@ -111,13 +123,13 @@ def test_bad_cognitive_stimuli_are_refused(noemad: Noemad, mind: str) -> None:
         ({"kind": "correction", "belief": 1, "reason": "x", "confidence": 1.5}, 422, "confidence"),
     ]
     for body, status, words in cases:
-        resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
+        resp = app.api("POST", f"/minds/{mind}/events", json=body)
         assert resp.status_code == status, (body, resp.text)
         assert words in resp.json()["detail"], (body, resp.json())
-    assert noemad.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 2}).status_code == 422
+    assert app.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 2}).status_code == 422
 
 
-def test_replaying_the_same_stimuli_gives_the_same_beliefs_warnings_and_winners(noemad: Noemad) -> None:
+def test_replaying_the_same_stimuli_gives_the_same_beliefs_warnings_and_winners(app: InProcess) -> None:
     script = [
         observation("green", "build is green"),
         {"kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}},
@@ -126,13 +138,13 @@ def test_replaying_the_same_stimuli_gives_the_same_beliefs_warnings_and_winners(
     ]
 
     def play(name: str) -> list[tuple]:
-        noemad.api("POST", "/minds", json={"name": name})
-        noemad.api("PUT", f"/minds/{name}/trust/alice", json={"value": 0.8})
+        app.api("POST", "/minds", json={"name": name})
+        app.api("PUT", f"/minds/{name}/trust/alice", json={"value": 0.8})
         cycles = []
         for body in script:
-            _, done = turn(noemad, name, body)
+            _, done = turn(app, name, body)
             cycles.append((done["data"]["winners"], done["data"]["warnings"], done["data"]["retrieved"]))
-        beliefs = noemad.api("GET", f"/minds/{name}/beliefs").json()["beliefs"]
+        beliefs = app.api("GET", f"/minds/{name}/beliefs").json()["beliefs"]
         held = [(b["proposition"], b["subject"], b["confidence"], b["status"], b["support"], b["contradict"]) for b in beliefs]
         # Ids differ between minds; the keys of winners name them, so compare their shapes.
         shapes = [([w.split(":")[0] for w in winners], warnings, retrieved) for winners, warnings, retrieved in cycles]
@@ -144,10 +156,10 @@ def test_replaying_the_same_stimuli_gives_the_same_beliefs_warnings_and_winners(
     assert json.dumps(play("third")) == json.dumps(first)
 
 
-def test_a_stimulus_at_the_text_limit_is_still_remembered(noemad: Noemad, mind: str) -> None:
-    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "z" * 100_000})
+def test_a_stimulus_at_the_text_limit_is_still_remembered(app: InProcess, mind: str) -> None:
+    _, done = turn(app, mind, {"kind": "message", "author": "alice", "text": "z" * 100_000})
     assert done["data"]["episodes"] == 1
-    [memory] = noemad.api("GET", f"/minds/{mind}/memories").json()["memories"]
+    [memory] = app.api("GET", f"/minds/{mind}/memories").json()["memories"]
     assert len(memory["text"]) == 100_000 and memory["text"].startswith("alice said on cli: zzz")
 
 

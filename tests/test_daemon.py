@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from conftest import NOEMAD, Noemad, start_noemad
+from inprocess import start_app
 
 
 def test_socket_is_private_in_a_private_directory(place: Path) -> None:
@@ -125,21 +126,18 @@ def test_events_survive_a_restart_and_untaken_stimuli_are_resumed(place: Path) -
         second.stop()
 
 
-def test_stimuli_stored_but_not_taken_are_taken_after_restart(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    first = start_noemad(home, place / "s.sock")
+def test_stimuli_stored_but_not_taken_are_taken_after_restart(tmp_path: Path) -> None:
+    first = start_app(tmp_path)
     first.api("POST", "/minds", json={"name": "ada"})
-    assert first.stop() == 0
-    first.notify.close()
+    first.stop()
     # A stimulus committed by a daemon that died before its turn: written straight to the store.
     import sqlite3
 
-    with sqlite3.connect(home / "noema.db") as db:
+    with sqlite3.connect(tmp_path / "noema.db") as db:
         db.execute(
             "INSERT INTO events (mind, kind, actor, text, data, at) VALUES ('ada', 'message', 'user:alice', 'late', '{}', '2026-01-01T00:00:00Z')"
         )
-    second = start_noemad(home, place / "s.sock")
+    second = start_app(tmp_path)  # the engine's start, in process: the same supervisor a daemon starts
     try:
         started = second.wait_for("ada", "cycle_started")
         late = second.api("GET", "/minds/ada/events", params={"kind": "message"}).json()["events"][0]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Noemad
+from inprocess import InProcess
 
 from noemad.cognition.goals import GoalClosed, GoalNotFound, active_goals, create_goal, get_goal, list_goals, update_goal
 from noemad.errors import InvalidInput
@@ -97,38 +98,61 @@ def test_goal_input_is_checked(store: Store) -> None:
     assert list_goals(store.reader(), "ada") == []  # nothing half-written
 
 
-# through the daemon -----------------------------------------------------------------
+# through the API (in process) and the CLI (on the daemon) -------------------------------------
 
 
-def taken(noemad: Noemad, mind: str, event: dict[str, Any]) -> dict[str, Any]:
-    return noemad.wait_for(mind, "cycle_completed", since=event["id"])
+def taken(engine: Noemad | InProcess, mind: str, event: dict[str, Any]) -> dict[str, Any]:
+    return engine.wait_for(mind, "cycle_completed", since=event["id"])
 
 
-def test_an_operator_sets_progresses_and_completes_a_goal(noemad: Noemad, mind: str) -> None:
+def post(engine: Noemad | InProcess, mind: str, body: dict[str, Any]) -> dict[str, Any]:
+    resp = engine.api("POST", f"/minds/{mind}/events", json=body)
+    assert resp.status_code == 201, resp.text
+    return resp.json()
+
+
+def test_an_operator_sets_progresses_and_completes_a_goal(app: InProcess, mind: str) -> None:
+    said = post(app, mind, {"kind": "goal", "title": "ship the parser rewrite"})
+    assert said["kind"] == "goal" and said["actor"] == "operator" and said["data"] == {"title": "ship the parser rewrite"}
+    taken(app, mind, said)
+    [goal] = app.api("GET", f"/minds/{mind}/goals").json()["goals"]
+    assert (goal["title"], goal["status"], goal["progress"], goal["origin"]) == ("ship the parser rewrite", "active", 0.0, "operator")
+    created = app.api("GET", f"/events/{goal['event_id']}").json()
+    assert created["kind"] == "goal_created" and created["causation_id"] == said["id"] and created["data"]["goal"] == goal["id"]
+
+    moved = post(app, mind, {"kind": "goal", "goal": goal["id"], "progress": 0.5, "note": "the lexer is done"})
+    taken(app, mind, moved)
+    [progressed] = app.api("GET", f"/minds/{mind}/events", params={"kind": "goal_progressed"}).json()["events"]
+    assert progressed["causation_id"] == moved["id"] and {"type": "event", "id": created["id"]} in progressed["refs"]
+    assert progressed["data"]["progress"] == {"from": 0.0, "to": 0.5} and progressed["text"] == "the lexer is done"
+    assert app.api("GET", f"/goals/{goal['id']}").json()["progress"] == 0.5
+
+    done = post(app, mind, {"kind": "goal", "goal": goal["id"], "status": "completed"})
+    taken(app, mind, done)
+    [completed] = app.api("GET", f"/minds/{mind}/events", params={"kind": "goal_completed"}).json()["events"]
+    assert completed["causation_id"] == done["id"] and completed["data"]["status"] == {"from": "active", "to": "completed"}
+    shown = app.api("GET", f"/goals/{goal['id']}").json()
+    assert (shown["status"], shown["progress"]) == ("completed", 1.0)
+    # Why is the goal complete? The walk goes back to the operator's stimulus and the goal's beginning.
+    chain = app.api("GET", f"/events/{completed['id']}/chain", params={"forward": 0}).json()
+    assert {done["id"], created["id"], said["id"]} <= {n["id"] for n in chain["nodes"]}
+    assert app.api("GET", f"/minds/{mind}/goals", params={"status": "active"}).json()["goals"] == []
+    again = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "goal": goal["id"], "progress": 0.9})
+    assert again.status_code == 409 and again.json()["detail"].startswith(f"goal {goal['id']} is completed; a closed goal takes no more changes")
+
+
+def test_goal_and_goals_through_the_cli(noemad: Noemad, mind: str) -> None:
     said = noemad.ctl_json("goal", mind, "ship the parser rewrite")
     assert said["kind"] == "goal" and said["actor"] == "operator" and said["data"] == {"title": "ship the parser rewrite"}
     taken(noemad, mind, said)
     [goal] = noemad.ctl_json("goals", mind)["goals"]
-    assert (goal["title"], goal["status"], goal["progress"], goal["origin"]) == ("ship the parser rewrite", "active", 0.0, "operator")
-    created = noemad.api("GET", f"/events/{goal['event_id']}").json()
-    assert created["kind"] == "goal_created" and created["causation_id"] == said["id"] and created["data"]["goal"] == goal["id"]
-
+    assert goal == noemad.api("GET", f"/minds/{mind}/goals").json()["goals"][0]  # the API's answer
     moved = noemad.ctl_json("goal", mind, "--id", str(goal["id"]), "--progress", "0.5", "--note", "the lexer is done")
+    assert moved["kind"] == "goal" and moved["data"] == {"goal": goal["id"], "progress": 0.5, "note": "the lexer is done"}
     taken(noemad, mind, moved)
-    [progressed] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "goal_progressed"}).json()["events"]
-    assert progressed["causation_id"] == moved["id"] and {"type": "event", "id": created["id"]} in progressed["refs"]
-    assert progressed["data"]["progress"] == {"from": 0.0, "to": 0.5} and progressed["text"] == "the lexer is done"
-    assert noemad.api("GET", f"/goals/{goal['id']}").json()["progress"] == 0.5
-
     done = noemad.ctl_json("goal", mind, "--id", str(goal["id"]), "--complete")
+    assert done["data"] == {"goal": goal["id"], "status": "completed"}
     taken(noemad, mind, done)
-    [completed] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "goal_completed"}).json()["events"]
-    assert completed["causation_id"] == done["id"] and completed["data"]["status"] == {"from": "active", "to": "completed"}
-    shown = noemad.api("GET", f"/goals/{goal['id']}").json()
-    assert (shown["status"], shown["progress"]) == ("completed", 1.0)
-    # Why is the goal complete? The walk goes back to the operator's stimulus and the goal's beginning.
-    chain = noemad.api("GET", f"/events/{completed['id']}/chain", params={"forward": 0}).json()
-    assert {done["id"], created["id"], said["id"]} <= {n["id"] for n in chain["nodes"]}
     assert noemad.ctl_json("goals", mind, "--status", "active")["goals"] == []
     human = noemad.ctl("goals", mind)
     assert human.returncode == 0, human.stderr
@@ -141,18 +165,19 @@ def test_an_operator_sets_progresses_and_completes_a_goal(noemad: Noemad, mind: 
     assert again.stderr.startswith(f"noemactl: goal {goal['id']} is completed; a closed goal takes no more changes")
 
 
-def test_bad_goals_are_refused_and_nothing_is_stored(noemad: Noemad, mind: str) -> None:
-    noemad.api("POST", "/minds", json={"name": "bob"})
-    taken(noemad, mind, noemad.ctl_json("goal", mind, "keep the docs current"))
-    [goal] = noemad.ctl_json("goals", mind)["goals"]
+def test_bad_goals_are_refused_and_nothing_is_stored(app: InProcess, mind: str) -> None:
+    app.api("POST", "/minds", json={"name": "bob"})
+    taken(app, mind, post(app, mind, {"kind": "goal", "title": "keep the docs current"}))
+    [goal] = app.api("GET", f"/minds/{mind}/goals").json()["goals"]
     gid = goal["id"]
     # Closing twice is refused at once, even before the first close is perceived.
-    first = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "goal": gid, "status": "abandoned"})
+    first = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "goal": gid, "status": "abandoned"})
     assert first.status_code == 201
-    second = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "goal": gid, "progress": 0.3})
+    second = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "goal": gid, "progress": 0.3})
     assert second.status_code == 409, second.text
-    taken(noemad, mind, first.json())
-    before = noemad.api("GET", "/status").json()["counts"]["events"]
+    taken(app, mind, first.json())
+    app.settle(mind)  # the turn may write its narrative after cycle_completed
+    before = app.api("GET", "/status").json()["counts"]["events"]
     cases = [
         ({"kind": "goal"}, 422, "a goal stimulus sets a new goal (title) or changes one"),
         ({"kind": "goal", "title": "  "}, 422, "title"),
@@ -166,14 +191,23 @@ def test_bad_goals_are_refused_and_nothing_is_stored(noemad: Noemad, mind: str) 
         ({"kind": "goal", "goal": gid, "status": "paused"}, 422, "status"),
     ]
     for body, status, words in cases:
-        resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
+        resp = app.api("POST", f"/minds/{mind}/events", json=body)
         assert resp.status_code == status, (body, resp.text)
         assert words in resp.json()["detail"], (body, resp.json())
-    taken(noemad, mind, noemad.ctl_json("goal", mind, "another"))
-    before = noemad.api("GET", "/status").json()["counts"]["events"]
-    other = noemad.api("GET", f"/minds/{mind}/goals", params={"status": "active"}).json()["goals"][0]["id"]
-    resp = noemad.api("POST", "/minds/bob/events", json={"kind": "goal", "goal": other, "progress": 0.5})
+    assert app.api("GET", "/status").json()["counts"]["events"] == before
+    taken(app, mind, post(app, mind, {"kind": "goal", "title": "another"}))
+    app.settle(mind)
+    before = app.api("GET", "/status").json()["counts"]["events"]
+    other = app.api("GET", f"/minds/{mind}/goals", params={"status": "active"}).json()["goals"][0]["id"]
+    resp = app.api("POST", "/minds/bob/events", json={"kind": "goal", "goal": other, "progress": 0.5})
     assert resp.status_code == 422 and f"goal {other} belongs to mind 'ada', not 'bob'" in resp.json()["detail"]
+    assert app.api("GET", "/status").json()["counts"]["events"] == before
+    assert app.api("GET", "/goals/999").status_code == 404
+    assert app.api("GET", "/minds/zed/goals").status_code == 404
+
+
+def test_the_cli_refuses_bad_goals_and_sends_nothing(noemad: Noemad, mind: str) -> None:
+    before = noemad.api("GET", "/status").json()["counts"]["events"]
     for args, sentence in {
         ("goal", mind): "noemactl: give a TITLE to set a new goal, or --id N to change goal N",
         ("goal", mind, "x", "--id", "1"): "noemactl: TITLE sets a new goal",
@@ -188,20 +222,18 @@ def test_bad_goals_are_refused_and_nothing_is_stored(noemad: Noemad, mind: str) 
         assert (out.returncode, out.stdout) == (2, ""), (args, out.stderr)
         assert out.stderr.startswith(sentence), (args, out.stderr)
     assert noemad.api("GET", "/status").json()["counts"]["events"] == before
-    assert noemad.api("GET", "/goals/999").status_code == 404
-    assert noemad.api("GET", "/minds/zed/goals").status_code == 404
 
 
-def test_goal_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_goal_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    said = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "title": "t", "progress": 0.25})
+    doc = app.api("GET", "/openapi.json").json()
+    said = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", "title": "t", "progress": 0.25})
     check(doc, "POST", "/minds/{mind}/events", 201, "application/json", said.json())
-    taken(noemad, mind, said.json())
-    listed = noemad.api("GET", f"/minds/{mind}/goals")
+    taken(app, mind, said.json())
+    listed = app.api("GET", f"/minds/{mind}/goals")
     check(doc, "GET", "/minds/{mind}/goals", 200, "application/json", listed.json())
     [goal] = listed.json()["goals"]
     assert goal["progress"] == 0.25
-    check(doc, "GET", "/goals/{goal_id}", 200, "application/json", noemad.api("GET", f"/goals/{goal['id']}").json())
-    check(doc, "GET", "/minds/{mind}/goals", 422, "application/problem+json", noemad.api("GET", f"/minds/{mind}/goals", params={"status": "x"}).json())
+    check(doc, "GET", "/goals/{goal_id}", 200, "application/json", app.api("GET", f"/goals/{goal['id']}").json())
+    check(doc, "GET", "/minds/{mind}/goals", 422, "application/problem+json", app.api("GET", f"/minds/{mind}/goals", params={"status": "x"}).json())

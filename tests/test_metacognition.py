@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Noemad
+from inprocess import InProcess
 from noemad.cognition import metacognition
 from noemad.cognition.attention import attend, select
 from noemad.cognition.beliefs import Belief, Evidence, add_evidence, correct, get_belief
@@ -114,7 +115,7 @@ def test_attention_admits_the_most_salient_few_deterministically() -> None:
 
 
 def test_a_single_source_belief_draws_both_warnings_on_the_overview(noemad: Noemad, mind: str) -> None:
-    noemad.ctl("trust", mind, "alice", "0.9")
+    assert noemad.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 0.9}).status_code == 200  # the CLI's trust has its own test
     post = noemad.api("POST", f"/minds/{mind}/events", json={
         "kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}})
     done = noemad.wait_for(mind, "cycle_completed", since=post.json()["id"])
@@ -128,10 +129,10 @@ def test_a_single_source_belief_draws_both_warnings_on_the_overview(noemad: Noem
     assert [c["process"] for c in attention["data"]["candidates"]] == ["evidence", "metacognition", "metacognition", "perception"]
 
 
-def test_a_small_workspace_leaves_a_warning_for_later(noemad: Noemad) -> None:
-    noemad.api("POST", "/minds", json={"name": "tiny", "settings": {"attention_capacity": 1}})
-    noemad.ctl("trust", "tiny", "alice", "0.9")
-    post = noemad.api("POST", "/minds/tiny/events", json={
+def test_a_small_workspace_leaves_a_warning_for_later(app: InProcess) -> None:
+    app.api("POST", "/minds", json={"name": "tiny", "settings": {"attention_capacity": 1}})
+    assert app.api("PUT", "/minds/tiny/trust/alice", json={"value": 0.9}).status_code == 200
+    post = app.api("POST", "/minds/tiny/events", json={
         "kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}})
-    done = noemad.wait_for("tiny", "cycle_completed", since=post.json()["id"])
+    done = app.wait_for("tiny", "cycle_completed", since=post.json()["id"])
     assert done["data"]["warnings"] == [] and len(done["data"]["winners"]) == 1  # the belief change won the only place

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import Noemad
+from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition import narrative
 from noemad.cognition.beliefs import add_evidence, get_belief
@@ -35,17 +36,6 @@ T = TypeVar("T")
 START = parse_iso("2026-01-01T00:00:00Z")
 HOUR = 3600.0
 HAIKU = "claude-haiku-5-5"
-NOEMA = Path(__file__).resolve().parents[1] / "noemad"
-
-
-def wired(*names: str) -> bool:
-    """Whether the turn calls the narrative hook: the daemon tests need it."""
-    text = "".join((NOEMA / p).read_text() for p in ("turn/run.py", "turn/narrative.py"))
-    return all(name in text for name in names)
-
-
-needs_hook = pytest.mark.skipif(not wired("narrative"), reason="the cycle does not call the narrative hook yet")
-needs_rephrase = pytest.mark.skipif(not wired("narrative", "apply_rephrase"), reason="the cycle does not rephrase narratives yet")
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -304,7 +294,7 @@ def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
     assert provider is not None and provider.requests == []
 
 
-# through the daemon --------------------------------------------------------------------
+# through the API (in process) and the CLI (on the daemon) --------------------------------------------------------------------
 
 
 def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> None:
@@ -319,17 +309,22 @@ def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> 
     assert missing.returncode == 1 and "no mind is named 'zed'" in missing.stderr
 
 
-@needs_hook
-def test_the_narrative_after_a_cycle_through_the_api_and_the_cli(noemad: Noemad, mind: str) -> None:
-    post = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
-    updated = noemad.wait_for(mind, "narrative_updated", since=post.json()["id"])
+def test_the_narrative_after_a_cycle(app: InProcess, mind: str) -> None:
+    post = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
+    updated = app.wait_for(mind, "narrative_updated", since=post.json()["id"])
     assert updated["actor"] == "process:narrative" and "alice said “the build is red”" in updated["text"]
     assert {"type": "event", "id": post.json()["id"]} in updated["refs"]
-    completed = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"][-1]
+    completed = app.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"][-1]
     assert updated["causation_id"] == completed["id"]
-    shown = noemad.api("GET", f"/minds/{mind}/narrative").json()
+    shown = app.api("GET", f"/minds/{mind}/narrative").json()
     assert (shown["event_id"], shown["text"], shown["rendered_by"]) == (updated["id"], updated["text"], "plain")
     assert shown["parts"]["why"] == ["alice said “the build is red”"]
+
+
+def test_the_narrative_through_the_cli(noemad: Noemad, mind: str) -> None:
+    post = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
+    updated = noemad.wait_for(mind, "narrative_updated", since=post.json()["id"])
+    shown = noemad.api("GET", f"/minds/{mind}/narrative").json()
     assert noemad.ctl_json("narrative", mind) == shown
     human = noemad.ctl("narrative", mind)
     assert human.returncode == 0, human.stderr
@@ -353,22 +348,17 @@ file = "{script}"
 """
 
 
-@needs_rephrase
-def test_a_mind_with_narrative_llm_shows_the_accepted_rephrasing(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    (home / "script.toml").write_text(SCRIPT)
-    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
-    daemon = start_noemad(home, place / "s.sock")
+def test_a_mind_with_narrative_llm_shows_the_accepted_rephrasing(tmp_path: Path) -> None:
+    (tmp_path / "script.toml").write_text(SCRIPT)
+    engine = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
     try:
-        assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"narrative_llm": True}}).status_code == 201
-        post = daemon.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "hello"})
-        rephrased = daemon.wait_for("ada", "narrative_rephrased", since=post.json()["id"])
+        assert engine.api("POST", "/minds", json={"name": "ada", "settings": {"narrative_llm": True}}).status_code == 201
+        post = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "hello"})
+        rephrased = engine.wait_for("ada", "narrative_rephrased", since=post.json()["id"])
         assert rephrased["text"] == "I am thinking about what alice said." and rephrased["data"]["rendered_by"] == "model"
-        shown = daemon.ctl_json("narrative", "ada")
+        shown = engine.api("GET", "/minds/ada/narrative").json()  # what `noemactl --json narrative` prints
         assert (shown["text"], shown["rendered_by"], shown["rephrased_event_id"]) == (rephrased["text"], "model", rephrased["id"])
         assert shown["model_call"] == rephrased["refs"][0]["id"]
         assert json.loads(json.dumps(shown))["plain"].startswith("I am thinking about")
     finally:
-        daemon.stop()
-        daemon.notify.close()
+        engine.stop()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import NOEMACTL, Noemad
+from inprocess import InProcess
 
 from noemad.clock import iso
 from noemad.config import MindSettings
@@ -253,54 +254,71 @@ def test_deleting_a_mind_removes_its_notifications(store: Store) -> None:
 
 # through the daemon -------------------------------------------------------------------
 
-wired = pytest.mark.skipif(
-    "notifications" not in Path("noemad/cognition/cycle.py").read_text(), reason="not wired into the cycle yet"
-)
+def taken(engine: Noemad | InProcess, mind: str, event: dict[str, Any]) -> dict[str, Any]:
+    return engine.wait_for(mind, "cycle_completed", since=event["id"])
 
 
-def stored(noemad: Noemad, *args: str) -> dict[str, Any]:
-    return noemad.ctl_json(*args)
+def post(engine: Noemad | InProcess, mind: str, body: dict[str, Any]) -> dict[str, Any]:
+    resp = engine.api("POST", f"/minds/{mind}/events", json=body)
+    assert resp.status_code == 201, resp.text
+    return resp.json()
 
 
-def taken(noemad: Noemad, mind: str, event: dict[str, Any]) -> dict[str, Any]:
-    return noemad.wait_for(mind, "cycle_completed", since=event["id"])
-
-
-def predict_and_miss(noemad: Noemad, mind: str, proposition: str, confidence: str, subject: str = "cache") -> dict[str, Any]:
+def predict_and_miss(engine: Noemad | InProcess, mind: str, proposition: str, confidence: float, subject: str = "cache") -> dict[str, Any]:
     """Predict, let the mind take it, then store a miss for it; return the stored outcome."""
-    taken(noemad, mind, stored(noemad, "predict", mind, proposition, "--subject", subject, "--confidence", confidence, "--due", "1d"))
-    prediction = next(p for p in noemad.ctl_json("predictions", mind, "--open")["predictions"] if p["proposition"] == proposition)
-    return stored(noemad, "outcome", str(prediction["id"]), "--miss", "--observed", "cold")
+    said = post(engine, mind, {"kind": "prediction", "proposition": proposition, "subject": subject, "confidence": confidence, "due": "1d"})
+    taken(engine, mind, said)
+    listed = engine.api("GET", f"/minds/{mind}/predictions", params={"status": "open"}).json()["predictions"]
+    prediction = next(p for p in listed if p["proposition"] == proposition)
+    return post(engine, mind, {"kind": "outcome", "prediction": prediction["id"], "result": "miss", "observed": "cold"})
 
 
-def wait_notification(noemad: Noemad, mind: str, since: int, kind: str = "notification", rule: str = "prediction_miss") -> dict[str, Any]:
+def notifications_of(engine: Noemad | InProcess, mind: str, **params: str) -> list[dict[str, Any]]:
+    return engine.api("GET", f"/minds/{mind}/notifications", params=params).json()["notifications"]
+
+
+def wait_notification(
+    engine: Noemad | InProcess, mind: str, since: int, kind: str = "notification", rule: str = "prediction_miss"
+) -> dict[str, Any]:
     """Follow the mind's events until a `kind` event of `rule` after `since` is committed; return it."""
-    with noemad.client as c:
-        with c.stream("GET", f"/api/v1/minds/{mind}/events/stream", params={"since": since}) as resp:
-            assert resp.status_code == 200
-            for line in resp.iter_lines():
-                if line.startswith("data: "):
-                    event = json.loads(line[6:])
-                    if event.get("kind") == kind and event["data"].get("rule") == rule:
-                        return event
-    raise AssertionError(f"stream of {mind} ended before a {kind} of {rule}")
+    while True:
+        event = engine.wait_for(mind, kind, since=since)
+        if event["data"].get("rule") == rule:
+            return event
+        since = event["id"]
 
 
-@wired
-def test_a_confident_miss_notifies_and_a_repeat_within_the_cooldown_is_counted(noemad: Noemad, mind: str) -> None:
-    came = predict_and_miss(noemad, mind, "the cache stays warm", "0.9")
-    event = wait_notification(noemad, mind, came["id"])
-    resolved = noemad.api("GET", f"/events/{event['causation_id']}").json()
+def test_a_confident_miss_notifies_and_a_repeat_within_the_cooldown_is_counted(app: InProcess, mind: str) -> None:
+    came = predict_and_miss(app, mind, "the cache stays warm", 0.9)
+    event = wait_notification(app, mind, came["id"])
+    resolved = app.api("GET", f"/events/{event['causation_id']}").json()
     assert (resolved["kind"], resolved["causation_id"]) == ("prediction_resolved", came["id"])
     assert (event["actor"], event["data"]["rule"], event["data"]["key"]) == ("process:notifications", "prediction_miss", "prediction_miss:subject:cache")
-    [shown] = noemad.ctl_json("notifications", mind)["notifications"]
+    [shown] = notifications_of(app, mind)
     assert (shown["id"], shown["rule"], shown["count"], shown["status"], shown["event_id"]) == (event["data"]["notification"], "prediction_miss", 1, "open", event["id"])
     assert shown["values"]["stated_confidence"] == 0.9 and shown["values"]["threshold"] == 0.7 and shown["values"]["observed"] == "cold"
 
-    again = predict_and_miss(noemad, mind, "the cache warms by noon", "0.8")
-    repeat = wait_notification(noemad, mind, again["id"], kind="notification_suppressed")
+    again = predict_and_miss(app, mind, "the cache warms by noon", 0.8)
+    repeat = wait_notification(app, mind, again["id"], kind="notification_suppressed")
     assert repeat["data"]["notification"] == shown["id"] and repeat["data"]["count"] == 2
     assert {"type": "event", "id": event["id"]} in repeat["refs"]
+    [counted] = notifications_of(app, mind, status="open")
+    assert (counted["count"], counted["last_event_id"]) == (2, repeat["id"])
+
+    # An hour later on the engine's clock, the same key notifies anew.
+    app.advance(3600)
+    third = predict_and_miss(app, mind, "the cache is warm at dusk", 0.7)
+    fresh = wait_notification(app, mind, third["id"])  # the third rejection on cache also raises a repeated_failure warning
+    assert fresh["data"]["key"] == "prediction_miss:subject:cache" and fresh["data"]["notification"] != shown["id"]
+
+
+def test_notifications_through_the_cli_show_each_with_its_count(noemad: Noemad, mind: str) -> None:
+    came = predict_and_miss(noemad, mind, "the cache stays warm", 0.9)
+    wait_notification(noemad, mind, came["id"])
+    again = predict_and_miss(noemad, mind, "the cache warms by noon", 0.8)
+    repeat = wait_notification(noemad, mind, again["id"], kind="notification_suppressed")
+    [shown] = noemad.ctl_json("notifications", mind)["notifications"]
+    assert shown == notifications_of(noemad, mind)[0]  # the API's answer
     [counted] = noemad.ctl_json("notifications", mind, "--open")["notifications"]
     assert (counted["count"], counted["last_event_id"]) == (2, repeat["id"])
     human = noemad.ctl("notifications", mind)
@@ -308,16 +326,9 @@ def test_a_confident_miss_notifies_and_a_repeat_within_the_cooldown_is_counted(n
     assert human.stdout.splitlines()[0].split() == ["ID", "STATUS", "RULE", "COUNT", "LAST", "TITLE"]
     assert f"#{shown['id']}  open    prediction_miss      2" in human.stdout and "missed at stated 0.90: the cache stays warm" in human.stdout
 
-    # An hour later on the daemon's clock, the same key notifies anew.
-    noemad.advance(3600)
-    third = predict_and_miss(noemad, mind, "the cache is warm at dusk", "0.7")
-    fresh = wait_notification(noemad, mind, third["id"])  # the third rejection on cache also raises a repeated_failure warning
-    assert fresh["data"]["key"] == "prediction_miss:subject:cache" and fresh["data"]["notification"] != shown["id"]
 
-
-@wired
 def test_ack_through_the_cli_and_its_errors(noemad: Noemad, mind: str) -> None:
-    came = predict_and_miss(noemad, mind, "the cache stays warm", "0.9")
+    came = predict_and_miss(noemad, mind, "the cache stays warm", 0.9)
     from test_openapi import check
 
     doc = noemad.api("GET", "/openapi.json").json()
@@ -340,14 +351,13 @@ def test_ack_through_the_cli_and_its_errors(noemad: Noemad, mind: str) -> None:
     unknown = noemad.api("POST", "/notifications/999/ack")
     assert unknown.status_code == 404 and "notification 999 does not exist" in unknown.json()["detail"]
     assert noemad.ctl("ack", "999").stderr.startswith("noemactl: notification 999 does not exist")
-    other = predict_and_miss(noemad, mind, "the queue drains", "0.75", subject="queue")
+    other = predict_and_miss(noemad, mind, "the queue drains", 0.75, subject="queue")
     second = wait_notification(noemad, mind, other["id"])["data"]["notification"]
     answered = noemad.ctl_json("ack", str(second))
     assert (answered["id"], answered["status"], answered["values"]["stated_confidence"]) == (second, "acked", 0.75)
     check(doc, "POST", "/notifications/{notification_id}/ack", 200, "application/json", answered)
 
 
-@wired
 def test_notifications_follow_json_prints_new_notifications(noemad: Noemad, mind: str) -> None:
     from test_cli import Lines
 
@@ -358,7 +368,7 @@ def test_notifications_follow_json_prints_new_notifications(noemad: Noemad, mind
         assert proc.stdout is not None and proc.stderr is not None
         out, err = Lines(proc.stdout), Lines(proc.stderr)
         err.until(lambda line: line.startswith("following ada's notifications"))
-        came = predict_and_miss(noemad, mind, "the cache stays warm", "0.9")
+        came = predict_and_miss(noemad, mind, "the cache stays warm", 0.9)
         [line] = out.until(lambda line: True, timeout=TIMEOUT)
         event = json.loads(line)
         assert (event["kind"], event["data"]["rule"]) == ("notification", "prediction_miss") and event["id"] > came["id"]
@@ -398,11 +408,11 @@ def test_bad_personality_settings_and_bad_listings_are_refused(noemad: Noemad, m
         assert out.stderr.startswith(sentence), (args, out.stderr)
 
 
-def test_notification_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_notification_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    listed = noemad.api("GET", f"/minds/{mind}/notifications", params={"status": "open"})
+    doc = app.api("GET", "/openapi.json").json()
+    listed = app.api("GET", f"/minds/{mind}/notifications", params={"status": "open"})
     check(doc, "GET", "/minds/{mind}/notifications", 200, "application/json", listed.json())
-    missing = noemad.api("POST", "/notifications/7/ack")
+    missing = app.api("POST", "/notifications/7/ack")
     check(doc, "POST", "/notifications/{notification_id}/ack", 404, "application/problem+json", missing.json())

@@ -7,7 +7,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import Noemad
+from inprocess import InProcess
 
 
 def check(doc: dict[str, Any], method: str, template: str, status: int, media: str, body: Any) -> None:
@@ -22,13 +22,13 @@ def check(doc: dict[str, Any], method: str, template: str, status: int, media: s
 
 
 @pytest.fixture
-def doc(noemad: Noemad) -> dict[str, Any]:
-    return noemad.api("GET", "/openapi.json").json()
+def doc(app: InProcess) -> dict[str, Any]:
+    return app.api("GET", "/openapi.json").json()
 
 
-def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None:
+def test_answers_match_the_document(app: InProcess, doc: dict[str, Any]) -> None:
     def call(method: str, template: str, path: str, expect: int, **kwargs: Any) -> Any:
-        resp = noemad.api(method, path, **kwargs)
+        resp = app.api(method, path, **kwargs)
         assert resp.status_code == expect, resp.text
         check(doc, method, template, expect, resp.headers["content-type"], resp.json())
         return resp.json()
@@ -38,7 +38,7 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
         "POST", "/minds/{mind}/events", "/minds/ada/events", 201, json={"kind": "message", "author": "a", "text": "hi"}
     )
     call("POST", "/minds/{mind}/events", "/minds/ada/events", 201, json={"kind": "observation", "source": "s", "text": "t"})
-    started = noemad.wait_for("ada", "cycle_completed")
+    started = app.wait_for("ada", "cycle_completed")
     call("GET", "/status", "/status", 200)
     call("GET", "/minds", "/minds", 200)
     call("GET", "/minds/{mind}", "/minds/ada", 200)
@@ -55,7 +55,7 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
     call("POST", "/minds/{mind}/events", "/minds/ada/events", 400, content=b"{", headers={"content-type": "application/json"})
     # Background jobs, schedules and rejection, with their errors.
     job = call("POST", "/minds/{mind}/jobs", "/minds/ada/jobs", 202, json={"kind": "consolidation"})
-    noemad.wait_for("ada", "consolidation")
+    app.wait_job(job["id"])  # its consolidation event is written before the job row ends
     done = call("GET", "/jobs/{job_id}", f"/jobs/{job['id']}", 200)
     assert done["status"] == "succeeded"
     call("GET", "/jobs", "/jobs", 200, params={"mind": "ada", "kind": "consolidation"})

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Noemad
+from inprocess import InProcess
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
@@ -177,7 +178,7 @@ def test_calibration_reads_the_minds_resolved_predictions(store: Store) -> None:
     assert (result.resolved, result.hits, result.open, result.brier) == (2, 1, 1, 0.5)  # (0.64 + 0.36) / 2
 
 
-# through the daemon -----------------------------------------------------------------
+# through the API (in process) and the CLI (on the daemon) -------------------------------------
 
 
 def stored(noemad: Noemad, *args: str) -> dict[str, Any]:
@@ -185,98 +186,132 @@ def stored(noemad: Noemad, *args: str) -> dict[str, Any]:
     return noemad.ctl_json(*args)
 
 
-def taken(noemad: Noemad, mind: str, event: dict[str, Any]) -> dict[str, Any]:
+def post(engine: Noemad | InProcess, mind: str, body: dict[str, Any]) -> dict[str, Any]:
+    resp = engine.api("POST", f"/minds/{mind}/events", json=body)
+    assert resp.status_code == 201, resp.text
+    return resp.json()
+
+
+def post_prediction(engine: Noemad | InProcess, mind: str, proposition: str, subject: str, confidence: float, due: str) -> dict[str, Any]:
+    """Store a prediction through the API; return the stored event."""
+    return post(engine, mind, {"kind": "prediction", "proposition": proposition, "subject": subject, "confidence": confidence, "due": due})
+
+
+def post_outcome(engine: Noemad | InProcess, mind: str, prediction: int, result: str, observed: str | None = None) -> dict[str, Any]:
+    return post(engine, mind, {"kind": "outcome", "prediction": prediction, "result": result, **({"observed": observed} if observed else {})})
+
+
+def listed_predictions(engine: Noemad | InProcess, mind: str, **params: str) -> list[dict[str, Any]]:
+    return engine.api("GET", f"/minds/{mind}/predictions", params=params).json()["predictions"]
+
+
+def taken(noemad: Noemad | InProcess, mind: str, event: dict[str, Any]) -> dict[str, Any]:
     """Wait for the cycle that takes a stored stimulus; return its cycle_completed."""
     return noemad.wait_for(mind, "cycle_completed", since=event["id"])
 
 
-def events_of(noemad: Noemad, mind: str, kind: str) -> list[dict[str, Any]]:
+def events_of(noemad: Noemad | InProcess, mind: str, kind: str) -> list[dict[str, Any]]:
     return noemad.api("GET", f"/minds/{mind}/events", params={"kind": kind, "limit": 1000}).json()["events"]
 
 
-def test_predict_then_hit_walks_outcome_to_resolution_to_belief(noemad: Noemad, mind: str) -> None:
-    said = stored(noemad, "predict", mind, "The deploy finishes cleanly", "--subject", "Deploy", "--confidence", "0.8", "--due", "2h")
+def test_predict_then_hit_walks_outcome_to_resolution_to_belief(app: InProcess, mind: str) -> None:
+    said = post_prediction(app, mind, "The deploy finishes cleanly", "Deploy", 0.8, "2h")
     assert said["kind"] == "prediction" and said["data"]["due_at"] == "2026-01-01T02:00:00.000Z"
-    taken(noemad, mind, said)
-    [prediction] = noemad.ctl_json("predictions", mind)["predictions"]
+    taken(app, mind, said)
+    [prediction] = listed_predictions(app, mind)
     assert (prediction["status"], prediction["stated_confidence"], prediction["subject"], prediction["overdue"]) == ("open", 0.8, "deploy", False)
-    made = noemad.api("GET", f"/events/{prediction['event_id']}").json()
+    made = app.api("GET", f"/events/{prediction['event_id']}").json()
     assert made["kind"] == "prediction_made" and made["causation_id"] == said["id"]
-    belief = noemad.api("GET", f"/beliefs/{prediction['belief_id']}").json()
+    belief = app.api("GET", f"/beliefs/{prediction['belief_id']}").json()
     assert belief["kind"] == "hypothesis"
-    created = noemad.api("GET", f"/events/{belief['events'][0]}").json()
+    created = app.api("GET", f"/events/{belief['events'][0]}").json()
     assert created["kind"] == "belief_created" and created["data"]["confidence"]["to"] == 0.8  # at the stated confidence
     stated = next(e for e in belief["evidence"] if e["source"] == "prediction")
     assert (stated["kind"], stated["weight"], stated["credibility"], stated["event_id"]) == ("hypothesis", 1.0, 0.8, said["id"])
 
-    came = stored(noemad, "outcome", str(prediction["id"]), "--hit", "--observed", "took 4 minutes")
+    came = post_outcome(app, mind, prediction["id"], "hit", "took 4 minutes")
     assert came["kind"] == "outcome" and came["data"] == {"prediction": prediction["id"], "result": "hit", "observed": "took 4 minutes"}
-    taken(noemad, mind, came)
-    shown = noemad.api("GET", f"/predictions/{prediction['id']}").json()
+    taken(app, mind, came)
+    shown = app.api("GET", f"/predictions/{prediction['id']}").json()
     assert (shown["status"], shown["observed"], shown["resolved_at"]) == ("hit", "took 4 minutes", "2026-01-01T00:00:00.000Z")
-    resolved = noemad.api("GET", f"/events/{shown['resolved_event_id']}").json()
+    resolved = app.api("GET", f"/events/{shown['resolved_event_id']}").json()
     assert resolved["kind"] == "prediction_resolved" and resolved["causation_id"] == came["id"]
     assert {"type": "event", "id": made["id"]} in resolved["refs"]
-    [updated] = [e for e in events_of(noemad, mind, "belief_updated") if e["causation_id"] == resolved["id"]]
+    [updated] = [e for e in events_of(app, mind, "belief_updated") if e["causation_id"] == resolved["id"]]
     assert updated["subject"] == {"type": "belief", "id": belief["id"]} and updated["data"]["stance"] == "support"
     # Why did the belief change? Back through the resolution to the outcome and the prediction.
-    chain = noemad.api("GET", f"/events/{updated['id']}/chain", params={"forward": 0}).json()
+    chain = app.api("GET", f"/events/{updated['id']}/chain", params={"forward": 0}).json()
     ids = {n["id"] for n in chain["nodes"]}
     assert {came["id"], resolved["id"], made["id"], said["id"]} <= ids
     edges = {(e["from"], e["to"], e["kind"]) for e in chain["edges"]}
     assert {(came["id"], resolved["id"], "caused"), (resolved["id"], updated["id"], "caused"), (made["id"], resolved["id"], "cited")} <= edges
+
+
+def test_predict_and_outcome_through_the_cli(noemad: Noemad, mind: str) -> None:
+    said = stored(noemad, "predict", mind, "The deploy finishes cleanly", "--subject", "Deploy", "--confidence", "0.8", "--due", "2h")
+    assert said["kind"] == "prediction" and said["text"] == "The deploy finishes cleanly"
+    assert said["data"]["due_at"] == "2026-01-01T02:00:00.000Z" and said["data"]["confidence"] == 0.8
+    taken(noemad, mind, said)
+    [prediction] = noemad.ctl_json("predictions", mind)["predictions"]
+    assert prediction == listed_predictions(noemad, mind)[0]  # the API's answer
+    assert (prediction["status"], prediction["subject"], prediction["event_id"] > said["id"]) == ("open", "deploy", True)
+    came = stored(noemad, "outcome", str(prediction["id"]), "--hit", "--observed", "took 4 minutes")
+    assert came["kind"] == "outcome" and came["data"] == {"prediction": prediction["id"], "result": "hit", "observed": "took 4 minutes"}
+    taken(noemad, mind, came)
     human = noemad.ctl("predictions", mind)
     assert human.returncode == 0 and f"#{prediction['id']}" in human.stdout and "hit" in human.stdout and "took 4 minutes" in human.stdout
 
 
-def test_a_miss_rejects_the_hypothesis(noemad: Noemad, mind: str) -> None:
-    said = stored(noemad, "predict", mind, "the cache stays warm", "--subject", "cache", "--confidence", "0.9", "--due", "1d")
-    taken(noemad, mind, said)
-    [prediction] = noemad.ctl_json("predictions", mind, "--open")["predictions"]
-    came = stored(noemad, "outcome", str(prediction["id"]), "--miss")
-    taken(noemad, mind, came)
-    belief = noemad.api("GET", f"/beliefs/{prediction['belief_id']}").json()
+def test_a_miss_rejects_the_hypothesis(app: InProcess, mind: str) -> None:
+    said = post_prediction(app, mind, "the cache stays warm", "cache", 0.9, "1d")
+    taken(app, mind, said)
+    [prediction] = listed_predictions(app, mind, status="open")
+    came = post_outcome(app, mind, prediction["id"], "miss")
+    taken(app, mind, came)
+    belief = app.api("GET", f"/beliefs/{prediction['belief_id']}").json()
     assert (belief["status"], belief["confidence"]) == ("rejected", 0.0)
-    resolved = noemad.api("GET", f"/predictions/{prediction['id']}").json()["resolved_event_id"]
-    rejection = noemad.api("GET", f"/events/{belief['events'][-1]}").json()
+    resolved = app.api("GET", f"/predictions/{prediction['id']}").json()["resolved_event_id"]
+    rejection = app.api("GET", f"/events/{belief['events'][-1]}").json()
     assert rejection["causation_id"] == resolved and rejection["data"]["status"]["to"] == "rejected"
-    assert noemad.ctl_json("predictions", mind, "--open")["predictions"] == []
-    assert [p["status"] for p in noemad.ctl_json("predictions", mind, "--status", "miss")["predictions"]] == ["miss"]
+    assert listed_predictions(app, mind, status="open") == []
+    assert [p["status"] for p in listed_predictions(app, mind, status="miss")] == ["miss"]
 
 
-def test_overdue_predictions_come_due_as_the_clock_moves(noemad: Noemad, mind: str) -> None:
+def test_overdue_predictions_come_due_as_the_clock_moves(app: InProcess, mind: str) -> None:
     for proposition, due in (("the backup completes", "30m"), ("the migration lands", "2h")):
-        taken(noemad, mind, stored(noemad, "predict", mind, proposition, "--subject", "ops", "--confidence", "0.6", "--due", due))
-    status = noemad.api("GET", "/status").json()
-    db = Database(status["database"])
+        taken(app, mind, post_prediction(app, mind, proposition, "ops", 0.6, due))
+    db = app.sup.store.reader()
 
     def due_now() -> list[str]:
-        now = parse_iso(noemad.api("GET", "/status").json()["now"])
-        return [p.proposition for p in due_predictions(db, mind, now)]
+        return [p.proposition for p in due_predictions(db, mind, app.clock.now())]
 
-    try:
-        assert due_now() == []
-        noemad.advance(1800)
-        assert due_now() == ["the backup completes"]
-        listed = noemad.ctl_json("predictions", mind)["predictions"]
-        assert [(p["proposition"], p["overdue"]) for p in listed] == [("the backup completes", True), ("the migration lands", False)]
-        assert "overdue" in noemad.ctl("predictions", mind).stdout
-        noemad.advance(7200)
-        assert due_now() == ["the backup completes", "the migration lands"]
-    finally:
-        db.close()
+    assert due_now() == []
+    app.advance(1800)
+    assert due_now() == ["the backup completes"]
+    listed = listed_predictions(app, mind)
+    assert [(p["proposition"], p["overdue"]) for p in listed] == [("the backup completes", True), ("the migration lands", False)]
+    app.advance(7200)
+    assert due_now() == ["the backup completes", "the migration lands"]
+
+
+def test_overdue_shows_in_the_cli(noemad: Noemad, mind: str) -> None:
+    taken(noemad, mind, post_prediction(noemad, mind, "the backup completes", "ops", 0.6, "30m"))
+    noemad.advance(1800)
+    [listed] = noemad.ctl_json("predictions", mind)["predictions"]
+    assert (listed["proposition"], listed["overdue"]) == ("the backup completes", True)
+    assert "overdue" in noemad.ctl("predictions", mind).stdout
 
 
 def test_calibration_through_the_cli(noemad: Noemad, mind: str) -> None:
     empty = noemad.ctl("calibration", mind)
     assert empty.returncode == 0 and "nothing to score" in empty.stdout
     plan = [("a", 0.9, "--hit"), ("b", 0.9, "--miss"), ("c", 0.9, "--miss"), ("d", 0.8, "--miss"), ("e", 0.8, "--hit"), ("f", 0.5, None)]
-    for name, confidence, _ in plan:
-        taken(noemad, mind, stored(noemad, "predict", mind, f"event {name} happens", "--subject", name, "--confidence", str(confidence), "--due", "1h"))
-    ids = {p["proposition"]: p["id"] for p in noemad.ctl_json("predictions", mind)["predictions"]}
+    for name, confidence, _ in plan:  # made through the API: the CLI's predict and outcome have their own test
+        taken(noemad, mind, post_prediction(noemad, mind, f"event {name} happens", name, confidence, "1h"))
+    ids = {p["proposition"]: p["id"] for p in listed_predictions(noemad, mind)}
     for name, _, result in plan:
         if result:
-            taken(noemad, mind, stored(noemad, "outcome", str(ids[f"event {name} happens"]), result))
+            taken(noemad, mind, post_outcome(noemad, mind, ids[f"event {name} happens"], result.removeprefix("--")))
     data = noemad.ctl_json("calibration", mind)
     assert (data["resolved"], data["hits"], data["misses"], data["open"]) == (5, 2, 3, 1)
     assert (data["mean_stated"], data["hit_rate"], data["gap"]) == (0.86, 0.4, 0.46)
@@ -292,18 +327,19 @@ def test_calibration_through_the_cli(noemad: Noemad, mind: str) -> None:
     assert lines[-2].startswith("overconfident: stated confidence runs ahead of outcomes (mean stated 0.86, hit rate 0.40, gap +0.46)")
 
 
-def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(noemad: Noemad, mind: str) -> None:
-    noemad.api("POST", "/minds", json={"name": "bob"})
-    taken(noemad, mind, stored(noemad, "predict", mind, "the build passes", "--subject", "build", "--confidence", "0.7", "--due", "1h"))
-    [prediction] = noemad.ctl_json("predictions", mind)["predictions"]
+def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(app: InProcess, mind: str) -> None:
+    app.api("POST", "/minds", json={"name": "bob"})
+    taken(app, mind, post_prediction(app, mind, "the build passes", "build", 0.7, "1h"))
+    [prediction] = listed_predictions(app, mind)
     pid = prediction["id"]
-    first = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": pid, "result": "hit"})
+    first = app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": pid, "result": "hit"})
     assert first.status_code == 201
     # A second outcome is refused whether or not the first has been perceived yet.
-    again = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": pid, "result": "miss"})
+    again = app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": pid, "result": "miss"})
     assert again.status_code == 409 and "an outcome is final" in again.json()["detail"], again.text
-    taken(noemad, mind, first.json())
-    before = noemad.api("GET", "/status").json()["counts"]["events"]
+    taken(app, mind, first.json())
+    app.settle(mind)  # the turn may write its narrative after cycle_completed
+    before = app.api("GET", "/status").json()["counts"]["events"]
     predict_body = {"kind": "prediction", "proposition": "x happens", "subject": "x", "confidence": 0.5, "due": "1h"}
     cases = [
         ({"kind": "outcome", "prediction": 999, "result": "hit"}, 404, "prediction 999 does not exist"),
@@ -317,13 +353,23 @@ def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(noemad: 
         ({**predict_body, "extra": 1}, 422, "extra: unknown field"),
     ]
     for body, status, words in cases:
-        resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
+        resp = app.api("POST", f"/minds/{mind}/events", json=body)
         assert resp.status_code == status, (body, resp.text)
         assert words in resp.json()["detail"], (body, resp.json())
-    other = noemad.api("POST", "/minds/bob/events", json={"kind": "outcome", "prediction": pid, "result": "hit"})
+    other = app.api("POST", "/minds/bob/events", json={"kind": "outcome", "prediction": pid, "result": "hit"})
     assert other.status_code == 422 and f"prediction {pid} belongs to mind 'ada', not 'bob'" in other.json()["detail"]
-    unknown = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "forecast"})
+    unknown = app.api("POST", f"/minds/{mind}/events", json={"kind": "forecast"})
     assert "'goal', 'prediction' or 'outcome'" in unknown.json()["detail"]
+    assert app.api("GET", "/status").json()["counts"]["events"] == before
+    assert app.api("GET", "/predictions/999").status_code == 404
+
+
+def test_the_cli_refuses_bad_predictions_and_outcomes_and_sends_nothing(noemad: Noemad, mind: str) -> None:
+    said = post_prediction(noemad, mind, "the build passes", "build", 0.7, "1h")
+    noemad.wait_for(mind, "narrative_updated", since=said["id"])  # a first turn ends with the mind's first narrative
+    [prediction] = listed_predictions(noemad, mind)
+    pid = prediction["id"]
+    before = noemad.api("GET", "/status").json()["counts"]["events"]
     # The CLI refuses what it can see is wrong before sending anything.
     for args, sentence in {
         ("outcome", str(pid)): "noemactl: say what came of it: --hit or --miss",
@@ -340,23 +386,22 @@ def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(noemad: 
     past = noemad.ctl("predict", mind, "x", "--subject", "x", "--confidence", "0.5", "--due", "2025-01-01T00:00:00Z")
     assert past.returncode == 1 and "is not in the future" in past.stderr
     assert noemad.api("GET", "/status").json()["counts"]["events"] == before
-    assert noemad.api("GET", "/predictions/999").status_code == 404
 
 
-def test_prediction_answers_match_the_openapi_document(noemad: Noemad, mind: str) -> None:
+def test_prediction_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    said = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.6, "due": "1h"})
+    doc = app.api("GET", "/openapi.json").json()
+    said = app.api("POST", f"/minds/{mind}/events", json={"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.6, "due": "1h"})
     check(doc, "POST", "/minds/{mind}/events", 201, "application/json", said.json())
-    taken(noemad, mind, said.json())
+    taken(app, mind, said.json())
     for template, path in (
         ("/minds/{mind}/predictions", f"/minds/{mind}/predictions"),
         ("/predictions/{prediction_id}", "/predictions/1"),
         ("/minds/{mind}/calibration", f"/minds/{mind}/calibration"),
     ):
-        resp = noemad.api("GET", path)
+        resp = app.api("GET", path)
         assert resp.status_code == 200, resp.text
         check(doc, "GET", template, 200, "application/json", resp.json())
-    missing = noemad.api("GET", "/predictions/99")
+    missing = app.api("GET", "/predictions/99")
     check(doc, "GET", "/predictions/{prediction_id}", 404, "application/problem+json", missing.json())

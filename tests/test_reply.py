@@ -1,4 +1,4 @@
-"""A mind with a respond model replies, through the real daemon and the scripted provider."""
+"""A mind with a respond model replies, through the scripted provider: in process, and on the real daemon for the CLI and reloads."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Noemad, start_noemad
+from inprocess import InProcess, start_app
 
 SCRIPT = """
 [[respond.rules]]
@@ -50,35 +51,45 @@ def talker(place: Path, request: pytest.FixtureRequest) -> Iterator[Noemad]:
     daemon.notify.close()
 
 
-def say(noemad: Noemad, text: str) -> dict:
+@pytest.fixture
+def engine(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[InProcess]:
+    """The in-process twin of `talker`: the same script and config, the engine and API in this process."""
+    (tmp_path / "script.toml").write_text(getattr(request, "param", SCRIPT))
+    app = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
+    assert app.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
+    yield app
+    app.stop()
+
+
+def say(noemad: Noemad | InProcess, text: str) -> dict:
     resp = noemad.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "channel": "irc:#ops", "text": text})
     assert resp.status_code == 201
     return resp.json()
 
 
-def test_a_reply_is_caused_by_the_message_and_cites_its_model_call(talker: Noemad) -> None:
-    message = say(talker, "What is the weather?")
-    reply = talker.wait_for("ada", "reply")
+def test_a_reply_is_caused_by_the_message_and_cites_its_model_call(engine: InProcess) -> None:
+    message = say(engine, "What is the weather?")
+    reply = engine.wait_for("ada", "reply")
     assert reply["text"] == "It is sunny."
     assert reply["causation_id"] == message["id"] and reply["channel"] == "irc:#ops"
     assert reply["actor"] == "model:respond"
     [ref] = reply["refs"]
     assert ref["type"] == "model_call"
-    chain = talker.api("GET", f"/events/{reply['id']}/chain").json()
+    chain = engine.api("GET", f"/events/{reply['id']}/chain").json()
     node = next(n for n in chain["nodes"] if n["id"] == reply["id"])
     [call] = node["model_calls"]
     assert (call["id"], call["role"], call["model"], call["outcome"], call["provider"]) == (
         ref["id"], "respond", "claude-haiku-5-5", "ok", "scripted"
     )
     assert call["input_tokens"] + call["cache_write_tokens"] > 0 and call["output_tokens"] > 0
+
+
+def test_usage_and_the_timeline_show_the_model_call(talker: Noemad) -> None:
+    say(talker, "hello")
+    reply = talker.wait_for("ada", "reply")
     # The timeline shows the call as an artefact on the reply's node.
     tree = talker.ctl("timeline", str(reply["id"]))
     assert tree.returncode == 0 and "respond" in tree.stdout and "claude-haiku-5-5" in tree.stdout
-
-
-def test_usage_shows_the_spend(talker: Noemad) -> None:
-    say(talker, "hello")
-    talker.wait_for("ada", "reply")
     usage = talker.ctl_json("usage", "ada")
     assert usage["by"] == "role" and usage["mind"] == "ada"
     [row] = usage["rows"]
@@ -95,24 +106,30 @@ def test_usage_shows_the_spend(talker: Noemad) -> None:
     assert talker.ctl("usage", "zed").returncode == 1
 
 
-@pytest.mark.parametrize("talker", [HOLD_SCRIPT], indirect=True)
-def test_a_stated_wait_holds_the_model_and_shows_in_status(talker: Noemad) -> None:
-    message = say(talker, "are you busy?")
-    failed = talker.wait_for("ada", "reply_failed")
+@pytest.mark.parametrize("engine", [HOLD_SCRIPT], indirect=True)
+def test_a_stated_wait_holds_the_model_and_shows_in_status(engine: InProcess) -> None:
+    message = say(engine, "are you busy?")
+    failed = engine.wait_for("ada", "reply_failed")
     assert failed["causation_id"] == message["id"]
     assert failed["data"]["category"] == "rate_limited" and failed["data"]["retry_after"] == 30
-    holds = talker.api("GET", "/status").json()["models"]["holds"]
+    holds = engine.api("GET", "/status").json()["models"]["holds"]
     assert [(h["model"], h["reason"], h["until"]) for h in holds] == [
         ("claude-haiku-5-5", "rate_limited", "2026-01-01T00:00:30.000Z")
     ]
+    # A respond call waits the hold out on the engine's clock, then replies.
+    say(engine, "hello again")
+    engine.advance(31)
+    reply = engine.wait_for("ada", "reply")
+    assert reply["text"] == "Noted."
+    assert engine.api("GET", "/status").json()["models"]["holds"] == []
+
+
+@pytest.mark.parametrize("talker", [HOLD_SCRIPT], indirect=True)
+def test_status_shows_a_hold(talker: Noemad) -> None:
+    say(talker, "are you busy?")
+    talker.wait_for("ada", "reply_failed")
     status = talker.ctl("status")
     assert "hold claude-haiku-5-5 until 2026-01-01 00:00:30" in status.stdout
-    # A respond call waits the hold out on the daemon's clock, then replies.
-    say(talker, "hello again")
-    talker.advance(31)
-    reply = talker.wait_for("ada", "reply")
-    assert reply["text"] == "Noted."
-    assert talker.api("GET", "/status").json()["models"]["holds"] == []
 
 
 def test_a_changed_script_is_read_again_on_reload_and_a_broken_one_refused(talker: Noemad) -> None:
@@ -132,9 +149,10 @@ def test_a_changed_script_is_read_again_on_reload_and_a_broken_one_refused(talke
     assert reply["text"] == "New script."
 
 
-def test_without_a_model_the_mind_records_and_does_not_reply(noemad: Noemad, mind: str) -> None:
-    noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
-    noemad.wait_for(mind, "cycle_completed")
-    kinds = [e["kind"] for e in noemad.api("GET", f"/minds/{mind}/events").json()["events"]]
+def test_without_a_model_the_mind_records_and_does_not_reply(app: InProcess, mind: str) -> None:
+    app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "hi"})
+    app.wait_for(mind, "cycle_completed")
+    app.settle(mind)  # a reply would come after the cycle: wait for the whole turn
+    kinds = [e["kind"] for e in app.api("GET", f"/minds/{mind}/events").json()["events"]]
     assert "reply" not in kinds and "reply_failed" not in kinds
-    assert noemad.ctl_json("usage")["rows"] == []
+    assert app.api("GET", "/usage").json()["rows"] == []

@@ -1,0 +1,172 @@
+"""The in-process tier: the engine and its API in this process, on a manual clock.
+
+Most API and timing cases need neither a socket nor a process: they build the
+same `Store`, `Supervisor` and FastAPI app the daemon builds, and talk to the
+app through httpx's ASGI transport. `InProcess` mirrors the daemon fixture's
+`Noemad` (`api`, `advance`, `wait_for`), so a test reads the same in either
+tier; the daemon tier (conftest's `noemad`) stays for what only a real process
+proves: the socket and its permissions, signals, sd_notify, the config file
+watcher, and the real noemactl's output and exit codes.
+
+The supervisor runs on its own event loop in a background thread, as it runs
+beside the test in the daemon tier, so tests stay synchronous and no pytest
+async plugin is needed. Time moves only through `advance` (the manual clock,
+moved directly rather than over `POST /clock/advance`), never by sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Coroutine, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from noemad.api import create_app
+from noemad.clock import ManualClock, parse_iso
+from noemad.config import LoadedConfig, load_config
+from noemad.paths import Paths, resolve_paths
+from noemad.runtime.supervisor import Supervisor
+from noemad.store import Store
+
+START = "2026-01-01T00:00:00Z"  # the daemon tier's NOEMA_CLOCK start, so both tiers see the same times
+TIMEOUT = 30.0  # seconds: a bound on a hung engine, not a wait for time to pass
+T = TypeVar("T")
+
+
+async def _async_chunks(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+@dataclass
+class InProcess:
+    """One supervisor and its API, served in this process; the in-process twin of `conftest.Noemad`."""
+
+    home: Path
+    paths: Paths
+    clock: ManualClock
+    sup: Supervisor
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    client: httpx.AsyncClient
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the engine's loop and return its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(TIMEOUT)
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """One request to `/api/v1` + `path`, as `Noemad.api` sends it over the socket."""
+        content = kwargs.get("content")
+        if content is not None and not isinstance(content, (bytes, str)):
+            kwargs["content"] = _async_chunks(content)  # a streamed body, as the sync client sends one
+        return self.run(self.client.request(method, "/api/v1" + path, **kwargs))
+
+    def advance(self, seconds: float) -> None:
+        """Move the manual clock forward and let the woken timers run, as `POST /clock/advance` does."""
+
+        async def move() -> None:
+            self.clock.advance(seconds)
+            await asyncio.sleep(0)
+
+        self.run(move())
+
+    def wait_for(self, mind: str, kind: str, since: int = 0) -> dict[str, Any]:
+        """The first event of `kind` after `since` in a mind's log, waiting for it to be committed.
+
+        Follows the bus as the events stream does: subscribe first, then read
+        the backlog, so nothing committed in between is missed.
+        """
+        sup = self.sup
+
+        async def follow() -> dict[str, Any]:
+            assert sup.bus is not None
+            sub = sup.bus.subscribe(mind)
+            try:
+                last = since
+                while True:
+                    page = await asyncio.to_thread(sup.events, sup.store.reader(), mind, [], last, 1000)
+                    for event in page:
+                        if event.kind == kind:
+                            return event.to_json()
+                        last = event.id
+                    if len(page) < 1000:
+                        break
+                while True:
+                    event = await sub.queue.get()
+                    if event is None:
+                        raise AssertionError(f"the bus of {mind} closed before a {kind} event")
+                    if event.id > last and event.kind == kind:
+                        return event.to_json()
+            finally:
+                sup.bus.unsubscribe(sub)
+
+        return self.run(follow())
+
+    def settle(self, mind: str) -> None:
+        """Wait until the mind has no turn running or waiting, so every event of its last turn is committed.
+
+        A turn's last event is not always the same one (the narrative is
+        written only when it changed), so no event marks its end; the actor
+        does. This yields to the loop rather than sleeping: no time passes.
+        """
+        actor = self.sup.actors[mind]
+
+        async def quiet() -> None:
+            while not actor.idle:
+                await asyncio.sleep(0)
+
+        self.run(quiet())
+
+    def wait_job(self, job_id: int) -> None:
+        """Wait until a background job started in this engine has ended and its row says how."""
+        self.run(self.sup.jobs.wait(job_id))
+
+    def stop(self) -> None:
+        """Stop as the daemon does: no new work, followers ended, then the supervisor and the store."""
+
+        async def stop() -> None:
+            self.sup.stopping = True
+            if self.sup.bus:
+                self.sup.bus.close()
+            await self.client.aclose()
+            await self.sup.stop()
+
+        try:
+            self.run(stop())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(TIMEOUT)
+            self.loop.close()
+
+
+def start_app(home: Path, config: str | None = None, start: str = START) -> InProcess:
+    """Start an engine on `home` (with `config` as its noemad.toml, if given) on a manual clock at `start`."""
+    if config is not None:
+        (home / "noemad.toml").write_text(config)
+    paths = resolve_paths(env={}, home=home)
+    loaded: LoadedConfig = load_config(paths.config_file)
+    clock = ManualClock(parse_iso(start))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="engine", daemon=True)
+    thread.start()
+
+    async def begin() -> tuple[Supervisor, httpx.AsyncClient]:
+        store = Store(paths.db_file)
+        sup = Supervisor(paths, loaded, clock, store)
+        await sup.start()
+        # Like uvicorn, answer an unhandled error with a 500 rather than raise it into the test.
+        transport = httpx.ASGITransport(app=create_app(sup), raise_app_exceptions=False)
+        return sup, httpx.AsyncClient(transport=transport, base_url="http://noemad", timeout=TIMEOUT)
+
+    try:
+        sup, client = asyncio.run_coroutine_threadsafe(begin(), loop).result(TIMEOUT)
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(TIMEOUT)
+        loop.close()
+        raise
+    return InProcess(home=home, paths=paths, clock=clock, sup=sup, loop=loop, thread=thread, client=client)
