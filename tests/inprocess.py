@@ -88,7 +88,7 @@ class InProcess:
             try:
                 last = since
                 while True:
-                    page = await asyncio.to_thread(sup.events, sup.store.reader(), mind, [], last, 1000)
+                    page = await asyncio.to_thread(sup.events, mind, [], last, 1000)
                     for event in page:
                         if event.kind == kind:
                             return event.to_json()

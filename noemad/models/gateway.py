@@ -147,6 +147,15 @@ class ModelGateway:
         assert provider is not None
         key = (request.mind, request.role)
         reserved = await self._admit(request, provider)
+        try:
+            return await self._call(request, provider)
+        finally:
+            # Given back only once the call's ledger row is written: in between, a
+            # concurrent call's budget check would count this spend nowhere.
+            self._release(key, reserved)
+
+    async def _call(self, request: ModelRequest, provider: Provider) -> ModelResponse:
+        """Make an admitted call and record it in the ledger, whatever its outcome."""
         started = time.perf_counter()
         try:
             response = await provider.complete(request)
@@ -167,8 +176,6 @@ class ModelGateway:
             error = Unavailable(f"the {provider.name} provider failed unexpectedly ({type(exc).__name__}); the daemon log has details")
             error.call_id = await self._record(request, provider, "error", Usage(), started, category="unexpected", detail=error.detail)
             raise error from None
-        finally:
-            self._release(key, reserved)
         call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
         return ModelResponse(response.text, response.stop_reason, response.usage, response.model or request.model, call_id)
 
