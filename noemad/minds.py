@@ -12,10 +12,12 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
 from noemad.events import EventDraft, append
+from noemad.wire import wire
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 
+@wire
 @dataclass(frozen=True)
 class Mind:
     """A mind's row."""
@@ -25,8 +27,6 @@ class Mind:
     settings: dict[str, Any]
     mode: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "created_at": self.created_at, "settings": self.settings, "mode": self.mode}
 
 
 def check_name(name: str) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
@@ -17,35 +17,28 @@ from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
-    EventOut,
     MindCreate,
     MindDelete,
     MindDeleted,
     MindList,
-    MindOut,
     MindOverview,
     Problem,
     StatusOut,
     StimulusIn,
-    TimelineOut,
     TrustIn,
     TrustOut,
     UsageOut,
     BeliefList,
     BeliefOut,
-    CalibrationOut,
     GoalList,
-    GoalOut,
+    ListedBelief,
     MemoryIn,
     MemoryList,
-    MemoryOut,
     PredictionList,
     PredictionOut,
     NotificationList,
-    NotificationOut,
     JobIn,
     JobList,
-    JobOut,
     RejectIn,
     RejectOut,
     ScheduleIn,
@@ -55,17 +48,19 @@ from noemad.api.schemas import (
 from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
-from noemad.cognition.calibration import calibration as mind_calibration
-from noemad.cognition.goals import get_goal, list_goals
+from noemad.cognition.calibration import Calibration, calibration as mind_calibration
+from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.predictions import get_prediction, list_predictions
-from noemad.cognition.notifications import ack as ack_notification, get_notification, list_notifications
+from noemad.cognition.notifications import Notification, ack as ack_notification, get_notification, list_notifications
 from noemad.cognition.narrative import narrative_json
-from noemad.cognition.memory import get_memory, list_memories
+from noemad.cognition.memory import Memory, get_memory, list_memories
 from noemad.cognition.memory import search as memory_search
-from noemad.minds import get_mind, list_minds
-from noemad.background.jobs import get_job, list_jobs
+from noemad.minds import Mind, get_mind, list_minds
+from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.events import Event
 from noemad.runtime.supervisor import Supervisor
+from noemad.timeline import Timeline
+from noemad.wire import dump, dump_json, extend
 
 MindName = Annotated[str, Path(description="The mind's name.")]
 _PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
@@ -83,7 +78,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def _sse(event: Event) -> bytes:
-    return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(event.to_json())}\n\n".encode()
+    return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(dump(event))}\n\n".encode()
 
 
 def create_app(sup: Supervisor) -> FastAPI:
@@ -108,11 +103,11 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
-        return {"minds": [m.to_json() for m in list_minds(sup.store.reader())]}
+        return {"minds": list_minds(sup.store.reader())}
 
-    @api.post("/minds", response_model=MindOut, status_code=201, summary="Create a mind")
-    async def create(body: MindCreate) -> dict:
-        return (await sup.create_mind(body.name, body.settings)).to_json()
+    @api.post("/minds", response_model=Mind, status_code=201, summary="Create a mind")
+    async def create(body: MindCreate) -> Mind:
+        return await sup.create_mind(body.name, body.settings)
 
     @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
@@ -122,23 +117,23 @@ def create_app(sup: Supervisor) -> FastAPI:
     async def delete(mind: MindName, body: MindDelete) -> dict:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
-    @api.post("/minds/{mind}/pause", response_model=MindOut, summary="Pause a mind: no turns, no auxiliary model calls")
-    async def pause(mind: MindName) -> dict:
+    @api.post("/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
+    async def pause(mind: MindName) -> Mind:
         """Stimuli keep being stored; a turn under way finishes. Pausing a paused mind changes nothing."""
-        return (await sup.set_paused(mind, True)).to_json()
+        return await sup.set_paused(mind, True)
 
-    @api.post("/minds/{mind}/resume", response_model=MindOut, summary="Resume a paused mind")
-    async def resume(mind: MindName) -> dict:
+    @api.post("/minds/{mind}/resume", response_model=Mind, summary="Resume a paused mind")
+    async def resume(mind: MindName) -> Mind:
         """The mind takes one turn over everything that arrived while it was paused."""
-        return (await sup.set_paused(mind, False)).to_json()
+        return await sup.set_paused(mind, False)
 
-    @api.post("/minds/{mind}/events", response_model=EventOut, status_code=201, summary="Ingest a stimulus")
-    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> dict:
+    @api.post("/minds/{mind}/events", response_model=Event, status_code=201, summary="Ingest a stimulus")
+    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> Event:
         """Store a stimulus; answered once it is committed, then offered to the mind's gate.
 
         JSON bodies are served by `FastIngest` before they reach this route.
         """
-        return (await sup.ingest(mind, to_stimulus(body, sup.clock.now()))).to_json()
+        return await sup.ingest(mind, to_stimulus(body, sup.clock.now()))
 
     @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
@@ -148,7 +143,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         found = sup.events(sup.store.reader(), mind, kind, since, limit)
-        return {"events": [e.to_json() for e in found], "next_since": found[-1].id if found else since}
+        return {"events": found, "next_since": found[-1].id if found else since}
 
     @api.get(
         "/minds/{mind}/events/stream",
@@ -192,20 +187,21 @@ def create_app(sup: Supervisor) -> FastAPI:
 
         return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 
-    @api.get("/events/{event_id}", response_model=EventOut, summary="One event")
-    def event(event_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.event(sup.store.reader(), event_id).to_json()
+    @api.get("/events/{event_id}", response_model=Event, summary="One event")
+    def event(event_id: Annotated[int, Path(ge=1)]) -> Event:
+        return sup.event(sup.store.reader(), event_id)
 
-    @api.get("/events/{event_id}/chain", response_model=TimelineOut, summary="The causal walk around an event")
+    @api.get("/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
         event_id: Annotated[int, Path(ge=1)],
         back: Annotated[int | None, Query(ge=0, le=6, description="Hops toward causes (at most 6).")] = None,
         forward: Annotated[int | None, Query(ge=0, le=6, description="Hops toward consequences (at most 6).")] = None,
         limit: Annotated[int | None, Query(ge=1, le=200, description="Most events (at most 200).")] = None,
-    ) -> JSONResponse:
-        # ~200 nodes and ~300 edges: FastAPI's response validation would cost
-        # more than the walk. tests/test_openapi.py checks answers match the schema.
-        return JSONResponse(sup.chain(sup.store.reader(), event_id, back, forward, limit).to_json())
+    ) -> Response:
+        # ~200 nodes and ~300 edges: written straight to JSON from the walk's
+        # dataclasses, as the fast ingest path does, with none of FastAPI's
+        # per-response work. tests/test_openapi.py checks answers match the schema.
+        return Response(dump_json(sup.chain(sup.store.reader(), event_id, back, forward, limit)), media_type="application/json")
 
     @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
@@ -222,17 +218,17 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         db = sup.store.reader()
         get_mind(db, mind)
-        return {"beliefs": [b.to_json(with_evidence=False) for b in list_beliefs(db, mind, subject=subject, status=status, limit=limit)]}
+        return {"beliefs": [extend(b, ListedBelief) for b in list_beliefs(db, mind, subject=subject, status=status, limit=limit)]}
 
     @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
-    def belief(belief_id: Annotated[int, Path(ge=1)]) -> dict:
+    def belief(belief_id: Annotated[int, Path(ge=1)]) -> BeliefOut:
         db = sup.store.reader()
-        return {**get_belief(db, belief_id).to_json(), "events": belief_events(db, belief_id)}
+        return extend(get_belief(db, belief_id), BeliefOut, events=belief_events(db, belief_id))
 
-    @api.post("/minds/{mind}/memories", response_model=MemoryOut, status_code=201, summary="Give a mind a memory (operators)")
-    async def remember(mind: MindName, body: MemoryIn) -> dict:
+    @api.post("/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
+    async def remember(mind: MindName, body: MemoryIn) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
-        return (await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)).to_json()
+        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)
 
     @api.get("/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(
@@ -247,11 +243,11 @@ def create_app(sup: Supervisor) -> FastAPI:
             found = memory_search(db, mind, search, limit, kind=kind)
         else:
             found = list_memories(db, mind, kind=kind, limit=limit)
-        return {"memories": [m.to_json() for m in found]}
+        return {"memories": found}
 
-    @api.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
-    def memory(memory_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_memory(sup.store.reader(), memory_id).to_json()
+    @api.get("/memories/{memory_id}", response_model=Memory, summary="One memory")
+    def memory(memory_id: Annotated[int, Path(ge=1)]) -> Memory:
+        return get_memory(sup.store.reader(), memory_id)
 
     @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
@@ -261,11 +257,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         db = sup.store.reader()
         get_mind(db, mind)
-        return {"goals": [g.to_json() for g in list_goals(db, mind, status=status, limit=limit)]}
+        return {"goals": list_goals(db, mind, status=status, limit=limit)}
 
-    @api.get("/goals/{goal_id}", response_model=GoalOut, summary="One goal")
-    def goal(goal_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_goal(sup.store.reader(), goal_id).to_json()
+    @api.get("/goals/{goal_id}", response_model=Goal, summary="One goal")
+    def goal(goal_id: Annotated[int, Path(ge=1)]) -> Goal:
+        return get_goal(sup.store.reader(), goal_id)
 
     @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
@@ -276,11 +272,13 @@ def create_app(sup: Supervisor) -> FastAPI:
         db = sup.store.reader()
         get_mind(db, mind)
         now = sup.clock.now()
-        return {"predictions": [p.to_json(now) for p in list_predictions(db, mind, status=status, limit=limit)]}
+        found = list_predictions(db, mind, status=status, limit=limit)
+        return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in found]}
 
     @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
-    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_prediction(sup.store.reader(), prediction_id).to_json(sup.clock.now())
+    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
+        found = get_prediction(sup.store.reader(), prediction_id)
+        return extend(found, PredictionOut, overdue=found.is_overdue(sup.clock.now()))
 
     @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(
@@ -291,10 +289,10 @@ def create_app(sup: Supervisor) -> FastAPI:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
         db = sup.store.reader()
         get_mind(db, mind)
-        return {"notifications": [n.to_json() for n in list_notifications(db, mind, status=status, limit=limit)]}
+        return {"notifications": list_notifications(db, mind, status=status, limit=limit)}
 
-    @api.post("/notifications/{notification_id}/ack", response_model=NotificationOut, summary="Acknowledge a notification")
-    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> dict:
+    @api.post("/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
+    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
         sup._check_open()  # noqa: SLF001 - refuse new work while stopping, as the supervisor's own writes do
         now = sup.clock.now()
@@ -303,7 +301,7 @@ def create_app(sup: Supervisor) -> FastAPI:
             ack_notification(db, notification_id=notification_id, now=now, actor="operator")
             return get_notification(db, notification_id)
 
-        return (await sup.store.writer.run(job)).to_json()
+        return await sup.store.writer.run(job)
 
     @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
@@ -312,12 +310,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         get_mind(db, mind)
         return narrative_json(db, mind)
 
-    @api.get("/minds/{mind}/calibration", response_model=CalibrationOut, summary="A mind's stated confidence against outcomes")
-    def calibration(mind: MindName) -> dict:
+    @api.get("/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
+    def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
         db = sup.store.reader()
         get_mind(db, mind)
-        return mind_calibration(db, mind).to_json()
+        return mind_calibration(db, mind)
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -331,10 +329,10 @@ def create_app(sup: Supervisor) -> FastAPI:
         rows = sup.usage(sup.store.reader(), mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
-    @api.post("/minds/{mind}/jobs", response_model=JobOut, status_code=202, summary="Run reflection or consolidation now")
-    async def run_job(mind: MindName, body: JobIn) -> dict:
+    @api.post("/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
+    async def run_job(mind: MindName, body: JobIn) -> Job:
         """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
-        return (await sup.run_job(mind, body.kind)).to_json()
+        return await sup.run_job(mind, body.kind)
 
     @api.get("/jobs", response_model=JobList, summary="Background jobs, newest first")
     def jobs(
@@ -342,11 +340,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict:
-        return {"jobs": [j.to_json() for j in list_jobs(sup.store.reader(), mind=mind, kind=kind, limit=limit)]}
+        return {"jobs": list_jobs(sup.store.reader(), mind=mind, kind=kind, limit=limit)}
 
-    @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job, with its progress or outcome")
-    def job(job_id: Annotated[int, Path(ge=1)]) -> dict:
-        return get_job(sup.store.reader(), job_id).to_json()
+    @api.get("/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
+    def job(job_id: Annotated[int, Path(ge=1)]) -> Job:
+        return get_job(sup.store.reader(), job_id)
 
     @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:

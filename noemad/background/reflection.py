@@ -106,6 +106,7 @@ from noemad.cognition.predictions import OUTCOME_SOURCE
 from noemad.errors import Conflict, ModelError, StoreError
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
+from noemad.wire import dump
 
 if TYPE_CHECKING:
     from noemad.cognition.memory import Memory
@@ -320,7 +321,7 @@ class Pattern:
 
 
 def _calibration_json(cal: Calibration) -> dict[str, Any]:
-    out = cal.to_json()
+    out = dump(cal)
     out.pop("mind", None)
     out.pop("rule", None)
     return out

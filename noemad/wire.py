@@ -1,0 +1,69 @@
+"""Wire objects: a record's dataclass is the one definition of the JSON the API shows.
+
+A dataclass marked `@wire` is read by pydantic for both sides of the wire:
+the OpenAPI schema (its fields, their types, the docstring under each field
+as its description) and the JSON (`dump`, `dump_json`, or FastAPI given the
+dataclass as a `response_model`). What the JSON shows beyond the fields is
+declared on the dataclass once, with the markers below: a derived value
+(`computed`), a field shown under another name (`renamed`), a field kept
+out of the JSON (`HIDDEN`) or left out when it is None (`OMIT_NONE`), an
+epoch time shown as ISO (`IsoTime`). There is no second list of the fields
+to keep in step, so the schema and the answers cannot drift apart.
+
+Serialising does not validate: the objects were built by the code that owns
+them, and pydantic-core writes them straight to JSON (faster than building
+a dict and handing it to `json.dumps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any, TypeVar
+
+from pydantic import ConfigDict, Field, PlainSerializer, TypeAdapter, computed_field
+
+from noemad.clock import iso
+
+__all__ = ["HIDDEN", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "wire"]
+
+T = TypeVar("T", bound=type)
+R = TypeVar("R")
+
+_CONFIG = ConfigDict(use_attribute_docstrings=True)
+
+computed = computed_field  # a property the JSON shows as a field (after the dataclass's own fields)
+HIDDEN = Field(exclude=True)  # `Annotated[bool, HIDDEN]`: a field the JSON leaves out
+OMIT_NONE = Field(exclude_if=lambda value: value is None)  # a field the JSON leaves out while it is None
+IsoTime = Annotated[float, PlainSerializer(iso, return_type=str)]  # epoch seconds, shown as an ISO time
+
+
+def renamed(name: str) -> Any:
+    """`Annotated[int, renamed("from")]`: the field is shown as `name` (a keyword, say)."""
+    return Field(serialization_alias=name)
+
+
+def wire(cls: T) -> T:
+    """Mark a dataclass as a wire object: the docstring under each field describes it in the schema."""
+    cls.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
+    return cls
+
+
+def extend(obj: object, cls: Callable[..., R], **more: Any) -> R:
+    """`obj` as `cls`, a subclass that adds the fields `more` (what one API answer shows beyond the record)."""
+    return cls(**vars(obj), **more)
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def dump(obj: object) -> Any:
+    """`obj` as the JSON-ready value the API shows (dicts, lists, strings, numbers)."""
+    return _adapter(type(obj)).dump_python(obj, mode="json", by_alias=True)
+
+
+def dump_json(obj: object) -> bytes:
+    """`obj` as the JSON the API answers."""
+    return _adapter(type(obj)).dump_json(obj, by_alias=True)
