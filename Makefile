@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/cycle.py
 	$(VENV)/bin/python bench/consolidation.py
 	$(VENV)/bin/python bench/reflection.py
+	$(VENV)/bin/python bench/guard.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

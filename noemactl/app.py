@@ -33,7 +33,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
 )
-mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show and remove minds.", no_args_is_help=True)
+mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show, change and remove minds.", no_args_is_help=True)
 app.add_typer(mind_app, name="mind")
 
 
@@ -149,7 +149,9 @@ def mind_create(
     name: Annotated[str, typer.Argument(metavar="NAME", help="1-63 lowercase letters, digits, '-' or '_'.", show_default=False)],
     settings: Annotated[
         str | None,
-        typer.Option("--settings", metavar="JSON", help='Personality and settings as a JSON object, e.g. \'{"tone": "dry"}\'.'),
+        typer.Option(
+            "--settings", metavar="JSON", help='Settings as a JSON object, e.g. \'{"persona": "You are Ada."}\' (keys: see noemad.toml(5)).'
+        ),
     ] = None,
     json: JsonFlag = False,
 ) -> None:
@@ -157,7 +159,7 @@ def mind_create(
     from noemactl import inputs
 
     s = session(ctx)
-    data = s.client.create_mind(name, inputs.json_object(settings, "--settings", '{"tone": "dry"}'))
+    data = s.client.create_mind(name, inputs.json_object(settings, "--settings", '{"persona": "You are Ada."}'))
     s.present(data, json, lambda: f"created mind {data['name']}")
 
 
@@ -183,6 +185,35 @@ def mind_show(ctx: typer.Context, name: MindArg, json: JsonFlag = False) -> None
     s = session(ctx)
     data = s.client.mind(name)
     s.present(data, json, lambda: _render().mind(data, s.output.width if s.output.terminal else None))
+
+
+@mind_app.command("set", cls=PlainCommand)
+def mind_set(
+    ctx: typer.Context,
+    name: MindArg,
+    key: Annotated[
+        str | None,
+        typer.Argument(metavar="KEY", help="The setting, dotted for a table's key (models.respond.model).", show_default=False),
+    ] = None,
+    value: Annotated[
+        str | None, typer.Argument(metavar="VALUE", help="Its value: JSON if it parses as JSON (2, true, 0.5), else the text.", show_default=False)
+    ] = None,
+    unset: Annotated[
+        list[str] | None,
+        typer.Option("--unset", metavar="KEY", help="Remove KEY from the mind's settings: the file's or the default applies again (repeatable)."),
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Change a live mind's settings; its history stays and its next turn uses them.
+
+    Recorded as a settings_changed event with each key's old and new value.
+    """
+    from noemactl import inputs
+
+    s = session(ctx)
+    patch = inputs.settings_patch(key, value, unset or [])
+    data = s.client.change_mind(name, patch)
+    s.present(data, json, lambda: f"settings of {data['name']}: {_render().settings(data['settings'])}")
 
 
 @mind_app.command("rm", cls=PlainCommand)

@@ -161,6 +161,10 @@ class Client:
         """A mind's overview, with its recent events."""
         return self.request("GET", f"/minds/{_segment(name)}")
 
+    def change_mind(self, name: str, settings: dict[str, Any]) -> dict[str, Any]:
+        """Merge `settings` into a mind's stored settings (null unsets a key); returns the mind."""
+        return self.request("PATCH", f"/minds/{_segment(name)}", json={"settings": settings})
+
     def set_paused(self, name: str, paused: bool) -> dict[str, Any]:
         """Pause or resume a mind; returns the mind."""
         return self.request("POST", f"/minds/{_segment(name)}/{'pause' if paused else 'resume'}")

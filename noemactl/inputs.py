@@ -29,6 +29,35 @@ def json_object(value: str | None, option: str, example: str) -> dict[str, Any]:
     return decoded
 
 
+def settings_patch(key: str | None, value: str | None, unset: list[str]) -> dict[str, Any]:
+    """A settings merge patch from `KEY VALUE` (VALUE as JSON if it parses, else text) and `--unset KEY`s (null)."""
+    if key is not None and value is None:
+        raise BadInput(f"give {key} a value (mind set MIND {key} VALUE), or remove it with --unset {key}")
+    pairs: list[tuple[str, Any]] = []
+    if key is not None:
+        try:
+            decoded: Any = json.loads(value)  # type: ignore[arg-type]
+        except ValueError:
+            decoded = value
+        pairs.append((key, decoded))
+    pairs.extend((k, None) for k in unset)
+    if not pairs:
+        raise BadInput("say what to change: mind set MIND KEY VALUE, or mind set MIND --unset KEY")
+    patch: dict[str, Any] = {}
+    for dotted, item in pairs:
+        parts = dotted.split(".")
+        if not all(p.strip() for p in parts):
+            raise BadInput(f"{dotted!r} is not a setting's name; write it like persona or models.respond.model")
+        table = patch
+        for part in parts[:-1]:
+            nested = table.setdefault(part, {})
+            if not isinstance(nested, dict):
+                raise BadInput(f"{dotted!r} sets a key inside {part!r}, which this command also sets to a value; pick one")
+            table = nested
+        table[parts[-1]] = item
+    return patch
+
+
 def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"

@@ -198,7 +198,14 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
         ("events", f"{data['events']} (last #{data['last_event_id']})"),
         ("settings", settings(data["settings"])),
     ]
+    in_force = data.get("settings_in_force")
+    if in_force is not None and in_force != data["settings"]:  # noemad.toml's [minds.NAME] sets keys too
+        rows.append(("in force", settings(in_force)))
     out: list[RenderableType] = [head, *_fields(rows)]
+    problems = data.get("settings_problems") or []
+    if problems:
+        out.append(Text(f"settings left out ({len(problems)}): set or unset them with `noemactl mind set`", style="bold yellow"))
+        out.extend(Text(p) for p in problems)
     warnings = data.get("warnings") or []
     if warnings:
         out.append(Text(f"warnings ({len(warnings)})", style="bold yellow"))

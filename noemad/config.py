@@ -4,21 +4,41 @@ A file is read with tomllib and validated into `Config`; anything wrong (a
 syntax error, an unknown key, a value out of range) raises one `ConfigError`
 whose sentence names each problem and, for unknown keys, the nearest valid
 one. A missing file means the embedded defaults.
+
+A mind's settings are one model, `MindSettings`, whichever way they come:
+the `[minds.NAME]` table here, or the JSON stored with the mind (set by
+`noemactl mind create --settings`, `noemactl mind set`, `PATCH
+/api/v1/minds/NAME`). Each is checked at its edge with the same rules and
+sentences; the running settings of a mind are the stored keys over the
+table's keys over the defaults (`MindSettings.effective`), so a live change
+needs no reload and `mind set --unset KEY` hands the key back to the file.
+
+Where the next settings go. Wake rules are rows of a SQLite table owned by
+a `noemad.gate` module (added and removed at run time by `noemactl rules`,
+the API and a mind's own tools, each change an event), seeded once per mind
+from a `[minds.NAME.gate]` table here: the file seeds, the table then rules,
+and a seed never overwrites a rule an operator or the mind changed. A judge
+instruction is a column of the rule it belongs to, not a setting. Governance
+is host policy like budgets: a global `[governance]` section and a
+`[minds.NAME.governance]` table, fields of this same `MindSettings` (so a
+stored value may override it the same way, and `mind set` checks it).
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import grp
+import json
+import math
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from noemad.errors import ConfigError
+from noemad.errors import ConfigError, InvalidInput
 
 MiB = 1024 * 1024
 
@@ -235,12 +255,160 @@ class ScheduleOverrides(_Section):
     consolidation: ConsolidationOverride = ConsolidationOverride()
 
 
-class MindSettings(_Section):
-    """`[minds.NAME]`: settings of one mind that differ from the rest."""
+# --- one mind's settings ------------------------------------------------------------
+#
+# Each check raises a sentence that says what to write; `describe_validation_error`
+# puts the key in front of it. Strict: "4" is not a capacity and 1 is not true.
 
+DEFAULT_ATTENTION_CAPACITY = 4
+MAX_ATTENTION_CAPACITY = 16
+MAX_PERSONA = 20_000
+MAX_COOLDOWN = 365 * 86400.0
+
+
+def _whole(low: int, high: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"write a whole number from {low} to {high}, not {value!r}")
+        return value
+
+    return check
+
+
+def _unit(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"write a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"write true or false, not {value!r}")
+    return value
+
+
+def _persona(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_PERSONA:
+        raise ValueError(f"write the system prompt as a non-empty string of at most {MAX_PERSONA} characters, not {value!r:.60}")
+    return value
+
+
+def parse_cooldown(value: Any) -> float:
+    """A cooldown in seconds from a number of seconds or a span (90s, 15m, 1.5h, 2d); ValueError says what to write."""
+    from noemad.clock import span_seconds
+
+    seconds: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        seconds = span_seconds(value, fractional=True)
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"write a number of seconds (0 or more) or a span such as 90s, 15m, 1h or 2d, not {value!r}")
+    if seconds > MAX_COOLDOWN:
+        raise ValueError(f"write at most 365d, not {value!r}")
+    return seconds
+
+
+class MindSettings(_Section):
+    """`[minds.NAME]`: one mind's settings, here or stored with the mind (see MIND SETTINGS)."""
+
+    # Both sources are this one model, checked by the same rules. A mind runs
+    # with, key by key, the first that sets it of: its stored settings (`mind
+    # create --settings`, `mind set`, PATCH), its [minds.NAME] table, the
+    # defaults (for models, schedules and budgets: [models], [schedules],
+    # [budgets]). See `effective` and `with_stored`.
+
+    persona: Annotated[str | None, BeforeValidator(_persona)] = Field(
+        None, description="The system prompt of the mind's respond calls; unset means \"You are NAME, a long-lived mind. ...\"."
+    )
+    attention_capacity: Annotated[int, BeforeValidator(_whole(1, MAX_ATTENTION_CAPACITY))] = Field(
+        DEFAULT_ATTENTION_CAPACITY, description=f"How many thoughts enter the workspace each cycle (1 to {MAX_ATTENTION_CAPACITY})."
+    )
+    narrative_llm: Annotated[bool, BeforeValidator(_flag)] = Field(
+        False, description="Ask the narrate model to reword each new narrative (kept only if it adds nothing)."
+    )
+    notify_proactively: Annotated[bool, BeforeValidator(_flag)] = Field(
+        False, description="Also notify on confident new beliefs the mind attended to, not only on warnings and misses."
+    )
+    notify_min_confidence: Annotated[float, BeforeValidator(_unit)] = Field(
+        0.8, description="Least confidence of a belief that notifies proactively (0 to 1)."
+    )
+    notify_min_salience: Annotated[float, BeforeValidator(_unit)] = Field(
+        0.7, description="Least salience of the thought behind a proactive notification (0 to 1)."
+    )
+    notify_cooldown: Annotated[float, BeforeValidator(parse_cooldown)] = Field(
+        3600.0, description="Repeats of one notification within this are counted, not notified: seconds or a span (15m, 1h, 2d)."
+    )
     models: RoleOverrides = RoleOverrides()
     schedules: ScheduleOverrides = ScheduleOverrides()
     budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
+
+    def effective(self, stored: MindSettings) -> MindSettings:
+        """These settings (the file's) with `stored` over them, key by key, tables merged."""
+        return MindSettings.model_validate(_merge(self.model_dump(exclude_unset=True), stored.model_dump(exclude_unset=True)))
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def with_stored(
+    config: Config, stored: dict[str, MindSettings], names: Iterable[str] | None = None, running: Config | None = None
+) -> Config:
+    """`config` with each mind's stored settings over its `[minds.NAME]` table: the settings minds run with.
+
+    With `names` and `running`, only those minds are rebuilt and the others
+    kept from `running` (one mind's change costs one merge, not one a mind).
+    """
+    minds = dict(running.minds if names is not None and running is not None else config.minds)
+    for name in stored.keys() if names is None else names:
+        settings, file = stored.get(name), config.minds.get(name)
+        if settings is not None and settings.model_fields_set:
+            minds[name] = (file or MindSettings()).effective(settings)
+        elif file is not None:
+            minds[name] = file
+        else:
+            minds.pop(name, None)
+    return config.model_copy(update={"minds": minds})
+
+
+def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
+    """A mind's settings from JSON, or `InvalidInput` with one sentence per problem naming its key and what to write."""
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where} must be a JSON object such as {{\"persona\": \"You are Ada.\"}}, not {raw!r:.60}")
+    try:
+        return MindSettings.model_validate(raw)
+    except ValidationError as exc:
+        raise InvalidInput(describe_validation_error(exc, MindSettings, where)) from None
+
+
+def salvage_mind_settings(raw: Any) -> tuple[MindSettings, list[str]]:
+    """Stored settings that may no longer be valid: the valid keys, and a sentence for each dropped one.
+
+    Rows written before the settings were checked keep loading: a key that
+    fails is left out of the running settings (its default applies) but stays
+    in the row, shown, until an operator sets or unsets it.
+    """
+    try:
+        return parse_mind_settings(raw), []
+    except InvalidInput as exc:
+        if not isinstance(raw, dict):
+            return MindSettings(), [exc.detail]
+    kept: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in raw.items():
+        try:
+            parse_mind_settings({key: value})
+        except InvalidInput as exc:
+            problems.append(exc.detail)
+        else:
+            kept[key] = value
+    return MindSettings.model_validate(kept), problems
 
 
 class PriceSettings(_Section):
@@ -306,9 +474,9 @@ def _model_of(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
     return None, False
 
 
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    """The valid keys of the section that `loc` (minus its last part) points into."""
-    model: Any = Config
+def _fields_at(loc: tuple[Any, ...], root: type[BaseModel]) -> list[str]:
+    """The valid keys of the section of `root` that `loc` (minus its last part) points into."""
+    model: Any = root
     keyed = False
     for part in loc[:-1]:
         if keyed:  # a name in a table such as [minds.NAME]
@@ -323,16 +491,17 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
     return [] if keyed else list(model.model_fields)
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """One sentence per problem, keys dotted the way they appear in the file."""
+def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None = None, prefix: str = "") -> str:
+    """One sentence per problem, keys dotted the way they appear in the file (under `prefix`), for a `root` model (`Config`)."""
+    root = root or Config
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
-        key = ".".join(str(p) for p in loc) or "(top level)"
+        key = ".".join(str(p) for p in (prefix, *loc) if p != "") or "(top level)"
         if err["type"] == "extra_forbidden":
-            near = difflib.get_close_matches(str(loc[-1]), _fields_at(loc), n=1)
-            hint = f"; did you mean '{'.'.join([*map(str, loc[:-1]), near[0]])}'?" if near else ""
-            valid = ", ".join(_fields_at(loc))
+            near = difflib.get_close_matches(str(loc[-1]), _fields_at(loc, root), n=1)
+            hint = f"; did you mean '{'.'.join([*map(str, (prefix, *loc[:-1])), near[0]]).lstrip('.')}'?" if near else ""
+            valid = ", ".join(_fields_at(loc, root))
             problems.append(f"{key}: unknown key{hint} (valid here: {valid})")
         else:
             msg = err["msg"].removeprefix("Value error, ")

@@ -783,6 +783,12 @@ A call that would take a mind past its daily budget for the role ([budgets.ROLE]
 When the provider states a wait (a 429 with retry-after, an overload with one), the model is held until then: calls of the auxiliary roles (critic, judge, narrate, summarise) are refused without being made, with the hold's end in the error, and respond calls wait for the hold to end. Auxiliary calls are also refused while the mind is paused (noemactl pause) and while noemad stops. Holds show in noemactl status."""
 
 
+CONFIG_MINDS = """\
+A mind's settings are the keys of [minds.NAME] above, from either of two places, checked by the same rules: the [minds.NAME] table of this file, and the settings stored with the mind in the database, given by noemactl mind create --settings JSON and changed on a live mind by noemactl mind set MIND KEY VALUE (or PATCH /api/v1/minds/MIND, a JSON merge patch). A stored key wins over the same key in the file, which wins over the default: the more specific and more recent setting holds. noemactl mind set MIND --unset KEY removes the stored key, so the file's value (or the default) applies again. For models and schedules the tables merge key by key over [models.ROLE] and [schedules.KIND]; budgets replace [budgets] whole. Whoever can reach noemad's socket can change them, as they can pause or remove a mind: the socket is the operators' (mode 0600, or 0660 with daemon.socket_group).
+
+An unknown key or a bad value is refused with a message that names the key and what to write, e.g. settings.attention_capacity: write a whole number from 1 to 16, not 'x'. A change is recorded as a settings_changed event on the mind's timeline, naming each key with its old and new value, and the mind's next turn runs with it; its history is kept. A stored key that a newer noemad no longer accepts is left out (its default applies), kept in the database, logged when noemad starts, and shown by noemactl mind show until it is set or unset."""
+
+
 def models_sections() -> list[str]:
     """COSTS AND BUDGETS and MODEL SCRIPTS, from the code's own documentation."""
     from noemad.models import pricing, scripted
@@ -828,6 +834,7 @@ def render_config(config: Any | None = None) -> str:
             lines += [esc(doc)]
         for key, field in keys(model):
             lines += key_entry(key, field)
+    lines += section("MIND SETTINGS") + paragraphs(CONFIG_MINDS)
     lines += section("RELOAD") + paragraphs(CONFIG_RELOAD)
     lines += models_sections()
     lines += section("EXAMPLE") + example_config(config)

@@ -28,6 +28,7 @@ NOEMAD = str(BIN / "noemad")
 NOEMACTL = str(BIN / "noemactl")
 START = "2026-01-01T00:00:00Z"
 READY_TIMEOUT = 30.0  # seconds: a bound on a hung daemon, not a wait for time to pass
+os.environ.setdefault("NOEMA_WRITE_GUARD", "1")  # every write job must record an event or be allowlisted (noemad.store.guard)
 
 
 def short_dir() -> Path:

@@ -83,11 +83,11 @@ def test_follow_replays_then_streams(noemad: Noemad, mind: str) -> None:
 
 
 def test_mind_lifecycle(noemad: Noemad) -> None:
-    assert noemad.api("POST", "/minds", json={"name": "ada", "settings": {"notify": True}}).status_code == 201
+    assert noemad.api("POST", "/minds", json={"name": "ada", "settings": {"notify_proactively": True}}).status_code == 201
     assert noemad.api("POST", "/minds", json={"name": "bob"}).status_code == 201
     assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["ada", "bob"]
     overview = noemad.api("GET", "/minds/ada").json()
-    assert overview["settings"] == {"notify": True} and overview["events"] == 1
+    assert overview["settings"] == {"notify_proactively": True} and overview["events"] == 1
     assert overview["recent"][0]["kind"] == "mind_created"
     refused = noemad.api("DELETE", "/minds/ada", json={"confirm": "bob"})
     assert refused.status_code == 409 and "confirm" in refused.json()["detail"]

@@ -156,13 +156,13 @@ def test_status_json_is_the_api_answer(noemad: Noemad, mind: str) -> None:
 
 
 def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
-    out = noemad.ctl("mind", "create", "bob", "--settings", '{"tone": "dry"}')
+    out = noemad.ctl("mind", "create", "bob", "--settings", '{"narrative_llm": true}')
     assert (out.returncode, out.stdout, out.stderr) == (0, "created mind bob\n", "")
 
     listed = noemad.ctl("mind", "list")
     assert listed.stdout.splitlines() == [
         "NAME  MODE  CREATED              SETTINGS",
-        'bob   idle  2026-01-01 00:00:00  {"tone": "dry"}',
+        'bob   idle  2026-01-01 00:00:00  {"narrative_llm": true}',
     ]
 
     shown = noemad.ctl("mind", "show", "bob")
@@ -174,7 +174,7 @@ def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
         "turn      idle",
         "created   2026-01-01 00:00:00",
         "events    1 (last #1)",
-        'settings  {"tone": "dry"}',
+        'settings  {"narrative_llm": true}',
     ]
     assert lines[6] == "recent events (1)"
     assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", "operator", "-"]
@@ -279,7 +279,7 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
     assert set(seen) == EVENT_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
     shown = noemad.ctl_json("mind", "show", "ada")
-    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "turn_running", "recent", "warnings"]
+    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])
     page = noemad.ctl_json("events", "ada", "--kind", "message")
     assert list(page) == ["events", "next_since"]

@@ -35,12 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 # Known upward imports, each with the work that removes it. The test fails
 # when one of them is gone, so the list cannot outlive its reason.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    # TODO(issue 9 item 4, helper C "settings"): settings are parsed once into a
-    # typed MindSettings at the edge; `create_mind` then stops calling the
-    # notification personality's own check.
-    ("noemad.minds", "noemad.cognition.notifications"): "create_mind checks notify_* settings with cognition's check_settings",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import Noemad
 from noemad.cognition import metacognition
-from noemad.cognition.attention import attend, capacity, select
+from noemad.cognition.attention import attend, select
 from noemad.cognition.beliefs import Belief, Evidence, add_evidence, correct, get_belief
 from noemad.cognition.thoughts import Thought
 from noemad.events import EventDraft, append
@@ -111,8 +111,6 @@ def test_attention_admits_the_most_salient_few_deterministically() -> None:
     ]
     assert [t.key for t in select(thoughts, 3)] == ["single_source:belief:1", "event:2", "belief:1"]
     assert select(list(reversed(thoughts)), 3) == select(thoughts, 3)
-    assert capacity({}) == 4 and capacity({"attention_capacity": 2}) == 2 and capacity({"attention_capacity": "lots"}) == 4
-    assert capacity({"attention_capacity": 999}) == 16
 
 
 def test_a_single_source_belief_draws_both_warnings_on_the_overview(noemad: Noemad, mind: str) -> None:

@@ -24,7 +24,7 @@ from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.narrative import MAX_ITEM, MAX_ITEMS, Narrative, build, render, unsupported
 from noemad.cognition.predictions import make_prediction
 from noemad.cognition.thoughts import Thought
-from noemad.config import parse_config
+from noemad.config import MindSettings, parse_config
 from noemad.events import Event, EventDraft, Ref, append, latest_events
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway
@@ -240,7 +240,8 @@ class Env:
         return ModelGateway(config=lambda: cfg, clock=self.clock, writer=self.store.writer, provider=provider), provider
 
     def apply(self, gateway: ModelGateway, settings: dict[str, Any] | None = None) -> Event | None:
-        return run(narrative.apply_rephrase(gateway, self.store, self.clock, "ada", settings or {"narrative_llm": True}, self.updated))
+        typed = MindSettings.model_validate(settings if settings is not None else {"narrative_llm": True})
+        return run(narrative.apply_rephrase(gateway, self.store, self.clock, "ada", typed, self.updated))
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -15,7 +14,7 @@ import pytest
 from conftest import NOEMACTL, Noemad
 
 from noemad.clock import iso
-from noemad.cognition import notifications
+from noemad.config import MindSettings
 from noemad.cognition.beliefs import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.notifications import (
@@ -23,13 +22,10 @@ from noemad.cognition.notifications import (
     NotificationAcked,
     NotificationNotFound,
     ack,
-    check_settings,
     evaluate,
     get_notification,
     list_notifications,
     notify,
-    parse_cooldown,
-    personality,
 )
 from noemad.cognition.perceive import perceive
 from noemad.cognition.predictions import make_prediction, resolve_prediction
@@ -75,7 +71,7 @@ def miss(store: Store, proposition: str, confidence: float, subject: str = "depl
 
 
 def candidates(store: Store, events: list[Event], winners: list[Thought] = (), mind: str = "ada", **settings: Any) -> list[Candidate]:
-    return evaluate(store.reader(), mind=mind, settings=settings, events=events, winners=list(winners))
+    return evaluate(store.reader(), mind=mind, settings=MindSettings.model_validate(settings), events=events, winners=list(winners))
 
 
 def run_notify(store: Store, found: list[Candidate], at: float, mind: str = "ada") -> list[Event]:
@@ -248,30 +244,6 @@ def test_very_salient_observations_notify_per_source(store: Store) -> None:
     assert found.key == "salient_observation:source:radar" and found.values["attention_salience"] == 0.95
 
 
-def test_settings_are_checked_at_creation_and_fall_back_with_a_warning_when_read(store: Store, caplog: pytest.LogCaptureFixture) -> None:
-    assert check_settings({}) == notifications.Personality(False, 0.8, 0.7, 3600.0)
-    assert check_settings({"notify_proactively": True, "notify_min_confidence": 1, "notify_min_salience": 0, "notify_cooldown": "2d"}) == (
-        notifications.Personality(True, 1.0, 0.0, 172800.0)
-    )
-    assert [parse_cooldown(v) for v in (0, 90, 2.5, "90s", "15m", "1.5h", " 1h ")] == [0, 90, 2.5, 90, 900, 5400, 3600]
-    for settings, words in (
-        ({"notify_proactively": "yes"}, "setting notify_proactively is true or false, not 'yes'"),
-        ({"notify_min_confidence": 1.2}, "setting notify_min_confidence is a number from 0 to 1, not 1.2"),
-        ({"notify_min_salience": True}, "setting notify_min_salience is a number from 0 to 1, not True"),
-        ({"notify_cooldown": "soon"}, "setting notify_cooldown is a number of seconds (0 or more) or a span"),
-        ({"notify_cooldown": -1}, "not -1"),
-        ({"notify_cooldown": "400d"}, "at most 365d"),
-    ):
-        with pytest.raises(InvalidInput, match=words.replace("(", r"\(").replace(")", r"\)")):
-            check_settings(settings)
-        with pytest.raises(InvalidInput, match="setting notify_"):
-            store.writer.run_sync(lambda db, s=settings: create_mind(db, "bad", s, NOW, "operator"))
-    with caplog.at_level(logging.WARNING, logger="noemad.notifications"):
-        read = personality({"notify_min_confidence": "high", "notify_proactively": True}, "zed")
-    assert read == notifications.Personality(True, 0.8, 0.7, 3600.0)
-    assert "mind zed: setting notify_min_confidence is a number from 0 to 1, not 'high'; using the default 0.8" in caplog.text
-
-
 def test_deleting_a_mind_removes_its_notifications(store: Store) -> None:
     [found] = candidates(store, miss(store, "one", 0.9))
     run_notify(store, [found], NOW)
@@ -403,10 +375,10 @@ def test_notifications_follow_json_prints_new_notifications(noemad: Noemad, mind
 
 def test_bad_personality_settings_and_bad_listings_are_refused(noemad: Noemad, mind: str) -> None:
     bad = noemad.api("POST", "/minds", json={"name": "zed", "settings": {"notify_min_confidence": 2}})
-    assert bad.status_code == 422 and bad.json()["detail"] == "setting notify_min_confidence is a number from 0 to 1, not 2"
+    assert bad.status_code == 422 and bad.json()["detail"] == "settings.notify_min_confidence: write a number from 0 to 1, not 2"
     assert noemad.api("GET", "/minds/zed").status_code == 404
     out = noemad.ctl("mind", "create", "zed", "--settings", '{"notify_cooldown": "soon"}')
-    assert out.returncode == 1 and "setting notify_cooldown is a number of seconds" in out.stderr
+    assert out.returncode == 1 and "settings.notify_cooldown: write a number of seconds" in out.stderr
     good = noemad.api("POST", "/minds", json={"name": "eve", "settings": {"notify_proactively": True, "notify_cooldown": "15m"}})
     assert good.status_code == 201
     assert noemad.api("GET", "/minds/zed/notifications").status_code == 404

@@ -33,7 +33,7 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
         check(doc, method, template, expect, resp.headers["content-type"], resp.json())
         return resp.json()
 
-    call("POST", "/minds", "/minds", 201, json={"name": "ada", "settings": {"tone": "dry"}})
+    call("POST", "/minds", "/minds", 201, json={"name": "ada", "settings": {"persona": "You are Ada."}})
     message = call(
         "POST", "/minds/{mind}/events", "/minds/ada/events", 201, json={"kind": "message", "author": "a", "text": "hi"}
     )
@@ -42,6 +42,8 @@ def test_answers_match_the_document(noemad: Noemad, doc: dict[str, Any]) -> None
     call("GET", "/status", "/status", 200)
     call("GET", "/minds", "/minds", 200)
     call("GET", "/minds/{mind}", "/minds/ada", 200)
+    call("PATCH", "/minds/{mind}", "/minds/ada", 200, json={"settings": {"attention_capacity": 3}})
+    call("PATCH", "/minds/{mind}", "/minds/ada", 422, json={"settings": {"attention_capacity": "x"}})
     call("GET", "/minds/{mind}/events", "/minds/ada/events", 200, params={"kind": "message"})
     call("GET", "/events/{event_id}", f"/events/{message['id']}", 200)
     call("GET", "/events/{event_id}/chain", f"/events/{started['causation_id']}/chain", 200)

@@ -21,6 +21,7 @@ from noemad.errors import EventNotFound, InvalidInput, InvalidLink
 from noemad.events import Event, EventDraft, Ref, append, get_events
 from noemad.minds import create_mind
 from noemad.store import Store
+from noemad.store.guard import unrecorded
 from noemad.timeline import MAX_EVENTS, MAX_HOPS, Timeline, WalkLimits, to_dot, walk
 
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
@@ -68,7 +69,11 @@ class World:
         return self.store.writer.run_sync(lambda db: append(db, draft, NOW).id)
 
     def _insert(self, sql: str, params: list[Any]) -> int:
-        return self.store.writer.run_sync(lambda db: int(db.execute(sql, params).lastrowid))
+        def job(db: Any) -> int:
+            unrecorded("a graph built by hand: rows for events to cite, not changes a mind made")
+            return int(db.execute(sql, params).lastrowid)
+
+        return self.store.writer.run_sync(job)
 
     def belief(self, mind: str, proposition: str = "the sky is blue") -> int:
         return self._insert(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from noemad.clock import ManualClock, parse_iso
-from noemad.config import parse_config
+from noemad.config import MindSettings, parse_config
 from noemad.events import Event, EventDraft, append, list_events
 from noemad.minds import create_mind
 from noemad.models import Block
@@ -38,11 +38,11 @@ def stored(store: Store, stimulus: Message | Observation) -> Event:
     return store.writer.run_sync(lambda db: append(db, stimulus.draft("ada"), START))
 
 
-def turn(store: Store, config: str, script: dict[str, Any], stimuli: list[int], settings: dict[str, object] | None = None) -> TurnResult:
+def turn(store: Store, config: str, script: dict[str, Any], stimuli: list[int], settings: MindSettings | None = None) -> TurnResult:
     cfg = parse_config(config, "noemad.toml").config
     clock = ManualClock(START)
     gateway = ModelGateway(config=lambda: cfg, clock=clock, writer=store.writer, provider=ScriptedProvider(script))
-    return asyncio.run(run_turn(store, clock, gateway, Turn("ada", 1, stimuli, "a test woke it", settings or {})))
+    return asyncio.run(run_turn(store, clock, gateway, Turn("ada", 1, stimuli, "a test woke it", settings or MindSettings())))
 
 
 def kinds_after(store: Store, event: Event) -> list[str]:
@@ -89,7 +89,7 @@ def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothi
     db = store.reader()  # query_only: a write here would raise
     (events_before,) = db.execute("SELECT count(*) FROM events").fetchone()
 
-    prompt = respond_context(db, "ada", {}, [new.id])
+    prompt = respond_context(db, "ada", MindSettings(), [new.id])
 
     assert db.execute("SELECT count(*) FROM events").fetchone() == (events_before,)
     assert prompt.system == (Block(DEFAULT_PERSONA.format(mind="ada"), "1h"),)
@@ -100,4 +100,4 @@ def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothi
     ]
     # the cache breakpoint sits after the last event the mind had seen before this turn
     assert [b.cache for t in prompt.messages for b in t.content] == [None, "5m", None]
-    assert respond_context(db, "ada", {"persona": "You are Ada."}, [new.id]).system[0].text == "You are Ada."
+    assert respond_context(db, "ada", MindSettings(persona="You are Ada."), [new.id]).system[0].text == "You are Ada."

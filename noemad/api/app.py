@@ -22,6 +22,7 @@ from noemad.api.schemas import (
     MindDeleted,
     MindList,
     MindOverview,
+    MindPatch,
     Problem,
     StatusOut,
     StimulusIn,
@@ -47,20 +48,16 @@ from noemad.api.schemas import (
 )
 from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
-from noemad.cognition.beliefs import belief_events, get_belief, list_beliefs
-from noemad.cognition.calibration import Calibration, calibration as mind_calibration
-from noemad.cognition.goals import Goal, get_goal, list_goals
-from noemad.cognition.predictions import get_prediction, list_predictions
-from noemad.cognition.notifications import Notification, ack as ack_notification, get_notification, list_notifications
-from noemad.cognition.narrative import narrative_json
-from noemad.cognition.memory import Memory, get_memory, list_memories
-from noemad.cognition.memory import search as memory_search
-from noemad.minds import Mind, get_mind, list_minds
-from noemad.background.jobs import Job, get_job, list_jobs
+from noemad.background.jobs import Job
+from noemad.cognition.calibration import Calibration
+from noemad.cognition.goals import Goal
+from noemad.cognition.memory import Memory
+from noemad.cognition.notifications import Notification
 from noemad.events import Event
-from noemad.runtime.supervisor import Supervisor
+from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
+from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
 _PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
@@ -103,7 +100,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
-        return {"minds": list_minds(sup.store.reader())}
+        return {"minds": sup.minds()}
 
     @api.post("/minds", response_model=Mind, status_code=201, summary="Create a mind")
     async def create(body: MindCreate) -> Mind:
@@ -111,7 +108,15 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
-        return sup.mind_overview(sup.store.reader(), mind)
+        return sup.mind_overview(mind)
+
+    @api.patch("/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
+    async def change(mind: MindName, body: MindPatch) -> Mind:
+        """A JSON merge patch of the stored settings: a value sets its key, null unsets it (the file's or the default applies again).
+
+        Checked whole; recorded as `settings_changed` with each key's old and new value; the mind's next turn runs with them.
+        """
+        return await sup.change_settings(mind, body.settings)
 
     @api.delete("/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
     async def delete(mind: MindName, body: MindDelete) -> dict:
@@ -142,7 +147,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         since: Annotated[int, Query(ge=0, description="Only events with a larger id.")] = 0,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        found = sup.events(sup.store.reader(), mind, kind, since, limit)
+        found = sup.events(mind, kind, since, limit)
         return {"events": found, "next_since": found[-1].id if found else since}
 
     @api.get(
@@ -156,7 +161,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         request: Request,
         since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
     ) -> StreamingResponse:
-        await run_in_threadpool(lambda: get_mind(sup.store.reader(), mind))
+        await run_in_threadpool(sup.mind, mind)
         assert sup.bus is not None
         sub = sup.bus.subscribe(mind)  # before the backlog query, so nothing falls in between
 
@@ -168,7 +173,7 @@ def create_app(sup: Supervisor) -> FastAPI:
                     yield b": following\n\n"
                 else:
                     while True:
-                        page = await run_in_threadpool(sup.events, sup.store.reader(), mind, [], last, 1000)
+                        page = await run_in_threadpool(sup.events, mind, [], last, 1000)
                         for event in page:
                             yield _sse(event)
                             last = event.id
@@ -189,7 +194,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/events/{event_id}", response_model=Event, summary="One event")
     def event(event_id: Annotated[int, Path(ge=1)]) -> Event:
-        return sup.event(sup.store.reader(), event_id)
+        return sup.event(event_id)
 
     @api.get("/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
@@ -201,7 +206,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         # ~200 nodes and ~300 edges: written straight to JSON from the walk's
         # dataclasses, as the fast ingest path does, with none of FastAPI's
         # per-response work. tests/test_openapi.py checks answers match the schema.
-        return Response(dump_json(sup.chain(sup.store.reader(), event_id, back, forward, limit)), media_type="application/json")
+        return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
     @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
@@ -216,14 +221,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"beliefs": [extend(b, ListedBelief) for b in list_beliefs(db, mind, subject=subject, status=status, limit=limit)]}
+        return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
 
     @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
     def belief(belief_id: Annotated[int, Path(ge=1)]) -> BeliefOut:
-        db = sup.store.reader()
-        return extend(get_belief(db, belief_id), BeliefOut, events=belief_events(db, belief_id))
+        found, events = sup.belief(belief_id)
+        return extend(found, BeliefOut, events=events)
 
     @api.post("/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
     async def remember(mind: MindName, body: MemoryIn) -> Memory:
@@ -237,17 +240,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["episodic", "semantic", "procedural"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        if search is not None:
-            found = memory_search(db, mind, search, limit, kind=kind)
-        else:
-            found = list_memories(db, mind, kind=kind, limit=limit)
-        return {"memories": found}
+        return {"memories": sup.memories(mind, search, kind, limit)}
 
     @api.get("/memories/{memory_id}", response_model=Memory, summary="One memory")
     def memory(memory_id: Annotated[int, Path(ge=1)]) -> Memory:
-        return get_memory(sup.store.reader(), memory_id)
+        return sup.memory(memory_id)
 
     @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
@@ -255,13 +252,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"goals": list_goals(db, mind, status=status, limit=limit)}
+        return {"goals": sup.goals(mind, status, limit)}
 
     @api.get("/goals/{goal_id}", response_model=Goal, summary="One goal")
     def goal(goal_id: Annotated[int, Path(ge=1)]) -> Goal:
-        return get_goal(sup.store.reader(), goal_id)
+        return sup.goal(goal_id)
 
     @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
@@ -269,15 +264,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        db = sup.store.reader()
-        get_mind(db, mind)
         now = sup.clock.now()
-        found = list_predictions(db, mind, status=status, limit=limit)
-        return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in found]}
+        return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in sup.predictions(mind, status, limit)]}
 
     @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
-        found = get_prediction(sup.store.reader(), prediction_id)
+        found = sup.prediction(prediction_id)
         return extend(found, PredictionOut, overdue=found.is_overdue(sup.clock.now()))
 
     @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
@@ -287,35 +279,22 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return {"notifications": list_notifications(db, mind, status=status, limit=limit)}
+        return {"notifications": sup.notifications(mind, status, limit)}
 
     @api.post("/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
     async def ack(notification_id: Annotated[int, Path(ge=1)]) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
-        sup._check_open()  # noqa: SLF001 - refuse new work while stopping, as the supervisor's own writes do
-        now = sup.clock.now()
-
-        def job(db: Any) -> Any:
-            ack_notification(db, notification_id=notification_id, now=now, actor="operator")
-            return get_notification(db, notification_id)
-
-        return await sup.store.writer.run(job)
+        return await sup.ack(notification_id)
 
     @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return narrative_json(db, mind)
+        return sup.narrative(mind)
 
     @api.get("/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
-        db = sup.store.reader()
-        get_mind(db, mind)
-        return mind_calibration(db, mind)
+        return sup.calibration(mind)
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -326,7 +305,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         ] = None,
     ) -> dict:
         start = parse_since(since, sup.clock.now()) if since else None
-        rows = sup.usage(sup.store.reader(), mind, by, start)
+        rows = sup.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
     @api.post("/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
@@ -340,11 +319,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict:
-        return {"jobs": list_jobs(sup.store.reader(), mind=mind, kind=kind, limit=limit)}
+        return {"jobs": sup.list_jobs(mind, kind, limit)}
 
     @api.get("/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
     def job(job_id: Annotated[int, Path(ge=1)]) -> Job:
-        return get_job(sup.store.reader(), job_id)
+        return sup.job(job_id)
 
     @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:

@@ -22,6 +22,7 @@ from noemad.cognition.predictions import Prediction
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
+from noemad.config import MindSettings
 from noemad.wire import wire
 
 MAX_TEXT = 100_000  # characters of one stimulus' text
@@ -29,6 +30,11 @@ MAX_TEXT = 100_000  # characters of one stimulus' text
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
 Channel = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:#@/-]+$")]
+
+
+# The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
+# noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
+_SETTING_KEYS = ", ".join(MindSettings.model_fields) + " (see noemad.toml(5), MIND SETTINGS)"
 
 
 class _In(BaseModel):
@@ -39,7 +45,16 @@ class MindCreate(_In):
     """Create a mind."""
 
     name: str = Field(description="1-63 lowercase letters, digits, '-' or '_'.", examples=["ada"])
-    settings: dict[str, Any] = Field(default_factory=dict, description="Personality and settings, free-form JSON.")
+    settings: dict[str, Any] = Field(default_factory=dict, description=f"The mind's settings: {_SETTING_KEYS}.")
+
+
+class MindPatch(_In):
+    """Change a mind's stored settings: a JSON merge patch (a value sets its key, null unsets it)."""
+
+    settings: dict[str, Any] = Field(
+        description=f"The keys to change: {_SETTING_KEYS}; tables (models, schedules, budgets) merge key by key.",
+        examples=[{"persona": "You are Ada.", "notify_cooldown": None}],
+    )
 
 
 class MindDelete(_In):
@@ -231,13 +246,17 @@ class WarningOut(BaseModel):
 
 
 @wire
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)  # after the mind's own fields, some of which have defaults
 class MindOverview(Mind):
     """A mind with its counts, its newest events and warnings."""
 
     events: int
     last_event_id: int
     turn_running: bool
+    settings_problems: list[str]
+    """A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset."""
+    settings_in_force: dict[str, Any]
+    """The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."""
     recent: list[Event]
     warnings: list[WarningOut]
     """The newest metacognition warnings, oldest first."""

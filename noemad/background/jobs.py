@@ -5,7 +5,10 @@ schedule or by an operator. Its row in `jobs` records the trigger, status
 (`running`, then `succeeded` or `failed`), progress and stage, inputs,
 outputs, the error if any, and the ids of the model calls it made. While it
 runs the mind's mode is `reflecting` or `consolidating` (a `mode_changed`
-event each way; with both running, the later one's, then the other's); two runs of one kind on one mind never overlap (a partial
+event each way; with both running, the later one's, then the other's; a job
+that ends when the mode is not its own to move back, because an operator
+paused the mind or the other kind's job took it, records `job_finished`
+instead); two runs of one kind on one mind never overlap (a partial
 unique index holds it, and a second request hears which job is running).
 
 The functions that write are writer jobs: run them on the writer.
@@ -24,7 +27,8 @@ from sqlite_utils import Database
 from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
-from noemad.minds import get_mind
+from noemad.minds import get_mind, mind_names, set_mode
+from noemad.store.guard import unrecorded
 from noemad.wire import wire
 
 if TYPE_CHECKING:
@@ -149,12 +153,10 @@ def start_event(db: Database, mind: str, job_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> None:
-    row = db.execute("SELECT mode FROM minds WHERE name = ?", [mind]).fetchone()
-    if row is None or row[0] == to or (only_from is not None and row[0] != only_from):
-        return  # e.g. an operator paused the mind meanwhile: the pause stands
-    db.execute("UPDATE minds SET mode = ? WHERE name = ?", [to, mind])
-    append(db, EventDraft(mind=mind, kind="mode_changed", actor=JOBS_ACTOR, text=text, data={"from": row[0], "to": to, "job": job_id}), now)
+def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> bool:
+    """Move the mind's mode for a job, through minds.py (its one writer); whether it moved."""
+    before = get_mind(db, mind).mode
+    return set_mode(db, mind, to, now, JOBS_ACTOR, text, only_from=only_from, job=job_id).mode != before
 
 
 def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, inputs: dict[str, Any], now: float) -> Job:
@@ -225,7 +227,10 @@ def finish_job(
     )
     ended = f"{job.kind} job {job_id} {'failed' if error else 'finished'}"
     other = db.execute("SELECT kind FROM jobs WHERE mind = ? AND status = 'running' ORDER BY id DESC LIMIT 1", [job.mind]).fetchone()
-    _set_mode(db, job.mind, MODE_OF[other[0]] if other else "idle", now, ended, job_id, only_from=MODE_OF[job.kind])
+    if not _set_mode(db, job.mind, MODE_OF[other[0]] if other else "idle", now, ended, job_id, only_from=MODE_OF[job.kind]):
+        # The mode is not this job's to move back (paused meanwhile, or the other kind's job took it): the end is still on the timeline.
+        status = "failed" if error else "succeeded"
+        append(db, EventDraft(mind=job.mind, kind="job_finished", actor=JOBS_ACTOR, text=ended, data={"job": job_id, "status": status}), now)
     return get_job(db, job_id)
 
 
@@ -246,13 +251,35 @@ def paused_schedules(db: Database) -> dict[str, dict[str, str]]:
 
 
 def pause_schedule(db: Database, kind: str, *, paused: bool, actor: str, now: float) -> bool:
-    """Pause or resume the scheduled runs of `kind` for every mind (a writer job); True if that changed anything."""
+    """Pause or resume the scheduled runs of `kind` for every mind (a writer job); True if that changed anything.
+
+    The pause is global and events are keyed by mind, so a change is recorded
+    as `schedule_paused` / `schedule_resumed` (actor: who) on the timeline of
+    every mind it holds back, which is where an operator asking why a mind
+    did not reflect will look; the `schedule_pauses` row itself says who
+    paused and when (and is all there is on a host with no minds yet).
+    """
     check_kind(kind)
     if paused:
         cur = db.execute("INSERT OR IGNORE INTO schedule_pauses (kind, paused_at, actor) VALUES (?, ?, ?)", [kind, iso(now), actor])
     else:
         cur = db.execute("DELETE FROM schedule_pauses WHERE kind = ?", [kind])
-    return cur.rowcount > 0
+    if cur.rowcount <= 0:
+        return False
+    what = "paused" if paused else "resumed"
+    minds = mind_names(db)
+    if not minds:
+        unrecorded("a host with no minds has no timeline to record it on; the schedule_pauses row names who and when")
+    for mind in minds:
+        append(
+            db,
+            EventDraft(
+                mind=mind, kind=f"schedule_{what}", actor=actor, text=f"scheduled {kind} runs {what} for every mind by {actor}",
+                data={"kind": kind, "paused": paused},
+            ),
+            now,
+        )
+    return True
 
 
 # --- the context a job runs in ----------------------------------------------------

@@ -6,7 +6,7 @@ since the start of the mind's last job of that kind — scheduled or run by an
 operator, succeeded or failed (so a failing job is retried once a period,
 not in a loop) — or, if it never ran, since the mind was created; and the
 mind has had news since that job started: an event written by anyone but
-the jobs themselves (a dormant mind is not told daily that nothing
+the jobs themselves, other than a schedule's pause or resume (a dormant mind is not told daily that nothing
 happened). A kind is skipped while its scheduled runs are paused globally (`schedule_pauses`,
 which survives restarts), while a job of it runs for the mind, and while
 the mind is paused. A pause never blocks a run-now.
@@ -44,7 +44,8 @@ _LAST_STARTS = """
 SELECT m.name, m.created_at, m.mode, last.started_at,
        EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = :kind AND j.status = 'running'),
        EXISTS (SELECT 1 FROM events e WHERE e.mind = m.name AND e.id > coalesce(last.after_event, 0)
-                  AND e.actor NOT IN (SELECT value FROM json_each(:job_actors)))
+                  AND e.actor NOT IN (SELECT value FROM json_each(:job_actors))
+                  AND e.kind NOT IN ('schedule_paused', 'schedule_resumed'))
   FROM minds m
   LEFT JOIN jobs last ON last.id = (SELECT max(id) FROM jobs j WHERE j.mind = m.name AND j.kind = :kind)
  ORDER BY m.name

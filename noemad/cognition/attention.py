@@ -1,7 +1,7 @@
 """Attention: the most salient few thoughts enter the workspace.
 
-Capacity is per mind (the `attention_capacity` setting, DEFAULT_CAPACITY
-otherwise). Thoughts are ranked by salience, then by process
+Capacity is per mind (`MindSettings.attention_capacity`, checked where the
+settings enter). Thoughts are ranked by salience, then by process
 (`thoughts.PROCESSES`), then by key, so the same candidates always give the
 same winners. One `attention` event records every candidate and which won,
 citing what the winners are about.
@@ -15,20 +15,6 @@ from sqlite_utils import Database
 
 from noemad.cognition.thoughts import Thought
 from noemad.events import Event, EventDraft, Ref, append
-
-DEFAULT_CAPACITY = 4
-MAX_CAPACITY = 16
-
-
-def capacity(settings: dict[str, object]) -> int:
-    """The mind's workspace size."""
-    value = settings.get("attention_capacity", DEFAULT_CAPACITY)
-    try:
-        number = int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return DEFAULT_CAPACITY
-    return max(1, min(MAX_CAPACITY, number))
-
 
 def select(thoughts: Sequence[Thought], size: int) -> list[Thought]:
     """The winners, most salient first."""

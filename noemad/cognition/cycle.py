@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.cognition import metacognition, notifications
-from noemad.cognition.attention import attend, capacity
+from noemad.cognition.attention import attend
 from noemad.cognition.memory import retrieve
 from noemad.cognition.perceive import Perception, perceive
 from noemad.cognition.goals import active_goals
@@ -63,7 +64,7 @@ def deliberate(
 
 
 def cycle(
-    db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: dict[str, object], now: float
+    db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: MindSettings, now: float
 ) -> CycleResult:
     """One whole cycle as one writer job: it commits whole or not at all."""
     started = append(
@@ -93,7 +94,7 @@ def cycle(
         cycle_id=cycle_id,
     )
     winners, effects = deliberate(
-        db, mind=mind, stimuli=events, perception=perception, size=capacity(settings), cause=started.id, cycle_id=cycle_id, now=now
+        db, mind=mind, stimuli=events, perception=perception, size=settings.attention_capacity, cause=started.id, cycle_id=cycle_id, now=now
     )
     completed = append(
         db,
@@ -127,7 +128,7 @@ def cycle(
 
 
 async def run_cycle(
-    store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: dict[str, object] | None = None
+    store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: MindSettings | None = None
 ) -> CycleResult:
     """Run one cycle over the stored stimuli `stimuli` (ids, oldest first) on the writer.
 
@@ -135,5 +136,5 @@ async def run_cycle(
     transaction: one commit, and no half-written cycle after a crash.
     """
     return await store.writer.run(
-        lambda db: cycle(db, mind=mind, stimuli=stimuli, cycle_id=cycle_id, wake=wake, settings=settings or {}, now=clock.now())
+        lambda db: cycle(db, mind=mind, stimuli=stimuli, cycle_id=cycle_id, wake=wake, settings=settings or MindSettings(), now=clock.now())
     )

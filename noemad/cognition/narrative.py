@@ -56,7 +56,6 @@ or a changed one does not.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -75,6 +74,7 @@ from noemad.events import Event, EventDraft, Ref, append, get_event, latest_even
 from noemad.stimuli import STIMULUS_KINDS
 
 if TYPE_CHECKING:
+    from noemad.config import MindSettings
     from noemad.clock import Clock
     from noemad.models.gateway import ModelGateway
     from noemad.store import Store
@@ -413,11 +413,6 @@ class Rephrasing:
         return data
 
 
-def wants_model(settings: Mapping[str, object] | None) -> bool:
-    """Whether a mind's settings ask for its narrative to be rephrased by the `narrate` role."""
-    return bool(settings) and settings.get(SETTING) is True  # type: ignore[union-attr]
-
-
 def refusal_reason(exc: ModelError) -> str:
     """Why a failed or refused model call left the prose plain: no_model, budget, held, refused or model_error."""
     if isinstance(exc, NoModelConfigured):
@@ -473,7 +468,7 @@ async def rephrase(gateway: ModelGateway, mind: str, narrative: Narrative, plain
 
 
 async def apply_rephrase(
-    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: Mapping[str, object] | None, updated: Event | None
+    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: MindSettings, updated: Event | None
 ) -> Event | None:
     """After `update`: if the mind's settings ask for it, rephrase the new narrative and record the outcome.
 
@@ -481,7 +476,7 @@ async def apply_rephrase(
     true; otherwise writes `narrative_rephrased`, caused by `updated`, and
     returns it. No model call is made inside a writer job.
     """
-    if updated is None or updated.kind != UPDATED or not wants_model(settings):
+    if updated is None or updated.kind != UPDATED or not settings.narrative_llm:
         return None
     narrative = Narrative.from_data(updated.data)
     result = await rephrase(gateway, mind, narrative, updated.text or render(narrative))
@@ -508,12 +503,7 @@ def _rephrased(db: Database, updated: Event) -> Event | None:
     return None if row is None else get_event(db, int(row[0]))
 
 
-def _setting(db: Database, mind: str) -> bool:
-    row = db.execute("SELECT settings FROM minds WHERE name = ?", [mind]).fetchone()
-    return bool(row) and wants_model(json.loads(row[0]))
-
-
-def latest(db: Database, mind: str) -> dict[str, Any] | None:
+def latest(db: Database, mind: str, settings: MindSettings | None = None) -> dict[str, Any] | None:
     """The mind's newest narrative: parts, the prose as shown, the plain prose, who rendered it and why; None if none yet."""
     updated = last_updated(db, mind)
     if updated is None:
@@ -541,7 +531,7 @@ def latest(db: Database, mind: str) -> dict[str, Any] | None:
             model_call=rephrased.data.get("model_call"),
             rephrased_event_id=rephrased.id,
         )
-    elif not _setting(db, mind):
+    elif settings is None or not settings.narrative_llm:
         out.update(reason="narrative_llm_off", detail=f"the mind's settings do not set {SETTING}: true")
     else:
         out.update(reason="not_rephrased", detail="no rephrasing was recorded for this narrative")
@@ -556,8 +546,8 @@ def empty_json(mind: str) -> dict[str, Any]:
     }
 
 
-def narrative_json(db: Database, mind: str) -> dict[str, Any]:
-    """The API's answer: `latest` with the mind's name, or `empty_json`."""
-    found = latest(db, mind)
+def narrative_json(db: Database, mind: str, settings: MindSettings | None = None) -> dict[str, Any]:
+    """The API's answer: `latest` with the mind's name (running `settings`), or `empty_json`."""
+    found = latest(db, mind, settings)
     return {"mind": mind, **found} if found is not None else empty_json(mind)
 

@@ -39,12 +39,9 @@ rule and the values that fired it, thresholds included.
 
 `ack` closes one (`notification_acked`; acking twice is a conflict).
 
-A mind's personality, in its settings JSON: `notify_proactively` (bool,
-default false), `notify_min_confidence` and `notify_min_salience` (0..1),
-`notify_cooldown` (seconds, or a span: 90s, 15m, 1h, 2d). `check_settings`
-refuses bad values with a sentence (minds are checked when created);
-`personality` reads them for the cycle, where a bad value falls back to the
-default with a logged warning rather than failing the turn.
+A mind's personality is in its typed settings (`noemad.config.MindSettings`,
+checked where they enter): `notify_proactively`, `notify_min_confidence`,
+`notify_min_salience` and `notify_cooldown` (seconds).
 
 After a cycle completes, in one writer job:
 
@@ -65,8 +62,9 @@ from typing import Any, Literal
 
 from sqlite_utils import Database
 
-from noemad.clock import iso, span_seconds
+from noemad.clock import iso
 from noemad.cognition.thoughts import Thought
+from noemad.config import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_events
 from noemad.wire import wire
@@ -80,10 +78,6 @@ KINDS: tuple[str, ...] = ("notification", "notification_suppressed", "notificati
 MISS_CONFIDENCE = 0.7  # a missed prediction stated at least this confidently notifies
 OBSERVATION_SALIENCE = 0.9  # an observation at least this salient notifies
 WARNING_CHECKS: tuple[str, ...] = ("overconfidence", "repeated_failure")
-DEFAULT_MIN_CONFIDENCE = 0.8
-DEFAULT_MIN_SALIENCE = 0.7
-DEFAULT_COOLDOWN = 3600.0  # seconds
-MAX_COOLDOWN = 365 * 86400.0
 MAX_TITLE = 200
 
 
@@ -100,82 +94,6 @@ class NotificationAcked(Conflict):
     title = "Notification acknowledged"
 
 
-# personality ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Personality:
-    """What a mind's settings say about notifying."""
-
-    proactive: bool = False
-    min_confidence: float = DEFAULT_MIN_CONFIDENCE
-    min_salience: float = DEFAULT_MIN_SALIENCE
-    cooldown: float = DEFAULT_COOLDOWN  # seconds
-
-
-def _unit(key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
-        raise InvalidInput(f"setting {key} is a number from 0 to 1, not {value!r}")
-    return float(value)
-
-
-def parse_cooldown(value: object) -> float:
-    """A cooldown in seconds from a number of seconds or a span (90s, 15m, 1h, 2d), or `InvalidInput`."""
-    seconds: float | None = None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = float(value)
-    elif isinstance(value, str):
-        seconds = span_seconds(value, fractional=True)
-    if seconds is None or not math.isfinite(seconds) or seconds < 0:
-        raise InvalidInput(
-            f"setting notify_cooldown is a number of seconds (0 or more) or a span such as 90s, 15m, 1h or 2d, not {value!r}"
-        )
-    if seconds > MAX_COOLDOWN:
-        raise InvalidInput(f"setting notify_cooldown is at most 365d, not {value!r}")
-    return seconds
-
-
-def _proactive(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInput(f"setting notify_proactively is true or false, not {value!r}")
-    return value
-
-
-_READERS: dict[str, tuple[str, Callable[[object], object]]] = {
-    "notify_proactively": ("proactive", _proactive),
-    "notify_min_confidence": ("min_confidence", lambda v: _unit("notify_min_confidence", v)),
-    "notify_min_salience": ("min_salience", lambda v: _unit("notify_min_salience", v)),
-    "notify_cooldown": ("cooldown", parse_cooldown),
-}
-
-
-def check_settings(settings: Mapping[str, object]) -> Personality:
-    """The personality a mind's settings give, or `InvalidInput` naming the first bad one."""
-    values: dict[str, Any] = {}
-    for key, (attr, read) in _READERS.items():
-        if key in settings:
-            values[attr] = read(settings[key])
-    return Personality(**values)
-
-
-_warned: set[tuple[str, str]] = set()
-
-
-def personality(settings: Mapping[str, object] | None, mind: str = "") -> Personality:
-    """The personality for a cycle: a bad value falls back to its default with a warning (logged once)."""
-    values: dict[str, Any] = {}
-    for key, (attr, read) in _READERS.items():
-        if settings is None or key not in settings:
-            continue
-        try:
-            values[attr] = read(settings[key])
-        except InvalidInput as exc:
-            if (mind, key) not in _warned:
-                _warned.add((mind, key))
-                log.warning("mind %s: %s; using the default %r", mind or "?", exc.detail, getattr(Personality(), attr))
-    return Personality(**values)
-
-
 # rules -----------------------------------------------------------------------------
 
 
@@ -189,7 +107,7 @@ class Candidate:
     values: dict[str, Any]  # what fired the rule, thresholds included
     cause: int  # the event that triggered it
     refs: tuple[Ref, ...] = ()
-    cooldown: float = DEFAULT_COOLDOWN  # seconds, from the mind's personality
+    cooldown: float = MindSettings.model_fields["notify_cooldown"].default  # seconds, from the mind's settings
 
     def order(self) -> tuple[int, int, str]:
         return (self.cause, RULE_NAMES.index(self.rule), self.key)
@@ -204,14 +122,14 @@ def _title(text: str) -> str:
 class _Context:
     db: Database
     mind: str
-    personality: Personality
+    personality: MindSettings
     events: Sequence[Event]
     winners: Sequence[Thought]
     out: list[Candidate] = field(default_factory=list)
 
     def add(self, rule: str, key: str, title: str, values: dict[str, Any], cause: int, refs: Sequence[Ref] = ()) -> None:
         self.out.append(
-            Candidate(rule, key, _title(title), values, cause, tuple(dict.fromkeys(refs)), self.personality.cooldown)
+            Candidate(rule, key, _title(title), values, cause, tuple(dict.fromkeys(refs)), self.personality.notify_cooldown)
         )
 
 
@@ -282,20 +200,20 @@ def _contradiction(ctx: _Context) -> None:
 
 def _strong_belief(ctx: _Context) -> None:
     person = ctx.personality
-    if not person.proactive:
+    if not person.notify_proactively:
         return
     for thought in ctx.winners:
         if thought.process != "evidence":
             continue
         beliefs = [r.id for r in thought.refs if r.type == "belief"]
         events = [r.id for r in thought.refs if r.type == "event"]
-        if not beliefs or not events or thought.salience < person.min_salience:
+        if not beliefs or not events or thought.salience < person.notify_min_salience:
             continue
         row = _belief_row(ctx.db, beliefs[0])
         if row is None:
             continue
         proposition, kind, confidence, status = row
-        if status != "active" or kind == "hypothesis" or confidence < person.min_confidence:
+        if status != "active" or kind == "hypothesis" or confidence < person.notify_min_confidence:
             continue
         ctx.add(
             "strong_belief",
@@ -306,9 +224,9 @@ def _strong_belief(ctx: _Context) -> None:
                 "proposition": proposition,
                 "kind": kind,
                 "confidence": confidence,
-                "min_confidence": person.min_confidence,
+                "min_confidence": person.notify_min_confidence,
                 "salience": round(thought.salience, 6),
-                "min_salience": person.min_salience,
+                "min_salience": person.notify_min_salience,
             },
             events[0],
             [Ref("belief", beliefs[0])],
@@ -416,10 +334,10 @@ RULE_NAMES: tuple[str, ...] = tuple(Rules)
 
 
 def evaluate(
-    db: Database, *, mind: str, settings: Mapping[str, object] | None, events: Sequence[Event], winners: Sequence[Thought]
+    db: Database, *, mind: str, settings: MindSettings, events: Sequence[Event], winners: Sequence[Thought]
 ) -> list[Candidate]:
     """The candidates a cycle's events and admitted thoughts give (reads only; deterministic)."""
-    ctx = _Context(db, mind, personality(settings, mind), [e for e in events if e.mind == mind], list(winners))
+    ctx = _Context(db, mind, settings, [e for e in events if e.mind == mind], list(winners))
     for rule in Rules.values():
         rule(ctx)
     seen: set[tuple[str, int]] = set()

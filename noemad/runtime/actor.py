@@ -16,6 +16,7 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.events import Event
 from noemad.gate import Action, decide
 from noemad.models import ModelGateway
@@ -53,7 +54,7 @@ class MindActor:
         store: Store,
         clock: Clock,
         gateway: ModelGateway,
-        settings: dict[str, object],
+        settings: Callable[[], MindSettings],  # the mind's running settings, read at each turn
         cycles_done: int = 0,
         paused: bool = False,
     ) -> None:
@@ -146,5 +147,6 @@ class MindActor:
     async def _turn(self, stimuli: list[int]) -> None:
         """Hand the next turn, over `stimuli`, to `noemad.turn`."""
         self._cycles += 1
-        turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=self._wake_reason, settings=self._settings)
+        # The settings are read now: a change made since the last turn applies from this one.
+        turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=self._wake_reason, settings=self._settings())
         await run_turn(self._store, self._clock, self._gateway, turn)

@@ -17,13 +17,15 @@ from sqlite_utils import Database
 
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
-from noemad.config import FileStamp, LoadedConfig
+from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
-from noemad.minds import Mind, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
+from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.narrative import narrative_json
+from noemad.cognition.notifications import Notification, ack, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
@@ -32,6 +34,7 @@ from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.runtime.actor import MindActor, pending_stimuli
 from noemad.runtime.bus import EventBus
+from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
 from noemad.timeline import Timeline, WalkLimits, walk
@@ -58,7 +61,7 @@ class Counts:
     last_event_id: int = 0
 
 
-class Supervisor:
+class Supervisor(Reads):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -74,6 +77,8 @@ class Supervisor:
         self.stopping = False
         self.bus: EventBus | None = None
         self.refused_stamp: FileStamp | None = None
+        self._stored: dict[str, MindSettings] = {}  # each mind's stored settings, as parsed when read or changed
+        self._config = loaded.config  # the file's, with `_stored` over it: replaced whole, never changed in place
         # Raises ConfigError for a provider that cannot be built (e.g. an unreadable script).
         self.gateway = ModelGateway(
             lambda: self.config, clock, store.writer, paused=self._is_paused, stopping=lambda: self.stopping
@@ -83,8 +88,26 @@ class Supervisor:
         self._scheduler_task: asyncio.Task[None] | None = None
 
     @property
-    def config(self):  # noqa: ANN201 - the Config model
-        return self.loaded.config
+    def config(self) -> Config:
+        """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
+        return self._config
+
+    def settings_of(self, mind: str) -> MindSettings:
+        """The settings `mind` runs with now (read at each turn: a change applies from the next one)."""
+        return self._config.minds.get(mind) or MindSettings()
+
+    def _settings_stored(self, minds: Sequence[Mind] = (), *, forget: str | None = None) -> None:
+        """Take minds' stored settings as read or changed (or forget a deleted mind's); on the loop's thread."""
+        stored = dict(self._stored)
+        for mind in minds:
+            stored[mind.name] = mind.parsed
+            if mind.problems:
+                log.warning("mind %s: stored settings no longer valid, left out until set or unset: %s", mind.name, "; ".join(mind.problems))
+        if forget is not None:
+            stored.pop(forget, None)
+        names = [m.name for m in minds] + ([forget] if forget is not None else [])
+        self._stored = stored
+        self._config = with_stored(self.loaded.config, stored, names, self._config)
 
     # life cycle -------------------------------------------------------
 
@@ -98,7 +121,9 @@ class Supervisor:
             self.counts.by_mind[mind] = count
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
-        for mind in list_minds(db):
+        minds = list_minds(db)
+        self._settings_stored(minds)
+        for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
@@ -122,7 +147,8 @@ class Supervisor:
         return bool(actor and actor.paused)
 
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, mind.settings, cycles, paused=mind.mode == "paused")
+        settings = lambda name=mind.name: self.settings_of(name)  # noqa: E731
+        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
         actor.start(backlog)
 
@@ -142,7 +168,20 @@ class Supervisor:
         check_name(name)
         now = self.clock.now()
         mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
+        self._settings_stored([mind])
         self._start_actor(mind)
+        return mind
+
+    async def change_settings(self, name: str, patch: dict[str, Any], actor: str = "operator") -> Mind:
+        """Merge `patch` into a mind's stored settings (null unsets a key), recorded as `settings_changed`.
+
+        The mind keeps its history; its next turn runs with the new settings.
+        """
+        self._check_open()
+        get_mind(self.store.reader(), name)
+        now = self.clock.now()
+        mind = await self.store.writer.run(lambda db: change_settings(db, name, patch, now, actor))
+        self._settings_stored([mind])
         return mind
 
     async def delete_mind(self, name: str, confirm: str) -> int:
@@ -160,6 +199,7 @@ class Supervisor:
         if actor:
             await actor.stop(0)
         self.counts.by_mind.pop(name, None)
+        self._settings_stored(forget=name)
         if self.bus:
             self.bus.close_mind(name)
         log.info("deleted mind %s and its %d events", name, removed)
@@ -206,7 +246,25 @@ class Supervisor:
         )
         return memory
 
-    def mind_overview(self, db: Database, name: str) -> dict[str, Any]:
+    def narrative(self, mind: str) -> dict[str, Any]:
+        """The mind's newest narrative as the API shows it, judged against its running settings."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        return narrative_json(db, mind, self.settings_of(mind))
+
+    async def ack(self, notification_id: int, actor: str = "operator") -> Notification:
+        """Acknowledge a notification (`notification_acked`); acking one twice is a conflict."""
+        self._check_open()
+        now = self.clock.now()
+
+        def job(db: Database) -> Notification:
+            ack(db, notification_id=notification_id, now=now, actor=actor)
+            return get_notification(db, notification_id)
+
+        return await self.store.writer.run(job)
+
+    def mind_overview(self, name: str) -> dict[str, Any]:
+        db = self.store.reader()
         mind = get_mind(db, name)
         actor = self.actors.get(name)
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
@@ -215,6 +273,8 @@ class Supervisor:
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
             "turn_running": bool(actor and actor.turn_running),
+            "settings_problems": list(mind.problems),
+            "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
             "recent": latest_events(db, name, limit=10),
             "warnings": [
                 {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
@@ -282,21 +342,22 @@ class Supervisor:
         actor.offer(event)
         return event
 
-    def events(self, db: Database, mind: str, kinds: Sequence[str], since: int, limit: int) -> list[Event]:
+    def events(self, mind: str, kinds: Sequence[str], since: int, limit: int) -> list[Event]:
+        db = self.store.reader()
         get_mind(db, mind)
         return list_events(db, mind, kinds=kinds, since=since, limit=limit)
 
-    def event(self, db: Database, event_id: int) -> Event:
-        return get_event(db, event_id)
+    def event(self, event_id: int) -> Event:
+        return get_event(self.store.reader(), event_id)
 
-    def chain(self, db: Database, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
+    def chain(self, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
         bounds = self.config.timeline
         limits = WalkLimits(
             back=bounds.max_hops if back is None else back,
             forward=bounds.max_hops if forward is None else forward,
             limit=bounds.max_events if limit is None else limit,
         )
-        return walk(db, event_id, limits)
+        return walk(self.store.reader(), event_id, limits)
 
     # status ----------------------------------------------------------------
 
@@ -345,8 +406,9 @@ class Supervisor:
             "stopping": self.stopping,
         }
 
-    def usage(self, db: Database, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+    def usage(self, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
         """Model spend grouped `by` role, model, day or mind."""
+        db = self.store.reader()
         if mind is not None:
             get_mind(db, mind)
         return usage(db, mind, by, since)
@@ -357,6 +419,7 @@ class Supervisor:
         if provider is not False:
             asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
         self.loaded = loaded
+        self._config = with_stored(loaded.config, self._stored)
         self.reload.loaded_at = iso(self.clock.now())
         self.reload.reloads += 1
         self.reload.error = None

@@ -19,13 +19,15 @@ _PRAGMAS = (
 )
 
 
-def open_db(path: Path | str, *, readonly: bool = False) -> Database:
+def open_db(path: Path | str, *, readonly: bool = False, cached_statements: int | None = None) -> Database:
     """Open the store with WAL, foreign keys and a busy timeout set.
 
     A readonly connection runs in autocommit mode (no snapshot held between
-    queries) and refuses writes with `query_only`.
+    queries) and refuses writes with `query_only`. `cached_statements`
+    overrides sqlite3's statement cache size (0: prepare every statement).
     """
-    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None if readonly else "")
+    extra = {} if cached_statements is None else {"cached_statements": cached_statements}
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None if readonly else "", **extra)
     for pragma in _PRAGMAS:
         conn.execute(pragma)
     if readonly:

@@ -4,6 +4,10 @@ Jobs are functions of the database. The thread takes every job waiting,
 runs each in its own savepoint inside one `BEGIN IMMEDIATE` transaction and
 commits once (group commit), then answers each caller. A job that raises is
 rolled back alone; the others commit. Nothing is answered before its commit.
+
+The guard (`noemad.store.guard`, on when `NOEMA_WRITE_GUARD=1`, as in the
+tests) fails a job that changed rows of a table outside its allowlist and
+appended no event: every change is recorded by its owner with an event.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from sqlite_utils import Database
 
 from noemad.errors import ShuttingDown, StoreError
 from noemad.store.connection import open_db
+from noemad.store.guard import WriteGuard, guard_enabled
 
 T = TypeVar("T")
 log = logging.getLogger("noemad.store")
@@ -49,8 +54,13 @@ AfterCommit = Callable[[list[Any]], None]
 class Writer:
     """Runs write jobs on one thread, one connection, in group commits."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.db = open_db(path)
+    def __init__(self, path: Path | str, *, guard: bool | None = None) -> None:
+        guarded = guard_enabled() if guard is None else guard
+        # The guard sees a statement's tables when it is prepared: every statement must be prepared anew.
+        self.db = open_db(path, cached_statements=0 if guarded else None)
+        self.guard = WriteGuard(self.db.conn) if guarded else None
+        if guarded:
+            log.info("write guard on (%s): a write job that changes rows must append an event", "NOEMA_WRITE_GUARD")
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
         self._after_commit: list[AfterCommit] = []
@@ -131,7 +141,11 @@ class Writer:
             conn.execute("SAVEPOINT job")
             _outbox.items = []
             try:
+                if self.guard is not None:
+                    self.guard.begin()
                 result = job(self.db)
+                if self.guard is not None:
+                    self.guard.check(appended=bool(_outbox.items), job=job)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
                 conn.execute("ROLLBACK TO SAVEPOINT job")
                 conn.execute("RELEASE SAVEPOINT job")

@@ -10,10 +10,11 @@ shown (the turn drafts from it; the reply judge will read the same builder).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from sqlite_utils import Database
 
+from noemad.config import MindSettings
 from noemad.events import Event, get_events, latest_events
 from noemad.models import Block, Prompt, Turn
 
@@ -34,7 +35,7 @@ def answered(db: Database, stimuli: Sequence[int]) -> Event | None:
     return messages[-1] if messages else None
 
 
-def respond_context(db: Database, mind: str, settings: Mapping[str, object], new: Sequence[int]) -> Prompt:
+def respond_context(db: Database, mind: str, settings: MindSettings, new: Sequence[int]) -> Prompt:
     """The respond prompt for a turn over the stimuli `new`."""
     history = latest_events(db, mind, kinds=("message", "observation", "reply"), limit=HISTORY)
     fresh = set(new)
@@ -50,7 +51,7 @@ def respond_context(db: Database, mind: str, settings: Mapping[str, object], new
             turns.append((role, [block]))
     while turns and turns[0][0] == "assistant":
         turns.pop(0)
-    persona = str(settings.get("persona") or DEFAULT_PERSONA.format(mind=mind))
+    persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
     return Prompt(
         role="respond",
         mind=mind,

@@ -8,9 +8,8 @@ it, outside any writer job. What both write is `noemad.cognition.narrative`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.cognition import narrative
 from noemad.cognition.cycle import CycleResult
 from noemad.events import Event
@@ -33,7 +32,7 @@ async def update_narrative(store: Store, clock: Clock, mind: str, cycle: CycleRe
 
 
 async def rephrase_narrative(
-    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: Mapping[str, object], updated: Event | None
+    gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: MindSettings, updated: Event | None
 ) -> Event | None:
     """Have the `narrate` model reword the new narrative, if the mind asks for it (`narrative_rephrased`)."""
     return await narrative.apply_rephrase(gateway, store, clock, mind, settings, updated)

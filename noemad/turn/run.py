@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from noemad.clock import Clock
+from noemad.config import MindSettings
 from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.events import Event
 from noemad.models import ModelGateway
@@ -38,7 +39,7 @@ class Turn:
     number: int  # the mind's cycles so far, this one included
     stimuli: list[int]  # stored stimulus ids, oldest first
     wake: str  # why the turn runs, as the gate said
-    settings: dict[str, object]
+    settings: MindSettings
 
     @property
     def cycle_id(self) -> str:

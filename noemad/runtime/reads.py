@@ -1,0 +1,87 @@
+"""What the API reads through the supervisor: minds' cognition, jobs, one row by id.
+
+Each method reads on the calling thread's reader connection (the API's sync
+routes run on a thread pool) and checks the mind exists first, so an unknown
+mind is a `MindNotFound` with its hint, not an empty list. The API never
+opens a connection itself.
+"""
+
+from __future__ import annotations
+
+from noemad.background.jobs import Job, get_job, list_jobs
+from noemad.clock import Clock
+from noemad.cognition.beliefs import Belief, belief_events, get_belief, list_beliefs
+from noemad.cognition.calibration import Calibration, calibration
+from noemad.cognition.goals import Goal, get_goal, list_goals
+from noemad.cognition.memory import Memory, get_memory, list_memories
+from noemad.cognition.memory import search as memory_search
+from noemad.cognition.notifications import Notification, list_notifications
+from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
+from noemad.minds import Mind, get_mind, list_minds
+from noemad.store import Store
+
+
+class Reads:
+    """The supervisor's read methods (a mixin: it needs `store` and `clock`)."""
+
+    store: Store
+    clock: Clock
+
+    def minds(self) -> list[Mind]:
+        return list_minds(self.store.reader())
+
+    def mind(self, name: str) -> Mind:
+        return get_mind(self.store.reader(), name)
+
+    def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> list[Belief]:
+        db = self.store.reader()
+        get_mind(db, mind)
+        return list_beliefs(db, mind, subject=subject, status=status, limit=limit)
+
+    def belief(self, belief_id: int) -> tuple[Belief, list[int]]:
+        """A belief and the ids of the events that changed it."""
+        db = self.store.reader()
+        return get_belief(db, belief_id), belief_events(db, belief_id)
+
+    def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> list[Memory]:
+        """A mind's memories, or those matching `search`, best first (no side effects)."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        if search is not None:
+            return memory_search(db, mind, search, limit, kind=kind)
+        return list_memories(db, mind, kind=kind, limit=limit)
+
+    def memory(self, memory_id: int) -> Memory:
+        return get_memory(self.store.reader(), memory_id)
+
+    def goals(self, mind: str, status: str | None, limit: int) -> list[Goal]:
+        db = self.store.reader()
+        get_mind(db, mind)
+        return list_goals(db, mind, status=status, limit=limit)
+
+    def goal(self, goal_id: int) -> Goal:
+        return get_goal(self.store.reader(), goal_id)
+
+    def predictions(self, mind: str, status: str | None, limit: int) -> list[Prediction]:
+        db = self.store.reader()
+        get_mind(db, mind)
+        return list_predictions(db, mind, status=status, limit=limit)
+
+    def prediction(self, prediction_id: int) -> Prediction:
+        return get_prediction(self.store.reader(), prediction_id)
+
+    def notifications(self, mind: str, status: str | None, limit: int) -> list[Notification]:
+        db = self.store.reader()
+        get_mind(db, mind)
+        return list_notifications(db, mind, status=status, limit=limit)
+
+    def calibration(self, mind: str) -> Calibration:
+        db = self.store.reader()
+        get_mind(db, mind)
+        return calibration(db, mind)
+
+    def list_jobs(self, mind: str | None, kind: str | None, limit: int) -> list[Job]:
+        return list_jobs(self.store.reader(), mind=mind, kind=kind, limit=limit)
+
+    def job(self, job_id: int) -> Job:
+        return get_job(self.store.reader(), job_id)
