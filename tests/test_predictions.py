@@ -93,7 +93,7 @@ def test_a_hit_supports_and_a_miss_rejects_the_hypothesis_downstream_of_the_reso
     assert (belief.status, belief.confidence) == ("rejected", 0.0)
     # The walk from the rejection reaches the outcome and the prediction it resolved.
     graph = walk(store.reader(), rejected.id)
-    kinds = {n.event.kind for n in graph.nodes}
+    kinds = {n.kind for n in graph.nodes}
     assert {"outcome", "prediction_resolved", "prediction_made", "prediction"} <= kinds
     with pytest.raises(PredictionResolved):
         resolve(store, miss.id, "hit")
