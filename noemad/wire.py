@@ -30,7 +30,24 @@ __all__ = ["HIDDEN", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "e
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
 
-_CONFIG = ConfigDict(use_attribute_docstrings=True)
+
+
+def _inherited_descriptions(schema: dict[str, Any], cls: type) -> None:
+    """Describe the fields a wire subclass inherits as its base does.
+
+    pydantic reads the docstrings under fields from the class's own source
+    only, so a subclass that adds a field (say, `PredictionOut(Prediction)`)
+    would show its inherited fields undescribed.
+    """
+    properties = schema.get("properties", {})
+    for base in cls.__mro__[1:]:
+        if getattr(base, "__pydantic_config__", None) is _CONFIG:
+            for name, prop in _adapter(base).json_schema(mode="serialization").get("properties", {}).items():
+                if "description" in prop and name in properties:
+                    properties[name].setdefault("description", prop["description"])
+
+
+_CONFIG = ConfigDict(use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
 
 computed = computed_field  # a property the JSON shows as a field (after the dataclass's own fields)
 HIDDEN = Field(exclude=True)  # `Annotated[bool, HIDDEN]`: a field the JSON leaves out
