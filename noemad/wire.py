@@ -6,8 +6,9 @@ as its description) and the JSON (`dump`, `dump_json`, or FastAPI given the
 dataclass as a `response_model`). What the JSON shows beyond the fields is
 declared on the dataclass once, with the markers below: a derived value
 (`computed`), a field shown under another name (`renamed`), a field kept
-out of the JSON (`HIDDEN`) or left out when it is None (`OMIT_NONE`), an
-epoch time shown as ISO (`IsoTime`). There is no second list of the fields
+out of the JSON (`HIDDEN`) or left out when it is None or empty
+(`OMIT_NONE`, `OMIT_EMPTY`), a number shown rounded (`rounded`), an epoch
+time shown as ISO (`IsoTime`). There is no second list of the fields
 to keep in step, so the schema and the answers cannot drift apart.
 
 Serialising does not validate: the objects were built by the code that owns
@@ -27,7 +28,7 @@ from pydantic import ConfigDict, Field, PlainSerializer, TypeAdapter, computed_f
 
 from noemad.clock import iso
 
-__all__ = ["HIDDEN", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "wire"]
+__all__ = ["HIDDEN", "OMIT_EMPTY", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "rounded", "wire"]
 
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
@@ -53,7 +54,13 @@ _CONFIG = ConfigDict(use_attribute_docstrings=True, json_schema_extra=_inherited
 computed = computed_field  # a property the JSON shows as a field (after the dataclass's own fields)
 HIDDEN = Field(exclude=True)  # `Annotated[bool, HIDDEN]`: a field the JSON leaves out
 OMIT_NONE = Field(exclude_if=lambda value: value is None)  # a field the JSON leaves out while it is None
+OMIT_EMPTY = Field(exclude_if=lambda value: not value)  # a field the JSON leaves out while it is empty
 IsoTime = Annotated[float, PlainSerializer(iso, return_type=str)]  # epoch seconds, shown as an ISO time
+
+
+def rounded(digits: int) -> Any:
+    """`Annotated[float, rounded(4)]`: the field is shown rounded to `digits` places."""
+    return PlainSerializer(lambda value: round(value, digits))  # an int stays an int, as round() leaves it
 
 
 def renamed(name: str) -> Any:
