@@ -7,8 +7,8 @@ dataclass as a `response_model`). What the JSON shows beyond the fields is
 declared on the dataclass once, with the markers below: a derived value
 (`computed`), a field shown under another name (`renamed`), a field kept
 out of the JSON (`HIDDEN`) or left out when it is None or empty
-(`OMIT_NONE`, `OMIT_EMPTY`), a number shown rounded (`rounded`), an epoch
-time shown as ISO (`IsoTime`). There is no second list of the fields
+(`OMIT_NONE`, `OMIT_EMPTY`), a value shown through a function (`shown_as`,
+`rounded`), an epoch time shown as ISO (`IsoTime`). There is no second list of the fields
 to keep in step, so the schema and the answers cannot drift apart.
 
 Serialising does not validate: the objects were built by the code that owns
@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, PlainSerializer, TypeAdapter, computed_f
 
 from noemad.clock import iso
 
-__all__ = ["HIDDEN", "OMIT_EMPTY", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "rounded", "wire"]
+__all__ = ["HIDDEN", "OMIT_EMPTY", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "rounded", "shown_as", "wire"]
 
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
@@ -58,9 +58,14 @@ OMIT_EMPTY = Field(exclude_if=lambda value: not value)  # a field the JSON leave
 IsoTime = Annotated[float, PlainSerializer(iso, return_type=str)]  # epoch seconds, shown as an ISO time
 
 
+def shown_as(show: Callable[[Any], Any]) -> Any:
+    """`Annotated[str, shown_as(clip)]`: the field is shown as `show` gives it."""
+    return PlainSerializer(show)
+
+
 def rounded(digits: int) -> Any:
-    """`Annotated[float, rounded(4)]`: the field is shown rounded to `digits` places."""
-    return PlainSerializer(lambda value: round(value, digits))  # an int stays an int, as round() leaves it
+    """`Annotated[float, rounded(4)]`: the field is shown rounded to `digits` places (an int stays an int, as round() leaves it)."""
+    return shown_as(lambda value: round(value, digits))
 
 
 def renamed(name: str) -> Any:
