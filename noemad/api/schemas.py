@@ -19,10 +19,10 @@ from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
+from noemad.config import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
-from noemad.config import MindSettings
 from noemad.wire import wire
 
 MAX_TEXT = 100_000  # characters of one stimulus' text
