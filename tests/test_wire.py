@@ -161,3 +161,25 @@ def test_the_cli_prints_the_same_objects(noemad: Noemad) -> None:
     noemad.wait_for("ada", "cycle_completed")
     chain = noemad.ctl_json("timeline", str(said["id"]))
     assert chain == noemad.api("GET", f"/events/{said['id']}/chain").json()
+
+
+def test_the_document_describes_the_wire_objects_fields(noemad: Noemad) -> None:
+    """The docstring under a record's field is its description in the OpenAPI document, inherited ones included."""
+    schemas = noemad.api("GET", "/openapi.json").json()["components"]["schemas"]
+    described = {
+        "Node": ["hop", "model_calls"],
+        "Edge": ["via"],
+        "Truncation": ["by"],
+        "Goal": ["event_id"],
+        "PredictionOut": ["belief_id", "event_id", "resolved_event_id", "overdue"],
+        "Notification": ["key", "values", "count", "updated_at", "event_id", "last_event_id", "acked_event_id"],
+        "Calibration": ["gap", "brier", "rule"],
+        "Job": ["progress", "stage", "inputs", "outputs", "model_calls"],
+        "BeliefOut": ["events", "support", "contradict"],
+        "MindOverview": ["settings_problems", "settings_in_force", "warnings"],
+    }
+    missing = [f"{name}.{field}" for name, fields in described.items() for field in fields
+               if not schemas[name]["properties"][field].get("description")]
+    assert missing == []
+    assert schemas["ListedBelief"]["properties"]["evidence"] == {"title": "Evidence", "type": "null"}
+    assert "from" in schemas["Edge"]["properties"] and "source" not in schemas["Edge"]["properties"]
