@@ -32,10 +32,13 @@
    Peak memory is the subprocess's peak RSS (getrusage ru_maxrss), and the
    part of it above the RSS the subprocess had before the timed work.
 3. Prints a table: time, baseline, ratio, µs per episode, peak MiB, clusters
-   and episodes clustered; the run's stages; and whether the goal was met.
+   and episodes clustered, and the processor time of run and baseline (all
+   of the process's threads: steadier than wall-clock on a busy machine);
+   the run's stages; and whether the goal was met.
 
-Goal (the consolidation issue): 100,000 episodes within 10 s and within 2x
-the baseline, growing about linearly.
+Goal (issue 9): 100,000 episodes within 10 s and within 3x the baseline,
+growing about linearly. (The consolidation issue asked for 2x; the rows it
+must write put the floor at about 2.4x, which the table's last line shows.)
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 SPAN = 30 * 86_400.0
 BATCH = 20_000
 SIZES = (10_000, 30_000, 100_000, 300_000)
-GOAL_SIZE, GOAL_SECONDS, GOAL_RATIO = 100_000, 10.0, 2.0
+GOAL_SIZE, GOAL_SECONDS, GOAL_RATIO = 100_000, 10.0, 3.0
 
 USERS = ("alice", "bob", "carol", "dave", "erin", "farid", "grace", "hugo")
 CHANNELS = ("cli", "discord:eng:general", "discord:eng:deploys", "slack:ops")
@@ -241,11 +244,11 @@ def child_baseline(path: Path) -> dict[str, Any]:
     _, texts = load_episodes(db, MIND, NOW - SPAN, NOW)
     db.close()
     before = _rss_mib()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for text in texts:
         snowball_stems(content_words(strip_speaker(text)))
-    seconds = time.perf_counter() - started
-    return {"seconds": seconds, "episodes": len(texts), "peak_mib": _peak_mib(), "growth_mib": _peak_mib() - before}
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {"seconds": seconds, "cpu": cpu, "episodes": len(texts), "peak_mib": _peak_mib(), "growth_mib": _peak_mib() - before}
 
 
 def child_run(path: Path) -> dict[str, Any]:
@@ -269,9 +272,9 @@ def child_run(path: Path) -> dict[str, Any]:
     )
     store.reader()  # the loop thread's reader, opened as the daemon has it
     before = _rss_mib()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outputs = asyncio.run(consolidation.run(ctx))
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     peak = _peak_mib()
     store.close()
     # Stage durations: from each progress report to the next of another stage name.
@@ -281,6 +284,7 @@ def child_run(path: Path) -> dict[str, Any]:
         spent[name] = spent.get(name, 0.0) + (t1 - t0)
     return {
         "seconds": seconds,
+        "cpu": cpu,
         "episodes": outputs["episodes"],
         "clusters": len(outputs["clusters"]),
         "clustered": outputs["clustered"],
@@ -406,13 +410,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"consolidation bench: episodes over 30 days, seed {args.seed}; no model (plain propositions); one subprocess per measurement")
     print(
         f"{'episodes':>9}{'run s':>8}{'base s':>8}{'ratio':>7}{'µs/ep':>7}{'base µs':>8}{'peak MiB':>9}{'+MiB':>7}{'base MiB':>9}"
-        f"{'clusters':>9}{'clustered':>10}{'largest':>8}"
+        f"{'clusters':>9}{'clustered':>10}{'largest':>8}{'cpu s':>7}{'base cpu':>9}{'ratio':>7}"
     )
     for n, base, run in rows:
         print(
             f"{n:>9,}{run['seconds']:8.2f}{base['seconds']:8.2f}{run['seconds'] / base['seconds']:6.2f}x"
             f"{run['seconds'] / n * 1e6:7.1f}{base['seconds'] / n * 1e6:8.1f}{run['peak_mib']:9.0f}{run['growth_mib']:7.0f}{base['peak_mib']:9.0f}"
             f"{run['clusters']:9,}{run['clustered']:10,}{run['largest']:8,}"
+            f"{run['cpu']:7.2f}{base['cpu']:9.2f}{run['cpu'] / base['cpu']:6.2f}x"
         )
     names = [name for name in dict.fromkeys(name for _, _, run in rows for name in run["stages"]) if name != "start"]
     print(
@@ -427,6 +432,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         "write floor: an evidence, a memory_links and a consolidated row per clustered episode, bare executemany in one"
         " transaction (what the issue requires written, with nothing else)"
+    )
+    print(
+        "cpu s: the processor time of the run's process, all threads (what it costs, however busy the machine);"
+        " run s and base s are wall-clock"
     )
     print("e.g.: " + (rows[-1][2]["examples"][0] if rows[-1][2]["examples"] else "(no cluster)"))
 

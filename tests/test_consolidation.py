@@ -301,7 +301,7 @@ def test_a_cluster_that_fails_to_write_is_reported_and_the_others_are_written(en
             raise InvalidInput("this cluster cannot be written")
         return real(db, **kwargs)
 
-    monkeypatch.setattr(consolidation, "write_cluster", flaky)
+    monkeypatch.setattr(consolidation.job, "write_cluster", flaky)  # the job calls it by its module's name
     done = env.consolidate()
     [c] = done.clusters
     assert c["terms"] == ["select", "go"] and done.outputs["failed"] == [{"cluster": 1, "episodes": 3, "error": "this cluster cannot be written"}]

@@ -40,27 +40,16 @@ event caused by the `narrative_updated` one:
 Events are immutable, so the `narrative_updated` event always holds the plain
 rendering and the rephrasing is a second event; `latest` joins them.
 
-The "adds no content" rule (`unsupported`): the answer is folded (NFKC,
-casefold, curly apostrophes, contractions expanded: n't → not, 'm → am, …;
-a trailing 's dropped). Every number in it (a run of digits, with inner . :
-, / -) must appear verbatim among the numbers of the plain prose. Every other
-word must be a function word (`FUNCTION_WORDS`: articles, pronouns of the
-first person, auxiliaries, prepositions, conjunctions and a few framing
-adverbs such as "now", "still", "recently") or, after folding plurals
-(ies → y, es after s/x/z/ch/sh, s), a word of the plain prose, the five
-parts or the mind's name. Negations, quantifiers, modals other than
-will/would and new names are content words, so they must be in the source.
-Reordering, joining sentences and contracting pass; a new claim, a new number
-or a changed one does not.
+The "adds no content" rule (`unsupported`) is the wording guard's
+(`noemad.cognition.wording`, PROSE vocabulary): the source is the plain prose,
+the five parts and the mind's name.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
@@ -69,7 +58,7 @@ from noemad.cognition.beliefs import list_beliefs
 from noemad.cognition.goals import active_goals
 from noemad.cognition.predictions import list_predictions
 from noemad.cognition.thoughts import Thought
-from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
+from noemad.cognition.wording import PROSE, Support, Worded, adds_nothing, reword
 from noemad.events import Event, EventDraft, Ref, append, get_event, latest_events, list_events
 from noemad.stimuli import STIMULUS_KINDS
 
@@ -93,8 +82,6 @@ SETTING = "narrative_llm"  # the mind setting that asks for a rephrasing
 NOTABLE = ("reply", "belief_created", "belief_updated", "metacognition", "goal_completed", "goal_abandoned",
            "prediction_resolved", "notification")
 ELLIPSIS = "…"
-
-RenderedBy = Literal["plain", "model"]
 
 
 @dataclass
@@ -311,73 +298,21 @@ def update(db: Database, *, mind: str, narrative: Narrative, cause: int, cycle_i
     )
 
 
-# the "adds no content" check -----------------------------------------------------
-
-FUNCTION_WORDS = frozenset(
-    """
-    a an the i me my mine myself we us our ours
-    am is are was were be been being have has had having do does did doing will would
-    to of in on at by for from with about as into onto over under after before until since while during through
-    than then so and or but nor if that this these those it its there here
-    which who whom whose what whether when where how why
-    also too still now currently meanwhile next recently lately just yet again
-    """.split()
-)
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
-_CONTRACTIONS = (
-    (re.compile(r"\bwon't\b"), "will not"),
-    (re.compile(r"\bcan't\b"), "can not"),
-    (re.compile(r"n't\b"), " not"),
-    (re.compile(r"'m\b"), " am"),
-    (re.compile(r"'re\b"), " are"),
-    (re.compile(r"'ve\b"), " have"),
-    (re.compile(r"'ll\b"), " will"),
-    (re.compile(r"'d\b"), " would"),
-    (re.compile(r"'s\b"), ""),
-)
-_NUMBER = re.compile(r"\d+(?:[.:,/-]\d+)*")
-_WORD = re.compile(r"[^\W\d_]+")
+# the "adds no content" check ---------------------------------------------------
 
 
-def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
-    for pattern, replacement in _CONTRACTIONS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _stem(word: str) -> str:
-    """Plurals folded: ies → y, es after s/x/z/ch/sh, s (not ss, us, is)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(_NUMBER.sub(" ", text))
+def _support(plain: str, narrative: Narrative | None, mind: str | None) -> Support:
+    """What a rephrasing may say: the plain prose, the five parts and the mind's name."""
+    parts = [item for items in (narrative.parts().values() if narrative else ()) for item in items]
+    return Support.of(PROSE, [" ".join([plain, *parts, mind or ""])])
 
 
 def unsupported(answer: str, plain: str, narrative: Narrative | None = None, mind: str | None = None) -> list[str]:
     """What `answer` says that the source (the plain prose, the parts, the mind's name) does not; [] if nothing.
 
-    See the module's docstring for the rule.
+    The rule is `noemad.cognition.wording`'s PROSE vocabulary.
     """
-    source = " ".join([plain, *(item for items in (narrative.parts().values() if narrative else ()) for item in items), mind or ""])
-    source, folded = _fold(source), _fold(answer)
-    numbers = set(_NUMBER.findall(source))
-    stems = {_stem(w) for w in _words(source)}
-    out: list[str] = []
-    for number in _NUMBER.findall(folded):
-        if number not in numbers:
-            out.append(number)
-    for word in _words(folded):
-        if word not in FUNCTION_WORDS and _stem(word) not in stems:
-            out.append(word)
-    return list(dict.fromkeys(out))
+    return list(_support(plain, narrative, mind).added(answer).all)
 
 
 # rephrasing ----------------------------------------------------------------------
@@ -389,52 +324,22 @@ SYSTEM = (
 )
 
 
-@dataclass(frozen=True)
-class Rephrasing:
-    """How a narrative is shown: the model's prose if it passed the check, else the plain prose and why."""
 
-    text: str
-    rendered_by: RenderedBy
-    reason: str | None = None  # why it stayed plain
-    detail: str | None = None
-    call_id: int | None = None  # the model call, when one was recorded
-    model: str | None = None
-    unsupported: tuple[str, ...] = ()
-
-    def to_data(self, narrative_event: int) -> dict[str, Any]:
-        data: dict[str, Any] = {"narrative": narrative_event, "rendered_by": self.rendered_by, "model_call": self.call_id}
-        if self.model:
-            data["model"] = self.model
-        if self.reason:
-            data["reason"] = self.reason
-            data["detail"] = self.detail
-        if self.unsupported:
-            data["unsupported"] = list(self.unsupported[:20])
-        return data
+def rephrased_data(result: Worded, narrative_event: int) -> dict[str, Any]:
+    """The `narrative_rephrased` event's data."""
+    data: dict[str, Any] = {"narrative": narrative_event, "rendered_by": result.rendered_by, "model_call": result.call_id}
+    if result.model:
+        data["model"] = result.model
+    if result.reason:
+        data["reason"] = result.reason
+        data["detail"] = result.detail
+    if result.unsupported:
+        data["unsupported"] = list(result.unsupported[:20])
+    return data
 
 
-def refusal_reason(exc: ModelError) -> str:
-    """Why a failed or refused model call left the prose plain: no_model, budget, held, refused or model_error."""
-    if isinstance(exc, NoModelConfigured):
-        return "no_model"
-    if isinstance(exc, BudgetExceeded):
-        return "budget"
-    if isinstance(exc, Refused):
-        return "held" if exc.until else "refused"
-    return "model_error"
-
-
-def unquote(text: str) -> str:
-    """A model's answer without the quotes it may have wrapped it in."""
-    text = text.strip()
-    for left, right in (('"', '"'), ("“", "”"), ("'", "'")):
-        if len(text) > 1 and text.startswith(left) and text.endswith(right):
-            return text[1:-1].strip()
-    return text
-
-
-async def rephrase(gateway: ModelGateway, mind: str, narrative: Narrative, plain: str) -> Rephrasing:
-    """Ask the `narrate` role to rephrase `plain`; keep the answer only if it adds no content.
+async def rephrase(gateway: ModelGateway, mind: str, narrative: Narrative, plain: str) -> Worded:
+    """Ask the `narrate` role to rephrase `plain`; keep the answer only if it adds no content (the wording guard).
 
     Never raises a `ModelError`: a call that fails or is refused (no model, a
     budget, a hold, a pause) leaves the plain prose, with the reason.
@@ -447,24 +352,8 @@ async def rephrase(gateway: ModelGateway, mind: str, narrative: Narrative, plain
         system=(Block(SYSTEM),),
         messages=(Turn.user(f"Rephrase this account by {mind} in the first person, adding nothing:\n\n{plain}"),),
     )
-    try:
-        response = await gateway.complete(prompt)
-    except ModelError as exc:
-        return Rephrasing(plain, "plain", refusal_reason(exc), exc.detail, exc.call_id)
-    answer = unquote(response.text)
-    common = {"call_id": response.call_id, "model": response.model}
-    if response.stop_reason == "max_tokens":
-        return Rephrasing(plain, "plain", "truncated", "the narrate model ran out of tokens before it finished", **common)
-    if not answer:
-        return Rephrasing(plain, "plain", "empty_answer", "the narrate model answered nothing", **common)
-    extra = unsupported(answer, plain, narrative, mind)
-    if extra:
-        shown = ", ".join(extra[:8]) + (", …" if len(extra) > 8 else "")
-        return Rephrasing(
-            plain, "plain", "unsupported_content", f"the rephrasing says what the narrative does not: {shown}",
-            unsupported=tuple(extra), **common,
-        )
-    return Rephrasing(answer, "model", **common)
+    check = adds_nothing(_support(plain, narrative, mind), "the rephrasing says what the narrative does not")
+    return await reword(gateway, prompt, plain, check)
 
 
 async def apply_rephrase(
@@ -488,7 +377,7 @@ async def apply_rephrase(
         cycle_id=updated.cycle_id,
         causation_id=updated.id,
         refs=[Ref("model_call", result.call_id)] if result.call_id is not None else [],
-        data=result.to_data(updated.id),
+        data=rephrased_data(result, updated.id),
     )
     return await store.writer.run(lambda db: append(db, draft, clock.now()))
 

@@ -1,0 +1,215 @@
+"""The consolidation job (`run`): find the clusters off the loop, then word and write them one at a time.
+
+Loading (`select`), tokenising (`tokenise`), clustering (`clustering`) and
+reading who the clustered episodes are from run in a worker thread on a
+reader. Then clusters are taken largest first: planned in a worker thread
+(`proposition.plan`, no reads), worded on the loop if a model call is left
+(`generalise.word`), and queued as one writer job (`recording.write_cluster`;
+at most WRITE_AHEAD queued at once, so other writes interleave and commits
+are grouped). A cluster that fails to write (a NoemaError) is listed in
+`failed` and the others go on. Then the `consolidation` event, written when
+nothing was clustered too, and then saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any
+
+from noemad.background.consolidation.clustering import Cluster, cluster
+from noemad.background.consolidation.generalise import REFUSALS, Wording, word
+from noemad.background.consolidation.proposition import SPEAKERS_NAMED, EpisodeInfo, Plan, plan
+from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
+from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
+from noemad.background.consolidation.tokenise import Terms, episode_terms
+from noemad.background.jobs import JobContext, start_event
+from noemad.clock import iso, span_seconds
+from noemad.errors import InvalidInput, NoemaError
+from noemad.wire import dump
+
+DEFAULT_WINDOW = "30d"
+DEFAULT_MIN_EPISODES = 3
+WRITE_AHEAD = 8  # cluster writes queued on the writer at once
+
+
+@dataclass
+class _Found:
+    """What the off-loop stages found: the episodes considered, their terms, the clusters and their episodes' speakers."""
+
+    window: Window
+    term_sets: list[Terms]
+    clusters: list[Cluster]
+    speakers: dict[int, str]  # stimulus event id -> speaker
+    written_by: dict[int, int]  # episode id -> its memory_created, for episodes with no stimulus
+    cause: int | None  # the job's start event
+
+    def terms_of(self, c: Cluster) -> list[Terms]:
+        return [self.term_sets[i] for i in c.members]
+
+
+def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Found:
+    """Load, tokenise and cluster, then read who the clustered episodes are from: on a reader in a worker thread."""
+    db = ctx.store.reader()
+    ctx.progress(0.02, "loading episodes")
+    window = load_window(db, ctx.mind, start, end)
+    ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
+    term_sets = episode_terms(window.texts)
+    clusters = cluster(term_sets, min_episodes)
+    members = [i for c in clusters for i in c.members]
+    stimuli = window.stimuli
+    speakers = load_speakers(db, [s for s in map(stimuli.__getitem__, members) if s is not None])
+    written_by = load_written_by(db, [window.ids[i] for i in members if stimuli[i] is None])
+    return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id))
+
+
+def _plan(found: _Found, index: int) -> Plan:
+    """Plan one cluster, in a worker thread (while the writer writes the clusters before it)."""
+    c = found.clusters[index]
+    w = found.window
+    ids = list(map(w.ids.__getitem__, c.members))
+    stimuli = list(map(w.stimuli.__getitem__, c.members))
+    speakers = map(found.speakers.get, stimuli, repeat(UNKNOWN_SPEAKER))  # None (no stimulus) is no key: unknown
+    brought_by: Iterable[int | None] = stimuli
+    if None in stimuli:
+        brought_by = [found.written_by.get(i) if s is None else s for i, s in zip(ids, stimuli)]
+    rows = zip(ids, map(w.texts.__getitem__, c.members), map(w.created.__getitem__, c.members), speakers, brought_by)
+    # One EpisodeInfo per clustered episode, made in C: tuple.__new__ over the rows, as EpisodeInfo._make does.
+    episodes = list(map(tuple.__new__, repeat(EpisodeInfo), rows))
+    return plan(index, c, episodes, found.terms_of(c))
+
+
+def summary(considered: int, clustered: int, clusters: int, min_episodes: int, window: str) -> str:
+    """The run in one sentence."""
+    if considered == 0:
+        return f"nothing to consolidate: no episodes of the last {window} are left unconsolidated"
+    if clusters == 0:
+        return f"no generalisation: none of the {considered:,} episodes recur in a cluster of {min_episodes} or more; all are left for later"
+    return (
+        f"{clusters:,} generalisation{'s' if clusters != 1 else ''} from {clustered:,} of {considered:,} episodes;"
+        f" {considered - clustered:,} left for later"
+    )
+
+
+async def run(ctx: JobContext) -> dict[str, Any]:
+    """One consolidation of `ctx.mind` (see the module docstring). Returns the job's outputs.
+
+    Outputs: `summary`, `window` (from, to, span), `min_episodes`, `episodes`
+    (considered), `clustered`, `left`, `clusters` (per cluster: belief,
+    memory, episodes, proposition, worded_by and why, terms, pair, subject,
+    confidence, speakers, first and last), `beliefs`, `memories`,
+    `discarded` (unsupported model answers and why), `skipped`, `failed`,
+    `event` (the consolidation event).
+    """
+    settings = ctx.settings
+    window = str(getattr(settings, "window", DEFAULT_WINDOW))
+    min_episodes = int(getattr(settings, "min_episodes", DEFAULT_MIN_EPISODES))
+    span = span_seconds(window)
+    if span is None:
+        raise InvalidInput(f"the consolidation window must be a span such as 30d, not {window!r}")
+    now = ctx.now()
+    start = now - span
+    # Off the loop: tokenising and clustering a busy month takes a good part of a second.
+    found = await asyncio.to_thread(_find, ctx, start, now, min_episodes)
+    total = len(found.clusters)
+
+    wordings: list[Wording] = []
+    written: list[tuple[Plan, Wording, Written | Skipped | NoemaError]] = []
+    pending: deque[tuple[Plan, Wording, asyncio.Future[Any]]] = deque()
+    refused: Wording | None = None  # a refusal: the next call would be refused the same way, so none is asked
+
+    async def settle_one() -> None:
+        p, w, fut = pending.popleft()
+        try:
+            result: Written | Skipped | NoemaError = await fut
+        except NoemaError as exc:  # this cluster is not written; the others go on
+            result = exc
+        written.append((p, w, result))
+        ctx.progress(0.4 + 0.55 * len(written) / total, f"writing {len(written)}/{total}")
+
+    try:
+        for index in range(total):
+            # Cluster by cluster: planning one (in a thread) overlaps the writing of those before it.
+            p = await asyncio.to_thread(_plan, found, index)
+            if refused is not None:
+                w = Wording(p.plain, reason=refused.reason, detail=f"not asked: an earlier call was refused ({refused.detail})")
+            elif ctx.calls_left > 0:
+                ctx.progress(0.4 + 0.55 * len(written) / total, f"wording {index + 1}/{total}")
+                w = await word(ctx, p, found.terms_of(p.cluster))
+                if w.reason in REFUSALS:
+                    refused = w
+            else:
+                w = Wording(p.plain, reason="no_calls", detail=f"the run's {getattr(ctx.settings, 'model_calls', 0)} model calls are used")
+            wordings.append(w)
+            job = _writer_job(ctx, p, w, [(e.id, e.speaker, e.brought_by) for e in p.episodes], found.cause)
+            pending.append((p, w, asyncio.wrap_future(ctx.store.writer.submit(job))))
+            if len(pending) >= WRITE_AHEAD:
+                await settle_one()
+        while pending:
+            await settle_one()
+    finally:
+        # Wait for what is queued even when something failed, so nothing is written unreported.
+        await asyncio.gather(*(fut for _, _, fut in pending), return_exceptions=True)
+
+    clusters: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    clustered = 0
+    for p, w, result in written:
+        if isinstance(result, Written):
+            clustered += len(p.episodes)
+            clusters.append(
+                {
+                    "belief": result.belief,
+                    "memory": result.memory,
+                    "episodes": len(p.episodes),
+                    "proposition": w.text,
+                    **dump(w),
+                    "plain": p.plain,
+                    "terms": p.shown_terms,
+                    "pair": list(p.cluster.pair),
+                    "association": {"cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4)},
+                    "subject": p.subject,
+                    "confidence": result.confidence,
+                    "speakers": dict(p.speakers[:SPEAKERS_NAMED * 3]),
+                    "first": p.first,
+                    "last": p.last,
+                    "belief_event": result.belief_event,
+                    "memory_event": result.memory_event,
+                }
+            )
+        elif isinstance(result, Skipped):
+            skipped.append({"cluster": p.index, "episodes": len(p.episodes), "proposition": w.text, "belief": result.belief, "why": result.reason})
+        else:
+            failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
+    outputs: dict[str, Any] = {
+        "summary": summary(len(found.window.ids), clustered, len(clusters), min_episodes, window),
+        "window": {"from": iso(start), "to": iso(now), "span": window},
+        "min_episodes": min_episodes,
+        "episodes": len(found.window.ids),
+        "clustered": clustered,
+        "left": len(found.window.ids) - clustered,
+        "clusters": clusters,
+        "beliefs": [c["belief"] for c in clusters],
+        "memories": [c["memory"] for c in clusters],
+        "discarded": [w.discarded for w in wordings if w.discarded is not None],
+        "skipped": skipped,
+        "failed": failed,
+    }
+    ctx.progress(0.97, "recording")
+    mind, job_id, cause = ctx.mind, ctx.job.id, found.cause
+    event = await ctx.store.writer.run(lambda db: record(db, mind=mind, job_id=job_id, outputs=outputs, cause=cause, now=ctx.now()))
+    outputs["event"] = event.id
+    return outputs
+
+
+def _writer_job(ctx: JobContext, p: Plan, w: Wording, episodes: list[tuple[int, str, int]], cause: int | None) -> Any:
+    mind, job_id, now = ctx.mind, ctx.job.id, ctx.now()
+    model_call = w.call_id if w.worded_by == "model" else None
+    return lambda db: write_cluster(
+        db, mind=mind, job_id=job_id, proposition=w.text, subject=p.subject, episodes=episodes,
+        model_call=model_call, cause=cause, now=now,
+    )

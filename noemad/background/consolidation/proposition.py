@@ -1,0 +1,169 @@
+"""A cluster's plan: key terms, representative, speakers and the plain proposition it is believed as.
+
+- *Key terms*: the cluster's pair first, then other terms in at least half
+  (KEY_SHARE) of its episodes, most frequent first, at most MAX_KEY_TERMS.
+- *Representative*: the episode holding the most key terms, then the
+  shortest text, then the first in code-point order, then the earliest,
+  then the lowest id.
+- *Speakers*: from the stimulus each episode records (`select.load_speakers`).
+- *Plain proposition* (`plain_proposition`), e.g.::
+
+      alice repeatedly mentioned select and go (5 episodes, 2026-01-02 to 2026-01-08), e.g. "I'll select Go for the new parser".
+
+  the key terms the representative holds, as it spells them (lower-cased)
+  and in its order; up to three speakers (most episodes first, then "and N
+  others"); the dates of the first and last episode; the representative
+  without its prefix (at most MAX_QUOTE characters). The subject is the
+  pair as spelt there, in term order ("go select").
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
+from typing import NamedTuple
+
+from noemad.background.consolidation.clustering import Cluster
+from noemad.background.consolidation.tokenise import strip_speaker
+from noemad.cognition.beliefs import check_proposition
+from noemad.cognition.narrative import clip
+from noemad.words import content_words, snowball_stems
+
+KEY_SHARE = 0.5  # a key term is in at least this share of the cluster's episodes
+MAX_KEY_TERMS = 6
+MAX_QUOTE = 160  # characters of the representative episode quoted in the proposition
+MAX_NAME = 40  # characters of a speaker's name in the proposition
+SPEAKERS_NAMED = 3
+PROMPT_EPISODES = 20  # episodes a plan orders for the model's prompt, most representative first
+
+
+_ID, _CREATED, _SPEAKER = itemgetter(0), itemgetter(2), itemgetter(3)  # of an EpisodeInfo
+
+
+class EpisodeInfo(NamedTuple):
+    """What a cluster's proposition and evidence need of one episode (a named tuple: one per clustered episode)."""
+
+    id: int
+    text: str
+    created_at: str
+    speaker: str
+    brought_by: int  # the stimulus event, or the episode's memory_created event
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A cluster ready to word and write."""
+
+    index: int
+    cluster: Cluster
+    episodes: tuple[EpisodeInfo, ...]  # in id order
+    key_terms: tuple[str, ...]  # stems
+    words: dict[str, str]  # stem -> the word the representative spells it with, in the order it does
+    representative: EpisodeInfo
+    ordered: tuple[EpisodeInfo, ...]  # most representative first, at most PROMPT_EPISODES
+    speakers: tuple[tuple[str, int], ...]  # (speaker, episodes), most first
+    plain: str
+    subject: str
+    first: str  # created_at of the first episode
+    last: str  # and of the last
+
+    @property
+    def shown_terms(self) -> list[str]:
+        """The key terms the representative holds, as it spells them, in its order."""
+        return list(self.words.values())
+
+
+def join(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def who(speakers: Sequence[tuple[str, int]]) -> str:
+    """Up to SPEAKERS_NAMED speakers, most episodes first: "alice", "alice and bob", "alice, bob and 3 others"."""
+    names = [clip(name, MAX_NAME) for name, _ in speakers]
+    if len(names) <= SPEAKERS_NAMED:
+        return join(names)
+    rest = len(names) - (SPEAKERS_NAMED - 1)
+    return join([*names[: SPEAKERS_NAMED - 1], f"{rest} others"])
+
+
+def plain_proposition(
+    speakers: Sequence[tuple[str, int]], shown_terms: Sequence[str], count: int, first: str, last: str, quote: str
+) -> str:
+    """The deterministic sentence a cluster is believed as, unless a model words it (see the module docstring)."""
+    when = f"on {first[:10]}" if first[:10] == last[:10] else f"{first[:10]} to {last[:10]}"
+    return (
+        f"{who(speakers)} repeatedly mentioned {join(list(shown_terms))} ({count} episodes, {when}),"
+        f' e.g. "{clip(quote, MAX_QUOTE)}".'
+    )
+
+
+def _spellings(text: str, stems: Iterable[str]) -> dict[str, str]:
+    """stem -> the first word of `text` (prefix stripped) with that stem, for the stems it holds."""
+    wanted = set(stems)
+    words = content_words(strip_speaker(text))
+    out: dict[str, str] = {}
+    for word, stem in zip(words, snowball_stems(words)):
+        if stem in wanted and stem not in out:
+            out[stem] = word
+    return out
+
+
+def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets: Sequence[Collection[str]]) -> Plan:
+    """Key terms, representative, speakers and plain proposition of one cluster.
+
+    `episodes` and `term_sets` are the cluster's, in the order of `found.members`.
+    """
+    size = len(episodes)
+    counts: Counter[str] = Counter(chain.from_iterable(term_sets))
+    a, b = found.pair
+    others = sorted((t for t, c in counts.items() if t not in found.pair and c >= KEY_SHARE * size), key=lambda t: (-counts[t], t))
+    key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
+    keys = set(key_terms)
+
+    # The most representative: the most key terms, then the shortest body, the first in code-point order, the earliest, the lowest id.
+    # Keys are unique (ids): a total order. Only the episodes holding the most key terms can come first, so the
+    # rest of the key is computed for those (down to as many levels as PROMPT_EPISODES needs).
+    hits = list(map(len, map(keys.intersection, term_sets)))
+    levels = Counter(hits)
+    floor, taken = 0, 0
+    for level in sorted(levels, reverse=True):
+        floor, taken = level, taken + levels[level]
+        if taken >= PROMPT_EPISODES:
+            break
+    ranked = []
+    for i, h in enumerate(hits):
+        if h >= floor:
+            e = episodes[i]
+            head, sep, body = e.text.partition(": ")  # strip_speaker, inlined: this runs once per episode
+            body = body if sep else head
+            ranked.append((-h, len(body), body, e.created_at, e.id, i))
+    order = [r[-1] for r in heapq.nsmallest(PROMPT_EPISODES, ranked)]
+    representative = episodes[order[0]]
+    words = _spellings(representative.text, key_terms)
+    by_speaker = Counter(map(_SPEAKER, episodes))
+    speakers = tuple(sorted(by_speaker.items(), key=lambda kv: (-kv[1], kv[0])))
+    created = list(map(_CREATED, episodes))
+    first, last = min(created), max(created)
+    text = plain_proposition(speakers, list(words.values()), size, first, last, strip_speaker(representative.text))
+    proposition, _ = check_proposition(text, "x")  # cleaned exactly as the belief stores it
+    subject = " ".join(words.get(t, t) for t in found.pair)
+    return Plan(
+        index=index,
+        cluster=found,
+        episodes=tuple(sorted(episodes, key=_ID)),
+        key_terms=key_terms,
+        words=words,
+        representative=representative,
+        ordered=tuple(episodes[i] for i in order),
+        speakers=speakers,
+        plain=proposition,
+        subject=subject,
+        first=first,
+        last=last,
+    )

@@ -1,0 +1,134 @@
+"""The writes of a consolidation: each cluster (belief, semantic memory, consolidated rows), then the event.
+
+`write_cluster` (one writer job per cluster, atomic):
+
+1. the inference belief, through `beliefs.add_evidence_many`: one item per
+   episode, stance support, weight EPISODE_WEIGHT, source the episode's
+   speaker, credibility the mind's trust in the speaker, brought by the
+   episode's stimulus event. One `belief_created` event (or
+   `belief_updated`), actor `process:consolidation`, caused by the job's
+   start event, citing the model call that worded it (if any) and the
+   episodes, the first by id up to MAX_REFS in all. A proposition whose
+   belief an operator rejected is not consolidated again (`Skipped`).
+2. the semantic memory (`memory.write_memory`), derived from every episode;
+   its memory_created event is caused by the belief's event (which is how
+   `reject` finds the belief).
+3. a `consolidated` row per episode: the job and the semantic memory.
+
+`record` writes the run's `consolidation` event: caused by the job's start
+event, text the summary, data the outputs (`clusters` cut to the first
+MAX_EVENT_CLUSTERS, with `clusters_total`), citing each cluster's belief
+and memory, at most MAX_REFS refs. (The beliefs row lookup is raw SQL on
+`beliefs`, the owning module's table.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+from noemad.cognition.beliefs import NewEvidence, add_evidence_many, normalise
+from noemad.cognition.memory import write_memory
+from noemad.events import Event, EventDraft, Ref, append
+
+ACTOR = "process:consolidation"
+KIND = "consolidation"  # the summary event
+EPISODE_WEIGHT = 0.3  # weight of one episode as evidence
+MAX_REFS = 64  # what one event may cite
+MAX_EVENT_CLUSTERS = 64  # clusters listed in the consolidation event's data
+
+
+@dataclass(frozen=True)
+class Written:
+    """What writing one cluster made."""
+
+    belief: int
+    memory: int
+    confidence: float
+    belief_event: int
+    memory_event: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A cluster not written: its proposition's belief was rejected by an operator."""
+
+    belief: int
+    reason: str
+
+
+_ID = itemgetter(0)  # of an (id, speaker, brought_by) episode
+
+
+def write_cluster(
+    db: Database,
+    *,
+    mind: str,
+    job_id: int,
+    proposition: str,
+    subject: str,
+    episodes: Sequence[tuple[int, str, int]],
+    model_call: int | None,
+    cause: int | None,
+    now: float,
+    actor: str = ACTOR,
+) -> Written | Skipped:
+    """Write one cluster (a writer job; atomic): the belief, the semantic memory, the consolidated rows.
+
+    `episodes` are (memory id, speaker, brought_by) in id order. See the
+    module docstring for what each write holds.
+    """
+    row = db.execute(
+        "SELECT id, status FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''", [mind, normalise(proposition)]
+    ).fetchone()
+    if row is not None and row[1] == "rejected":
+        return Skipped(row[0], f"belief {row[0]} says the same and an operator rejected it")
+    refs = [Ref("model_call", model_call)] if model_call is not None else []
+    refs.extend(Ref("memory", memory_id) for memory_id, _, _ in episodes[: MAX_REFS - len(refs)])
+    added = add_evidence_many(
+        db,
+        mind=mind,
+        proposition=proposition,
+        subject=subject,
+        kind="inference",
+        items=[NewEvidence("support", EPISODE_WEIGHT, speaker, brought_by) for _, speaker, brought_by in episodes],
+        now=now,
+        actor=actor,
+        cause=cause,
+        cites=refs,
+    )
+    memory, memory_event = write_memory(
+        db,
+        mind=mind,
+        kind="semantic",
+        text=proposition,
+        now=now,
+        actor=actor,
+        cause=added.event.id,
+        cycle_id=None,
+        derived_from=list(map(_ID, episodes)),
+    )
+    db.conn.executemany(
+        "INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) VALUES (?, ?, ?, ?, ?)",
+        zip(map(_ID, episodes), repeat(mind), repeat(job_id), repeat(memory.id), repeat(iso(now))),
+    )
+    return Written(added.belief_id, memory.id, added.confidence, added.event.id, memory_event.id)
+
+
+def record(db: Database, *, mind: str, job_id: int, outputs: dict[str, Any], cause: int | None, now: float) -> Event:
+    """Write the run's `consolidation` event (a writer job)."""
+    refs: list[Ref] = []
+    for c in outputs["clusters"]:
+        refs.extend((Ref("belief", c["belief"]), Ref("memory", c["memory"])))
+    data = {**outputs, "job": job_id, "clusters": outputs["clusters"][:MAX_EVENT_CLUSTERS], "clusters_total": len(outputs["clusters"])}
+    return append(
+        db,
+        EventDraft(mind=mind, kind=KIND, actor=ACTOR, text=outputs["summary"], causation_id=cause, refs=refs[:MAX_REFS], data=data),
+        now,
+    )

@@ -1,0 +1,89 @@
+"""The SQL reads of a consolidation: the episodes to consider, and what each clustered one needs.
+
+*Episodes*: the mind's active episodic memories created within the window
+(both ends included) with no `consolidated` row, in id order.
+
+*Speakers*, read once for the clustered episodes: an episode's speaker comes from the stimulus it records
+(memories.event_id): a message's `author`, an observation's or assertion's
+`source`, else the event's actor ("unknown" for an episode with no
+stimulus); the event that brought it is that stimulus, or (for an episode
+with none) the memory_created event that wrote it. (These read `events`
+data of the stimuli's writers with json_extract.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from noemad.clock import iso
+
+UNKNOWN_SPEAKER = "unknown"
+_EPISODES_SQL = """
+SELECT m.id, m.text, m.created_at, m.event_id
+  FROM memories m
+ WHERE m.mind = ? AND m.kind = 'episodic' AND m.created_at >= ? AND m.created_at <= ? AND m.status = 'active'
+   AND NOT EXISTS (SELECT 1 FROM consolidated c WHERE c.memory_id = m.id)
+ ORDER BY m.id
+"""
+
+# Who each stimulus is from: a message's author, an observation's or assertion's source, else the actor.
+_SPEAKERS_SQL = """
+SELECT id, actor, json_extract(data, '$.author'), json_extract(data, '$.source')
+  FROM events WHERE id IN (SELECT value FROM json_each(?))
+"""
+
+# The event that wrote an episode with no stimulus (its memory_created).
+_WRITTEN_BY_SQL = """
+SELECT m.value, (SELECT w.id FROM events w WHERE w.subject_type = 'memory' AND w.subject_id = m.value ORDER BY w.id LIMIT 1)
+  FROM json_each(?) m
+"""
+
+
+@dataclass
+class Window:
+    """The episodes to consolidate, in id order, as parallel lists (one row each would cost a tuple per episode)."""
+
+    ids: list[int]
+    texts: list[str]
+    created: list[str]
+    stimuli: list[int | None]  # memories.event_id: the stimulus each records, if any
+
+
+def load_window(db: Database, mind: str, start: float, end: float) -> Window:
+    """The mind's episodes to consolidate (see the module docstring)."""
+    rows = db.execute(_EPISODES_SQL, [mind, iso(start), iso(end)]).fetchall()
+    if not rows:
+        return Window([], [], [], [])
+    ids, texts, created, stimuli = map(list, zip(*rows))
+    return Window(ids, texts, created, stimuli)
+
+
+def load_episodes(db: Database, mind: str, start: float, end: float) -> tuple[list[int], list[str]]:
+    """Ids and texts of the mind's episodes to consolidate, in id order."""
+    window = load_window(db, mind, start, end)
+    return window.ids, window.texts
+
+
+def _speaker(actor: str | None, author: Any, source: Any) -> str:
+    for value in (author, source):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return actor or UNKNOWN_SPEAKER
+
+
+def load_speakers(db: Database, stimuli: Iterable[int]) -> dict[int, str]:
+    """stimulus event id -> who it is from (a stimulus not found is left out: its episode's speaker is unknown)."""
+    found = db.execute(_SPEAKERS_SQL, [json.dumps(sorted(set(stimuli)))])
+    return {event_id: _speaker(actor, author, source) for event_id, actor, author, source in found}
+
+
+def load_written_by(db: Database, ids: Sequence[int]) -> dict[int, int]:
+    """episode id -> the first event about it (its memory_created), for episodes that record no stimulus."""
+    if not ids:
+        return {}
+    return {memory_id: event_id for memory_id, event_id in db.execute(_WRITTEN_BY_SQL, [json.dumps(list(ids))])}

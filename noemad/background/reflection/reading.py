@@ -1,0 +1,237 @@
+"""The review: what the mind's next reflection finds, read in one snapshot on a reader.
+
+The period runs from the end of the mind's last reflection (its
+`reflection` event's `period.to`, or the mind's creation) to now. It is cut
+by event id, not time: the mind's events after the last reflection's
+`period.through_event` up to the newest event when the review starts, so no
+event is reviewed twice or missed, whatever the clocks did.
+
+Every read is an indexed range on `events(mind, kind, id)` between two event
+ids, or a primary-key lookup; the lookback's first event is found by
+bisecting the mind's event ids, as events are appended in time order. Belief
+events are filtered in SQL, so only status changes and corrections reach
+Python. (These read other writers' event data with json_extract, and
+`beliefs`, `evidence`, `memories` and `reflection_patterns` rows directly.)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+
+from sqlite_utils import Database
+
+from noemad.background.reflection.findings import (
+    KIND,
+    BeliefChange,
+    Findings,
+    GoalCompleted,
+    Lookback,
+    Period,
+    PredictionError,
+)
+from noemad.background.reflection.patterns import failures_of, find_patterns
+from noemad.clock import iso, parse_iso
+from noemad.cognition.calibration import calibrate, calibration
+from noemad.cognition.metacognition import MONTH
+from noemad.minds import get_mind
+
+LOOKBACK = MONTH  # seconds over which failures are counted (at least)
+
+
+@contextmanager
+def _snapshot(db: Database) -> Iterator[None]:
+    """Every read of one review sees the same committed state (a reader runs in autocommit)."""
+    if db.conn.in_transaction:
+        yield  # already inside a transaction (a writer job): that is the snapshot
+        return
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
+def first_event_since(db: Database, mind: str, at: str, through: int) -> int:
+    """The id of the mind's first event at or after `at` (ISO), or `through + 1` if none up to `through`.
+
+    Events are appended in time order, so the mind's event ids are bisected
+    on `events(mind, id)`: a few dozen index probes however long the history.
+    """
+    # Two queries: SQLite answers a lone min() or max() with one index seek, both together with a scan.
+    (lo,) = db.execute("SELECT min(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
+    (hi,) = db.execute("SELECT max(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
+    if hi is None:
+        return through + 1
+
+    def first_from(x: int) -> tuple[int, str]:
+        return db.execute("SELECT id, at FROM events WHERE mind = ? AND id >= ? ORDER BY id LIMIT 1", [mind, x]).fetchone()
+
+    if first_from(hi)[1] < at:
+        return through + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if first_from(mid)[1] >= at:
+            hi = mid
+        else:
+            lo = mid + 1
+    return int(first_from(lo)[0])
+
+
+def _resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[PredictionError, int | None]]:
+    """Prediction resolutions with id in [lo, hi], oldest first, each with its cause (the outcome stimulus)."""
+    out = []
+    for event_id, cause, raw in db.execute(
+        "SELECT id, causation_id, data FROM events WHERE mind = ? AND kind = 'prediction_resolved' AND id >= ? AND id <= ? ORDER BY id",
+        [mind, lo, hi],
+    ):
+        data = json.loads(raw)
+        stated = float(data.get("stated_confidence") or 0.0)
+        result = str(data.get("result"))
+        outcome = 1.0 if result == "hit" else 0.0
+        out.append(
+            (
+                PredictionError(
+                    prediction=int(data.get("prediction") or 0),
+                    event=event_id,
+                    subject=str(data.get("subject") or ""),
+                    proposition=str(data.get("proposition") or ""),
+                    stated=stated,
+                    result=result,
+                    error=round(abs(stated - outcome), 6),
+                    belief=data.get("belief"),
+                ),
+                cause,
+            )
+        )
+    return out
+
+
+def _belief_changes(db: Database, mind: str, lo: int, hi: int) -> list[BeliefChange]:
+    """Belief events with id in [lo, hi] that changed a status or were corrections, oldest first.
+
+    The filter runs in SQL so the many evidence-only updates never reach Python.
+    """
+    rows = db.execute(
+        "SELECT e.id, e.causation_id, e.subject_id, e.data, b.subject, b.proposition, b.status FROM events e"
+        " LEFT JOIN beliefs b ON b.id = e.subject_id"
+        " WHERE e.mind = ? AND e.kind IN ('belief_created', 'belief_updated') AND e.id >= ? AND e.id <= ?"
+        " AND e.subject_type = 'belief'"
+        " AND (json_extract(e.data, '$.correction') = 1"
+        "      OR json_extract(e.data, '$.status.from') IS NOT json_extract(e.data, '$.status.to'))",
+        [mind, lo, hi],
+    ).fetchall()
+    # Sorted here: with ORDER BY, SQLite walks every event of the range on
+    # events(mind, id) instead of the two kinds' ranges on events(mind, kind, id).
+    rows.sort(key=lambda r: r[0])
+    out = []
+    for event_id, cause, belief_id, raw, subject, proposition, status_now in rows:
+        data = json.loads(raw)
+        status = data.get("status") or {}
+        conf = data.get("confidence") or {}
+        if data.get("correction"):
+            by = "operator"
+        elif data.get("rejected_by") == "outcome":
+            by = "outcome"
+        else:
+            by = "evidence"
+        out.append(
+            BeliefChange(
+                belief=int(belief_id),
+                event=event_id,
+                subject=subject or "",
+                proposition=proposition or "",
+                status_from=str(status.get("from")),
+                status_to=str(status.get("to")),
+                confidence_from=float(conf.get("from") or 0.0),
+                confidence_to=float(conf.get("to") or 0.0),
+                by=by,
+                reason=data.get("reason"),
+                prediction=data.get("prediction"),
+                cause=cause,
+                status_now=status_now,
+            )
+        )
+    return out
+
+
+def collapse(changes: Sequence[BeliefChange]) -> list[BeliefChange]:
+    """One change per belief and cause: a chain of status changes one event brought counts once, first status to last.
+
+    A missed prediction contradicts its hypothesis (active -> contested) and
+    rejects it (contested -> rejected) in one step; that is one change,
+    active -> rejected, and no contradiction.
+    """
+    groups: dict[tuple[int, int], list[BeliefChange]] = {}
+    for c in changes:
+        groups.setdefault((c.belief, c.cause if c.cause is not None else -c.event), []).append(c)
+    merged = [
+        replace(group[-1], status_from=group[0].status_from, confidence_from=group[0].confidence_from) if len(group) > 1 else group[0]
+        for group in groups.values()
+    ]
+    return sorted(merged, key=lambda c: c.event)
+
+
+def _goals(db: Database, mind: str, after: int, through: int) -> list[GoalCompleted]:
+    out = []
+    for event_id, raw, text in db.execute(
+        "SELECT id, data, text FROM events WHERE mind = ? AND kind = 'goal_completed' AND id > ? AND id <= ? ORDER BY id",
+        [mind, after, through],
+    ):
+        data = json.loads(raw)
+        out.append(GoalCompleted(int(data.get("goal") or 0), event_id, str(data.get("title") or text or "")))
+    return out
+
+
+def previous_reflection(db: Database, mind: str) -> tuple[int, int, str] | None:
+    """The mind's last reflection: its event id, the last event its period reviewed, and when that period ended."""
+    row = db.execute(
+        "SELECT id, at, data FROM events WHERE mind = ? AND kind = ? ORDER BY id DESC LIMIT 1", [mind, KIND]
+    ).fetchone()
+    if row is None:
+        return None
+    period = json.loads(row[2]).get("period") or {}
+    return int(row[0]), int(period.get("through_event", row[0])), str(period.get("to") or row[1])
+
+
+def review(db: Database, mind: str, now: float) -> Findings:
+    """What the mind's next reflection finds, as of `now` (reads only; the same store and `now` give the same findings)."""
+    with _snapshot(db):
+        created = get_mind(db, mind).created_at
+        previous = previous_reflection(db, mind)
+        previous_id, after, start = previous if previous is not None else (None, 0, created)
+        (newest,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [mind]).fetchone()
+        through = max(int(newest), after)
+        (count,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND id > ? AND id <= ?", [mind, after, through]).fetchone()
+        window = min(parse_iso(start), now - LOOKBACK)
+        days = max(1, math.ceil((now - window) / 86_400 - 1e-9))
+        lo = min(after + 1, first_event_since(db, mind, iso(window), through))
+        resolutions = _resolutions(db, mind, lo, through)
+        changes = collapse(_belief_changes(db, mind, lo, through))
+        goals = _goals(db, mind, after, through)
+        overall = calibration(db, mind)
+        known = {key: memory_id for key, memory_id in db.execute("SELECT key, memory_id FROM reflection_patterns WHERE mind = ?", [mind])}
+        failures = failures_of(resolutions, changes)
+        patterns = find_patterns(db, mind, failures, after, days, known)
+    predictions = [p for p, _ in resolutions if p.event > after]
+    in_period = [c for c in changes if c.event > after]
+    status_changes = [c for c in in_period if c.status_from != c.status_to]
+    return Findings(
+        mind=mind,
+        period=Period(start, iso(now), after, through, int(count)),
+        lookback=Lookback(iso(window), days, lo),
+        predictions=tuple(sorted(predictions, key=lambda p: (-p.error, p.event))),
+        rejected=tuple(c for c in in_period if c.rejected),
+        corrections=tuple(c for c in in_period if c.correction),
+        status_changes=tuple(status_changes),
+        contested=tuple(c for c in status_changes if c.status_to == "contested"),
+        goals_completed=tuple(goals),
+        calibration_period=calibrate(mind, ((p.stated, p.result == "hit") for p in sorted(predictions, key=lambda p: p.event))),
+        calibration_overall=overall,
+        patterns=tuple(patterns),
+        previous=previous_id,
+        failures=tuple(failures),
+    )

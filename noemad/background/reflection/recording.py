@@ -1,0 +1,134 @@
+"""The `reflection` event and its lessons (one writer job, atomic).
+
+The event: actor `process:reflection`, caused by the job's start event, text
+the prose, data the findings with the job, the period, `counts`, the
+patterns, `lessons` (memory ids), `rendered_by`, `reason`, `detail`,
+`model_call`, `plain` and `previous`. It cites what it reviewed, most
+important first and at most MAX_REFS (`citations`); `cited` says how many of
+how many. Then each new lesson's `memory_created`, caused by the reflection
+event, so `noemactl timeline` walks from a lesson to the reflection and on
+to the failures it cites. An empty period is reflected on too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from sqlite_utils import Database
+
+from noemad.background.jobs import start_event
+from noemad.background.reflection.findings import ACTOR, KIND, Findings
+from noemad.background.reflection.reading import previous_reflection
+from noemad.clock import iso
+from noemad.cognition.memory import write_memory
+from noemad.cognition.wording import Worded
+from noemad.errors import Conflict, StoreError
+from noemad.events import Event, EventDraft, Ref, append
+from noemad.wire import dump
+
+if TYPE_CHECKING:
+    from noemad.cognition.memory import Memory
+
+MAX_REFS = 64  # what one event may cite
+
+
+def citations(f: Findings, rendering: Worded) -> tuple[list[Ref], int]:
+    """What the event cites, most important first and at most MAX_REFS, and how many it could have cited."""
+    refs: list[Ref] = []
+    if rendering.call_id is not None:
+        refs.append(Ref("model_call", rendering.call_id))
+    if f.previous is not None:
+        refs.append(Ref("event", f.previous))
+    for p in f.patterns:
+        refs.extend(Ref("event", e) for e in p.events)
+    refs.extend(Ref("event", p.event) for p in f.predictions if p.confident_miss)
+    for group in (f.corrections, f.rejected, f.contested):
+        refs.extend(Ref("event", c.event) for c in group)
+    refs.extend(Ref("event", g.event) for g in f.goals_completed)
+    refs.extend(Ref("event", p.event) for p in f.predictions)  # the rest, largest error first
+    refs.extend(Ref("event", c.event) for c in f.status_changes)
+    unique = list(dict.fromkeys(refs))
+    return unique[:MAX_REFS], len(unique)
+
+
+def _next_memory_id(db: Database) -> int:
+    (seq,) = db.execute("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0)").fetchone()
+    (top,) = db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()
+    return max(int(seq), int(top)) + 1
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What `record` wrote: the reflection event and the lesson memories it caused."""
+
+    event: Event
+    lessons: tuple[Memory, ...]
+
+
+def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, plain: str, now: float) -> Recorded:
+    """Write the `reflection` event, then each new lesson caused by it (a writer job; atomic).
+
+    Refuses with `Conflict` if another reflection was recorded for the mind
+    since the review, or one of its new patterns was learnt meanwhile (one
+    reflection runs per mind at a time, so neither should happen).
+    """
+    mind = findings.mind
+    previous = previous_reflection(db, mind)
+    if (previous[0] if previous else None) != findings.previous:
+        raise Conflict(f"another reflection of mind {mind!r} was recorded while this one ran; run it again")
+    new = findings.new_patterns
+    for p in new:
+        if db.execute("SELECT 1 FROM reflection_patterns WHERE mind = ? AND key = ?", [mind, p.key]).fetchone():
+            raise Conflict(f"pattern {p.key!r} of mind {mind!r} was learnt while this reflection ran; run it again")
+    # The event lists its lessons' memory ids, yet the lessons are written after
+    # it (their memory_created events are caused by it). This job is the only
+    # writer, so the ids the memories will get are known: reserve them, and check.
+    first = _next_memory_id(db)
+    lesson_ids = [first + i for i in range(len(new))]
+    memory_of = {p.key: m for p, m in zip(new, lesson_ids)}
+    patterns = [replace(p, memory=memory_of.get(p.key, p.memory)) for p in findings.patterns]
+    refs, candidates = citations(findings, rendering)
+    data: dict[str, Any] = {
+        "job": job_id,
+        **findings.to_json(),
+        "patterns": [dump(p) for p in patterns],
+        "lessons": lesson_ids,
+        "rendered_by": rendering.rendered_by,
+        "reason": rendering.reason,
+        "detail": rendering.detail,
+        "model_call": rendering.call_id,
+        "plain": plain,
+        "cited": {"refs": len(refs), "candidates": candidates},
+    }
+    if rendering.model:
+        data["model"] = rendering.model
+    if rendering.unsupported:
+        data["unsupported"] = list(rendering.unsupported[:20])
+    event = append(
+        db,
+        EventDraft(
+            mind=mind,
+            kind=KIND,
+            actor=ACTOR,
+            text=rendering.text,
+            causation_id=start_event(db, mind, job_id),
+            refs=refs,
+            data=data,
+        ),
+        now,
+    )
+    lessons = []
+    for p, expected in zip(new, lesson_ids):
+        memory, _ = write_memory(
+            db, mind=mind, kind="procedural", text=p.lesson, now=now, actor=ACTOR, cause=event.id, cycle_id=None,
+            derived_from=p.episodes,
+        )
+        if memory.id != expected:
+            raise StoreError(f"lesson memory got id {memory.id}, not the {expected} its reflection names; nothing was written")
+        db.execute(
+            "INSERT INTO reflection_patterns (mind, key, memory_id, job_id, at) VALUES (?, ?, ?, ?, ?)",
+            [mind, p.key, memory.id, job_id, iso(now)],
+        )
+        lessons.append(memory)
+    return Recorded(event, tuple(lessons))
