@@ -88,7 +88,6 @@ class Job:
     """The model_calls rows of the calls it made."""
 
 
-
 _COLUMNS = "id, mind, kind, trigger, actor, status, progress, stage, started_at, finished_at, inputs, outputs, error, model_calls"
 
 

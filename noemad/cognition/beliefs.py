@@ -88,7 +88,6 @@ class Evidence:
         return Item(self.stance, self.weight, self.credibility, self.source)
 
 
-
 @wire
 @dataclass(frozen=True)
 class Belief:
@@ -116,7 +115,6 @@ class Belief:
     def contradict(self) -> int:
         """How many evidence items contradict it."""
         return sum(1 for e in self.evidence if e.stance == "contradict")
-
 
 
 _BELIEF_COLUMNS = "id, mind, proposition, subject, kind, confidence, status, created_at, updated_at"

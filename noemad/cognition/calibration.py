@@ -53,7 +53,6 @@ class Bin:
     hit_rate: float | None = None
 
 
-
 @wire
 @dataclass(frozen=True)
 class Calibration:
@@ -82,7 +81,6 @@ class Calibration:
     def rule(self) -> str:
         """When `overconfident` is true."""
         return RULE
-
 
 
 def bin_index(stated: float) -> int:

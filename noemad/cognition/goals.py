@@ -73,7 +73,6 @@ class Goal:
     """The goal_created event."""
 
 
-
 _COLUMNS = "id, mind, title, status, progress, origin, created_at, updated_at, event_id"
 
 

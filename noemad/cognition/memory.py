@@ -148,7 +148,6 @@ class Memory:
     derived_from: tuple[int, ...] = ()
 
 
-
 @wire
 @dataclass(frozen=True)
 class ScoredMemory:
@@ -159,7 +158,6 @@ class ScoredMemory:
     relevance: float
     recency: float
     importance: float
-
 
 
 # --- importance -----------------------------------------------------------------

@@ -382,7 +382,6 @@ class Notification:
     """The notification_acked event, once acknowledged."""
 
 
-
 _COLUMNS = (
     'id, mind, rule, key, title, "values", count, status, created_at, updated_at, acked_at, event_id, last_event_id, acked_event_id'
 )

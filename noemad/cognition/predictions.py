@@ -89,7 +89,6 @@ class Prediction:
         return self.status == "open" and parse_iso(self.due_at) <= now
 
 
-
 _COLUMNS = (
     "id, mind, proposition, subject, stated_confidence, due_at, status, belief_id,"
     " created_at, resolved_at, observed, event_id, resolved_event_id"
