@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from sqlite_utils import Database
 
@@ -27,10 +27,12 @@ from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settin
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
 from noemad.events import Event, EventDraft, append, data_of
 from noemad.store.guard import unrecorded
+from noemad.wire import HIDDEN, wire
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 
+@wire
 @dataclass(frozen=True)
 class Mind:
     """A mind's row."""
@@ -39,11 +41,8 @@ class Mind:
     created_at: str
     settings: dict[str, Any]  # as stored: what the operator wrote
     mode: str
-    parsed: MindSettings = field(default_factory=MindSettings, compare=False)  # the valid part, typed
-    problems: tuple[str, ...] = ()  # a sentence per stored key that is no longer valid
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "created_at": self.created_at, "settings": self.settings, "mode": self.mode}
+    parsed: Annotated[MindSettings, HIDDEN] = field(default_factory=MindSettings, compare=False)  # the valid part, typed
+    problems: Annotated[tuple[str, ...], HIDDEN] = ()  # a sentence per stored key that is no longer valid
 
 
 def check_name(name: str) -> str:

@@ -31,6 +31,7 @@ from noemad.clock import iso
 from noemad.cognition.confidence import Item, confidence, contested
 from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.wire import computed, wire
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
 KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis", "model_output", "note")
@@ -71,6 +72,7 @@ def check_proposition(proposition: str, subject: str) -> tuple[str, str]:
     return proposition, key
 
 
+@wire
 @dataclass(frozen=True)
 class Evidence:
     """One item behind a belief, and the event that brought it."""
@@ -87,19 +89,8 @@ class Evidence:
     def item(self) -> Item:
         return Item(self.stance, self.weight, self.credibility, self.source)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "stance": self.stance,
-            "weight": self.weight,
-            "credibility": self.credibility,
-            "source": self.source,
-            "kind": self.kind,
-            "event_id": self.event_id,
-            "at": self.at,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class Belief:
     """A belief with its evidence."""
@@ -110,28 +101,22 @@ class Belief:
     subject: str
     kind: str
     confidence: float
-    status: str
+    status: Status
     created_at: str
     updated_at: str | None
     evidence: tuple[Evidence, ...] = field(default=())
 
-    def to_json(self, with_evidence: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "mind": self.mind,
-            "proposition": self.proposition,
-            "subject": self.subject,
-            "kind": self.kind,
-            "confidence": self.confidence,
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "support": sum(1 for e in self.evidence if e.stance == "support"),
-            "contradict": sum(1 for e in self.evidence if e.stance == "contradict"),
-        }
-        if with_evidence:
-            out["evidence"] = [e.to_json() for e in self.evidence]
-        return out
+    @computed
+    @property
+    def support(self) -> int:
+        """How many evidence items support it."""
+        return sum(1 for e in self.evidence if e.stance == "support")
+
+    @computed
+    @property
+    def contradict(self) -> int:
+        """How many evidence items contradict it."""
+        return sum(1 for e in self.evidence if e.stance == "contradict")
 
 
 @dataclass(frozen=True)

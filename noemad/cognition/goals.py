@@ -35,6 +35,7 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.wire import wire
 
 GoalStatus = Literal["active", "completed", "abandoned"]
 GOAL_STATUSES: tuple[str, ...] = ("active", "completed", "abandoned")
@@ -56,32 +57,21 @@ class GoalClosed(Conflict):
     title = "Goal closed"
 
 
+@wire
 @dataclass(frozen=True)
 class Goal:
-    """A goal's row."""
+    """A goal: set by an operator or by the mind, active until completed or abandoned."""
 
     id: int
     mind: str
     title: str
-    status: str
+    status: GoalStatus
     progress: float
-    origin: str
+    origin: Literal["operator", "mind"]
     created_at: str
     updated_at: str
     event_id: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "title": self.title,
-            "status": self.status,
-            "progress": self.progress,
-            "origin": self.origin,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "event_id": self.event_id,
-        }
+    """The goal_created event."""
 
 
 _COLUMNS = "id, mind, title, status, progress, origin, created_at, updated_at, event_id"

@@ -57,7 +57,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from sqlite_utils import Database
 
@@ -71,6 +71,7 @@ from noemad.config import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_events
 from noemad.stimuli import Observation
+from noemad.wire import wire
 
 log = logging.getLogger("noemad.notifications")
 
@@ -345,42 +346,34 @@ def evaluate(
 # the notifications table -------------------------------------------------------------
 
 
+@wire
 @dataclass(frozen=True)
 class Notification:
-    """A notification's row."""
+    """What an operator should hear about: the rule that fired, the values that fired it, and how often it repeated."""
 
     id: int
     mind: str
-    rule: str
+    rule: Literal[
+        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation"
+    ]
     key: str
+    """The aggregate key: repeats within the mind's notify_cooldown count here instead of notifying again."""
     title: str
     values: dict[str, Any]
+    """The values that fired the rule, thresholds included."""
     count: int
-    status: str
+    """1, plus every repeat counted (each a notification_suppressed event)."""
+    status: Literal["open", "acked"]
     created_at: str
     updated_at: str
+    """When it was created or last repeated."""
     acked_at: str | None
     event_id: int | None
+    """The notification event."""
     last_event_id: int | None
+    """The newest notification or notification_suppressed event."""
     acked_event_id: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "rule": self.rule,
-            "key": self.key,
-            "title": self.title,
-            "values": self.values,
-            "count": self.count,
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "acked_at": self.acked_at,
-            "event_id": self.event_id,
-            "last_event_id": self.last_event_id,
-            "acked_event_id": self.acked_event_id,
-        }
+    """The notification_acked event, once acknowledged."""
 
 
 _COLUMNS = (

@@ -40,6 +40,7 @@ from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.stimuli import stored_outcome
+from noemad.wire import wire
 
 Result = Literal["hit", "miss"]
 RESULTS: tuple[str, ...] = ("hit", "miss")
@@ -63,9 +64,10 @@ class PredictionResolved(Conflict):
     title = "Prediction resolved"
 
 
+@wire
 @dataclass(frozen=True)
 class Prediction:
-    """A prediction's row."""
+    """A prediction and, once resolved, its outcome."""
 
     id: int
     mind: str
@@ -73,37 +75,20 @@ class Prediction:
     subject: str
     stated_confidence: float
     due_at: str
-    status: str
+    status: Literal["open", "hit", "miss"]
     belief_id: int | None
+    """The belief the prediction rests on."""
     created_at: str
     resolved_at: str | None
     observed: str | None
     event_id: int | None
+    """The prediction_made event."""
     resolved_event_id: int | None
+    """The prediction_resolved event, once resolved."""
 
-    def overdue(self, now: float) -> bool:
+    def is_overdue(self, now: float) -> bool:
         """Open and past its due time."""
         return self.status == "open" and parse_iso(self.due_at) <= now
-
-    def to_json(self, now: float | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "mind": self.mind,
-            "proposition": self.proposition,
-            "subject": self.subject,
-            "stated_confidence": self.stated_confidence,
-            "due_at": self.due_at,
-            "status": self.status,
-            "belief_id": self.belief_id,
-            "created_at": self.created_at,
-            "resolved_at": self.resolved_at,
-            "observed": self.observed,
-            "event_id": self.event_id,
-            "resolved_event_id": self.resolved_event_id,
-        }
-        if now is not None:
-            out["overdue"] = self.overdue(now)
-        return out
 
 
 @dataclass(frozen=True)
@@ -361,7 +346,7 @@ def resolve_prediction(
                 subject=prediction.subject,
                 stated_confidence=prediction.stated_confidence,
                 due_at=prediction.due_at,
-                late=prediction.overdue(now),
+                late=prediction.is_overdue(now),
                 observed=observed,
                 belief=prediction.belief_id,
                 squared_error=round((prediction.stated_confidence - (1.0 if hit else 0.0)) ** 2, 6),

@@ -10,43 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from noemad.clock import parse_iso
 from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange
 from noemad.events import Event, Ref
 from noemad.stimuli import Message
+from noemad.wire import OMIT_EMPTY, rounded, wire
 
 # Order among equally salient thoughts: what was perceived first, then what
 # changed, then goals, due predictions, and the mind's own audit.
 PROCESSES = ("perception", "evidence", "goals", "predictions", "metacognition")
 
 
+@wire
 @dataclass(frozen=True)
 class Thought:
-    """One candidate for the workspace."""
+    """One candidate for the workspace (as the `attention` event's data lists them)."""
 
     process: str
     kind: str
-    salience: float
+    salience: Annotated[float, rounded(4)]
     summary: str
     key: str  # stable identity, for deterministic order and for effects
     refs: tuple[Ref, ...] = ()
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: Annotated[dict[str, Any], OMIT_EMPTY] = field(default_factory=dict)
 
     def order(self) -> tuple[float, int, str]:
         return (-round(self.salience, 9), PROCESSES.index(self.process), self.key)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "process": self.process,
-            "kind": self.kind,
-            "salience": round(self.salience, 4),
-            "summary": self.summary,
-            "key": self.key,
-            "refs": [{"type": r.type, "id": r.id} for r in self.refs],
-            **({"detail": self.detail} if self.detail else {}),
-        }
 
 
 # Salience of a stimulus by kind: an operator's correction matters most.

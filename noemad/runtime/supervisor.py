@@ -270,13 +270,13 @@ class Supervisor(Reads):
         actor = self.actors.get(name)
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
         return {
-            **mind.to_json(),
+            **vars(mind),  # the API shows the overview as the mind with these added
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
             "turn_running": bool(actor and actor.turn_running),
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
-            "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
+            "recent": latest_events(db, name, limit=10),
             "warnings": [
                 {"event": e.id, "at": e.at, "check": w.check, "ref": w.ref, "text": e.text}
                 for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
@@ -322,7 +322,7 @@ class Supervisor(Reads):
         now = self.clock.now()
         event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
         belief = next((r.id for r in event.refs if r.type == "belief"), None)
-        return {"memory": get_memory(self.store.reader(), memory_id).to_json(), "belief": belief, "event": event.to_json()}
+        return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
 
     # stimuli and events --------------------------------------------------
 
@@ -398,7 +398,7 @@ class Supervisor(Reads):
             },
             "models": {
                 "provider": self.config.models.provider,
-                "holds": [hold.to_json() for hold in self.gateway.holds.in_force()],
+                "holds": self.gateway.holds.in_force(),
             },
             "jobs": {
                 "running": self.jobs.running,
