@@ -69,6 +69,13 @@ class Event:
     subject: Ref | None
 
 
+def data_of(event: Event, *kinds: str) -> dict[str, Any]:
+    """An event's data, for the typed payload of `kinds` to read; ValueError for another kind (a reader's bug)."""
+    if event.kind not in kinds:
+        raise ValueError(f"event {event.id} is a {event.kind!r}, not {' or '.join(map(repr, kinds))}")
+    return event.data
+
+
 def _check_links(db: Database, draft: EventDraft) -> None:
     if len(draft.parents) > _MAX_LINKS or len(draft.refs) > _MAX_LINKS:
         raise InvalidLink(f"an event may name at most {_MAX_LINKS} parents and {_MAX_LINKS} refs")

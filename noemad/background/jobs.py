@@ -27,7 +27,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
-from noemad.minds import get_mind, mind_names, set_mode
+from noemad.minds import get_mind, job_start_event, mind_names, set_mode
 from noemad.store.guard import unrecorded
 from noemad.wire import wire
 
@@ -145,11 +145,7 @@ def last_job(db: Database, mind: str, kind: str, status: str | None = None) -> J
 
 def start_event(db: Database, mind: str, job_id: int) -> int | None:
     """The `mode_changed` event that started the job: the cause of what the job writes (None if the mode did not change)."""
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id LIMIT 1",
-        [mind, job_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
+    return job_start_event(db, mind, job_id)
 
 
 def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> bool:

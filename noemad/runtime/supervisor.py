@@ -24,6 +24,7 @@ from noemad.minds import Mind, change_settings, check_name, create_mind, delete_
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
@@ -277,8 +278,9 @@ class Supervisor(Reads):
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
             "recent": latest_events(db, name, limit=10),
             "warnings": [
-                {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
+                {"event": e.id, "at": e.at, "check": w.check, "ref": w.ref, "text": e.text}
                 for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
+                for w in (MetacognitionWarning.of(e),)
             ],
         }
 

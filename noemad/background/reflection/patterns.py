@@ -28,6 +28,7 @@ from noemad.background.reflection.findings import CONFIDENT, BeliefChange, Predi
 from noemad.background.reflection.prose import lesson_text
 from noemad.cognition.memory import MAX_DERIVED_FROM
 from noemad.cognition.predictions import OUTCOME_SOURCE
+from noemad.cognition.beliefs import support_items
 from noemad.wire import HIDDEN, computed, shown_as, wire
 
 PATTERN_MIN = 3  # failures on one subject that make a pattern
@@ -104,10 +105,7 @@ def _single_source(db: Database, failures: Sequence[Failure]) -> int:
     if not beliefs:
         return 0
     support: dict[int, list[tuple[str, int]]] = {}
-    marks = ",".join("?" * len(beliefs))
-    for belief_id, source, event_id in db.execute(
-        f"SELECT belief_id, source, event_id FROM evidence WHERE belief_id IN ({marks}) AND stance = 'support' ORDER BY id", beliefs
-    ):
+    for belief_id, source, event_id in support_items(db, beliefs):
         support.setdefault(belief_id, []).append((source, event_id))
     count = 0
     for f in failures:
