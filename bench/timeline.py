@@ -377,13 +377,13 @@ def bench_in_process(
         for root in roots:
             tl = walks.time(lambda: walk(db, root, limits))
             ids, cut = base.time(lambda: baseline(raw, root, limits))
-            loading.time(lambda: get_events(db, [n.event.id for n in tl.nodes]))
+            loading.time(lambda: get_events(db, [n.id for n in tl.nodes]))
             stats.nodes.append(len(tl.nodes))
             stats.by_limit += tl.truncation.by_limit
             stats.by_hops += tl.truncation.by_hops
             if not tl.truncation.by_limit and not cut:
                 stats.compared += 1
-                if ids == {n.event.id for n in tl.nodes}:
+                if ids == {n.id for n in tl.nodes}:
                     stats.agreed += 1
                 elif len(stats.disagreements) < 5:
                     stats.disagreements.append(root)

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.errors import EventNotFound, InvalidLink
 from noemad.store.writer import emit
+from noemad.wire import wire
 
 RefType = Literal["event", "memory", "belief", "model_call"]
 _REF_TABLES: dict[str, str] = {"event": "events", "memory": "memories", "belief": "beliefs", "model_call": "model_calls"}
@@ -48,17 +49,18 @@ class EventDraft:
     subject: Ref | None = None  # the memory or belief this event writes or changes
 
 
+@wire
 @dataclass(frozen=True)
 class Event:
-    """A stored event with its links."""
+    """A stored event with the links it was written with."""
 
     id: int
     mind: str
     kind: str
     actor: str
     at: str
-    text: str | None
     channel: str | None
+    text: str | None
     data: dict[str, Any]
     cycle_id: str | None
     causation_id: int | None
@@ -66,23 +68,12 @@ class Event:
     refs: tuple[Ref, ...]
     subject: Ref | None
 
-    def to_json(self) -> dict[str, Any]:
-        """The event as the API shows it."""
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "kind": self.kind,
-            "actor": self.actor,
-            "at": self.at,
-            "channel": self.channel,
-            "text": self.text,
-            "data": self.data,
-            "cycle_id": self.cycle_id,
-            "causation_id": self.causation_id,
-            "parents": list(self.parents),
-            "refs": [{"type": r.type, "id": r.id} for r in self.refs],
-            "subject": {"type": self.subject.type, "id": self.subject.id} if self.subject else None,
-        }
+
+def data_of(event: Event, *kinds: str) -> dict[str, Any]:
+    """An event's data, for the typed payload of `kinds` to read; ValueError for another kind (a reader's bug)."""
+    if event.kind not in kinds:
+        raise ValueError(f"event {event.id} is a {event.kind!r}, not {' or '.join(map(repr, kinds))}")
+    return event.data
 
 
 def _check_links(db: Database, draft: EventDraft) -> None:

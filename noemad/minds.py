@@ -18,19 +18,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
-from noemad.events import EventDraft, append
+from noemad.events import Event, EventDraft, append, data_of
 from noemad.store.guard import unrecorded
+from noemad.wire import HIDDEN, wire
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 
+@wire
 @dataclass(frozen=True)
 class Mind:
     """A mind's row."""
@@ -39,11 +41,8 @@ class Mind:
     created_at: str
     settings: dict[str, Any]  # as stored: what the operator wrote
     mode: str
-    parsed: MindSettings = field(default_factory=MindSettings, compare=False)  # the valid part, typed
-    problems: tuple[str, ...] = ()  # a sentence per stored key that is no longer valid
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "created_at": self.created_at, "settings": self.settings, "mode": self.mode}
+    parsed: Annotated[MindSettings, HIDDEN] = field(default_factory=MindSettings, compare=False)  # the valid part, typed
+    problems: Annotated[tuple[str, ...], HIDDEN] = ()  # a sentence per stored key that is no longer valid
 
 
 def check_name(name: str) -> str:
@@ -165,6 +164,35 @@ def mind_counts(db: Database, name: str) -> dict[str, int]:
 MODES = ("idle", "paused", "reflecting", "consolidating")
 
 
+@dataclass(frozen=True)
+class ModeChange:
+    """The data of a `mode_changed` event: the one definition of its fields (`job`: the background job it belongs to)."""
+
+    from_mode: str
+    to_mode: str
+    job: int | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"from": self.from_mode, "to": self.to_mode}
+        if self.job is not None:
+            data["job"] = self.job
+        return data
+
+    @classmethod
+    def of(cls, event: Event) -> ModeChange:
+        data = data_of(event, "mode_changed")
+        return cls(str(data.get("from")), str(data.get("to")), data.get("job"))
+
+
+def job_start_event(db: Database, name: str, job_id: int) -> int | None:
+    """The `mode_changed` event that started background job `job_id` (None if the mode did not change)."""
+    row = db.execute(
+        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id LIMIT 1",
+        [name, job_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def set_mode(
     db: Database, name: str, mode: str, now: float, actor: str, reason: str, *, only_from: str | None = None, job: int | None = None
 ) -> Mind:
@@ -180,10 +208,7 @@ def set_mode(
     if mind.mode == mode or (only_from is not None and mind.mode != only_from):
         return mind
     db.execute("UPDATE minds SET mode = ? WHERE name = ?", [mode, name])
-    data: dict[str, Any] = {"from": mind.mode, "to": mode}
-    if job is not None:
-        data["job"] = job
-    append(db, EventDraft(mind=name, kind="mode_changed", actor=actor, text=reason, data=data), now)
+    append(db, EventDraft(mind=name, kind="mode_changed", actor=actor, text=reason, data=ModeChange(mind.mode, mode, job).to_data()), now)
     return get_mind(db, name)
 
 

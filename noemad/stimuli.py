@@ -6,15 +6,27 @@ it states a proposition). These are data, below cognition: what a stimulus
 must satisfy against the mind's state before it is stored (the belief a
 correction names exists, the goal a change names is open…) is checked by
 `noemad.cognition.intake`, beside the state it reads.
+
+Each stimulus class is also the typed payload of its event kind: `to_data()`
+is the one definition of what its event stores, and `of(event)` reads a
+stored event back (readers never index `event.data` by hand). A stored
+event missing its author or source reads as its actor, as readers always
+treated it.
 """
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Literal
 
-from noemad.clock import iso
-from noemad.events import EventDraft
+from sqlite_utils import Database
+
+from noemad.clock import iso, parse_iso
+from noemad.events import Event, EventDraft, data_of
 
 STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
@@ -31,6 +43,14 @@ class Claim:
     def to_data(self) -> dict[str, str]:
         return {"proposition": self.proposition, "subject": self.subject, "stance": self.stance}
 
+    @classmethod
+    def from_data(cls, data: Any) -> Claim | None:
+        """The claim stored under a stimulus' `claim` key; None if there is none."""
+        if not isinstance(data, dict) or not data:
+            return None
+        stance = "contradicts" if data.get("stance") == "contradicts" else "supports"
+        return cls(str(data.get("proposition") or ""), str(data.get("subject") or ""), stance)
+
 
 @dataclass(frozen=True)
 class Message:
@@ -41,14 +61,20 @@ class Message:
     channel: str = "cli"
     mentions: tuple[str, ...] = ()
 
+    def to_data(self) -> dict[str, Any]:
+        return {"author": self.author, "mentions": list(self.mentions)}
+
     def draft(self, mind: str) -> EventDraft:
-        return EventDraft(
-            mind=mind,
-            kind="message",
-            actor=f"user:{self.author}",
-            channel=self.channel,
-            text=self.text,
-            data={"author": self.author, "mentions": list(self.mentions)},
+        return EventDraft(mind=mind, kind="message", actor=f"user:{self.author}", channel=self.channel, text=self.text, data=self.to_data())
+
+    @classmethod
+    def of(cls, event: Event) -> Message:
+        data = data_of(event, "message")
+        return cls(
+            author=str(data.get("author", event.actor)),
+            text=event.text or "",
+            channel=event.channel or "cli",
+            mentions=tuple(str(m) for m in data.get("mentions") or ()),
         )
 
 
@@ -61,13 +87,35 @@ class Observation:
     data: dict[str, Any] = field(default_factory=dict)
     claim: Claim | None = None
 
-    def draft(self, mind: str) -> EventDraft:
+    def to_data(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"source": self.source}
         if self.data:
             extra["data"] = self.data
         if self.claim:
             extra["claim"] = self.claim.to_data()
-        return EventDraft(mind=mind, kind="observation", actor=f"source:{self.source}", text=self.text, data=extra)
+        return extra
+
+    def draft(self, mind: str) -> EventDraft:
+        return EventDraft(mind=mind, kind="observation", actor=f"source:{self.source}", text=self.text, data=self.to_data())
+
+    @property
+    def stated_salience(self) -> float | None:
+        """The salience the source stated in its data (`salience`, clamped to [0, 1]); None if it stated none usable."""
+        value = self.data.get("salience")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        return min(1.0, max(0.0, float(value)))
+
+    @classmethod
+    def of(cls, event: Event) -> Observation:
+        data = data_of(event, "observation")
+        given = data.get("data")
+        return cls(
+            source=str(data.get("source", event.actor)),
+            text=event.text or "",
+            data=dict(given) if isinstance(given, dict) else {},
+            claim=Claim.from_data(data.get("claim")),
+        )
 
 
 @dataclass(frozen=True)
@@ -78,15 +126,19 @@ class Assertion:
     claim: Claim
     channel: str = "cli"
 
+    def to_data(self) -> dict[str, Any]:
+        return {"source": self.source, "claim": self.claim.to_data()}
+
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(
-            mind=mind,
-            kind="assertion",
-            actor=f"user:{self.source}",
-            channel=self.channel,
-            text=self.claim.proposition,
-            data={"source": self.source, "claim": self.claim.to_data()},
+            mind=mind, kind="assertion", actor=f"user:{self.source}", channel=self.channel, text=self.claim.proposition, data=self.to_data()
         )
+
+    @classmethod
+    def of(cls, event: Event) -> Assertion:
+        data = data_of(event, "assertion")
+        claim = Claim.from_data(data.get("claim")) or Claim(event.text or "", "")
+        return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli")
 
 
 @dataclass(frozen=True)
@@ -98,14 +150,16 @@ class Correction:
     status: Literal["active", "pinned", "rejected"] | None = None
     confidence: float | None = None
 
+    def to_data(self) -> dict[str, Any]:
+        return {"belief": self.belief, "status": self.status, "confidence": self.confidence}
+
     def draft(self, mind: str) -> EventDraft:
-        return EventDraft(
-            mind=mind,
-            kind="correction",
-            actor="operator",
-            text=self.reason,
-            data={"belief": self.belief, "status": self.status, "confidence": self.confidence},
-        )
+        return EventDraft(mind=mind, kind="correction", actor="operator", text=self.reason, data=self.to_data())
+
+    @classmethod
+    def of(cls, event: Event) -> Correction:
+        data = data_of(event, "correction")
+        return cls(belief=data["belief"], reason=event.text or "", status=data.get("status"), confidence=data.get("confidence"))
 
 
 @dataclass(frozen=True)
@@ -118,12 +172,26 @@ class GoalStimulus:
     status: Literal["completed", "abandoned"] | None = None
     note: str | None = None
 
-    def draft(self, mind: str) -> EventDraft:
+    def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             k: v for k, v in (("goal", self.goal), ("title", self.title), ("progress", self.progress), ("status", self.status)) if v is not None
         }
         if self.note:
             data["note"] = self.note
+        return data
+
+    @property
+    def closes(self) -> bool:
+        """Whether this change completes or abandons its goal."""
+        return self.goal is not None and (self.status in ("completed", "abandoned") or (self.progress is not None and self.progress >= 1))
+
+    @classmethod
+    def of(cls, event: Event) -> GoalStimulus:
+        data = data_of(event, "goal")
+        return cls(title=data.get("title"), goal=data.get("goal"), progress=data.get("progress"), status=data.get("status"), note=data.get("note"))
+
+    def draft(self, mind: str) -> EventDraft:
+        data = self.to_data()
         # Drafted before `check` runs: nothing here may assume a valid combination.
         if self.goal is None:
             text = self.title
@@ -142,14 +210,16 @@ class PredictionStimulus:
     confidence: float
     due_at: float
 
+    def to_data(self) -> dict[str, Any]:
+        return {"proposition": self.proposition, "subject": self.subject, "confidence": self.confidence, "due_at": iso(self.due_at)}
+
     def draft(self, mind: str) -> EventDraft:
-        return EventDraft(
-            mind=mind,
-            kind="prediction",
-            actor="operator",
-            text=self.proposition,
-            data={"proposition": self.proposition, "subject": self.subject, "confidence": self.confidence, "due_at": iso(self.due_at)},
-        )
+        return EventDraft(mind=mind, kind="prediction", actor="operator", text=self.proposition, data=self.to_data())
+
+    @classmethod
+    def of(cls, event: Event) -> PredictionStimulus:
+        data = data_of(event, "prediction")
+        return cls(data["proposition"], data["subject"], data["confidence"], parse_iso(data["due_at"]))
 
 
 @dataclass(frozen=True)
@@ -160,14 +230,94 @@ class OutcomeStimulus:
     result: Literal["hit", "miss"]
     observed: str | None = None
 
+    def to_data(self) -> dict[str, Any]:
+        return {"prediction": self.prediction, "result": self.result, "observed": self.observed}
+
     def draft(self, mind: str) -> EventDraft:
-        return EventDraft(
-            mind=mind,
-            kind="outcome",
-            actor="operator",
-            text=self.observed or self.result,
-            data={"prediction": self.prediction, "result": self.result, "observed": self.observed},
-        )
+        return EventDraft(mind=mind, kind="outcome", actor="operator", text=self.observed or self.result, data=self.to_data())
+
+    @classmethod
+    def of(cls, event: Event) -> OutcomeStimulus:
+        data = data_of(event, "outcome")
+        return cls(prediction=data["prediction"], result=data["result"], observed=data.get("observed"))
 
 
 Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus
+
+
+def named(event: Event) -> str | None:
+    """The author (a message) or source (an observation, an assertion) a stimulus names; None if it names neither."""
+    name = event.data.get("author") or event.data.get("source")
+    return name if isinstance(name, str) and name else None
+
+
+def of(event: Event) -> Stimulus:
+    """The typed payload of a stored stimulus event."""
+    return _READERS[event.kind](event)
+
+
+_READERS: dict[str, Any] = {
+    "message": Message.of,
+    "observation": Observation.of,
+    "assertion": Assertion.of,
+    "correction": Correction.of,
+    "goal": GoalStimulus.of,
+    "prediction": PredictionStimulus.of,
+    "outcome": OutcomeStimulus.of,
+}
+
+
+# Queries on stored stimuli, so that no other module reads their data in SQL. ----
+
+
+def stored_outcome(db: Database, mind: str, prediction_id: int) -> int | None:
+    """The id of the `outcome` stimulus stored for a prediction, perceived or still waiting.
+
+    Stimuli are checked when stored, so at most one exists: a second outcome
+    is refused even before the first one is perceived.
+    """
+    row = db.execute(
+        "SELECT id FROM events WHERE mind = ? AND kind = 'outcome' AND json_extract(data, '$.prediction') = ? ORDER BY id LIMIT 1",
+        [mind, prediction_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def closing_stimulus(db: Database, mind: str, goal_id: int) -> int | None:
+    """The stored `goal` stimulus that completes or abandons `goal_id` (`GoalStimulus.closes`), if one is waiting or taken.
+
+    Stimuli are checked when stored, so at most one such stimulus exists; a
+    second change to the same goal is refused before the first is perceived.
+    """
+    row = db.execute(
+        "SELECT id FROM events WHERE mind = ? AND kind = 'goal' AND json_extract(data, '$.goal') = ?"
+        " AND (json_extract(data, '$.status') IN ('completed', 'abandoned') OR json_extract(data, '$.progress') >= 1)"
+        " ORDER BY id LIMIT 1",
+        [mind, goal_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, str]:
+    """Who each stimulus is from, read in one query: a message's author, an observation's or assertion's source, else the actor.
+
+    Blank names are passed over; an event with no actor gives `unknown`; an
+    id not found is left out. For bulk readers (consolidation asks for
+    thousands at once): no event is built.
+    """
+    # Grouped: tens of thousands of stimuli come from a few dozen (actor, author, source), each decided once.
+    found = db.execute(
+        "SELECT actor, json_extract(data, '$.author'), json_extract(data, '$.source'), json_group_array(id)"
+        " FROM events WHERE id IN (SELECT value FROM json_each(?)) GROUP BY 1, 2, 3",
+        [json.dumps(sorted(set(event_ids)))],
+    )
+    out: dict[int, str] = {}
+    for actor, author, source, ids in found:
+        if isinstance(author, str) and author.strip():
+            who = author.strip()
+        elif isinstance(source, str) and source.strip():
+            who = source.strip()
+        else:
+            who = actor or unknown
+        out.update(zip(json.loads(ids), repeat(who)))
+    return out

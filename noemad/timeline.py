@@ -20,12 +20,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import starmap
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from sqlite_utils import Database
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
 from noemad.errors import InvalidInput
 from noemad.events import EVENT_COLUMNS, Event, Ref, event_from_row, get_event
+from noemad.wire import HIDDEN, OMIT_NONE, computed, renamed, wire
 
 EdgeKind = Literal["caused", "parent", "cited"]
 MAX_HOPS = 6
@@ -33,6 +35,7 @@ MAX_EVENTS = 200
 _KIND_ORDER = {"caused": 0, "parent": 1, "cited": 2}
 
 
+@wire
 @dataclass(frozen=True)
 class WalkLimits:
     """How far one walk may go; each bound may only be lowered from the maximum."""
@@ -49,84 +52,72 @@ class WalkLimits:
             raise InvalidInput("limit must be at least 1 (the event itself)")
 
 
+@wire
 @dataclass(frozen=True)
 class Edge:
     """A link from cause to consequence."""
 
-    source: int
-    target: int
+    source: Annotated[int, renamed("from")]
+    target: Annotated[int, renamed("to")]
     kind: EdgeKind
-    via: Ref | None = None  # the memory or belief a `cited` edge passes through
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"from": self.source, "to": self.target, "kind": self.kind}
-        if self.via is not None:
-            out["via"] = {"type": self.via.type, "id": self.via.id}
-        return out
+    via: Annotated[Ref | None, OMIT_NONE] = None
+    """The memory or belief a `cited` edge passes through (absent on other edges)."""
 
 
-@dataclass
-class Node:
-    """An event on the walk: how far from the root (negative: a cause) and how it was reached."""
+@wire
+@dataclass(frozen=True)
+class Node(Event):
+    """An event on the walk: how far from the root and how it was reached."""
 
-    event: Event
     hop: int
+    """Hops from the root: negative for causes, positive for consequences."""
     reached_from: int | None = None
     reached_by: EdgeKind | None = None
     model_calls: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            **self.event.to_json(),
-            "hop": self.hop,
-            "reached_from": self.reached_from,
-            "reached_by": self.reached_by,
-            "model_calls": self.model_calls,
-        }
+    """The model calls the event cites, as their model_calls rows."""
 
 
+class Group(TypedDict):
+    """The events of one cognitive cycle: grouped, and the group labelled correlation, not causation."""
+
+    cycle_id: str
+    label: Literal["correlation"]
+    events: list[int]
+
+
+@wire
 @dataclass(frozen=True)
 class Truncation:
     """Whether and where the walk was cut, and how many events it left out there."""
 
-    by_hops: bool = False
-    by_limit: bool = False
+    by_hops: Annotated[bool, HIDDEN] = False
+    by_limit: Annotated[bool, HIDDEN] = False
     omitted_back: int = 0
     omitted_forward: int = 0
 
+    @computed
     @property
     def truncated(self) -> bool:
         return self.by_hops or self.by_limit
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "truncated": self.truncated,
-            "by": [name for name, hit in (("hops", self.by_hops), ("limit", self.by_limit)) if hit],
-            "omitted_back": self.omitted_back,
-            "omitted_forward": self.omitted_forward,
-        }
+    @computed
+    @property
+    def by(self) -> list[Literal["hops", "limit"]]:
+        """What cut the walk short."""
+        return [name for name, hit in (("hops", self.by_hops), ("limit", self.by_limit)) if hit]  # type: ignore[misc]
 
 
+@wire
 @dataclass(frozen=True)
 class Timeline:
-    """The result of one walk."""
+    """A causal walk around one event."""
 
     root: int
     nodes: list[Node]
     edges: list[Edge]
-    groups: list[dict[str, Any]]
+    groups: list[Group]
     truncation: Truncation
     limits: WalkLimits
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "root": self.root,
-            "nodes": [n.to_json() for n in self.nodes],
-            "edges": [e.to_json() for e in self.edges],
-            "groups": self.groups,
-            "truncation": self.truncation.to_json(),
-            "limits": {"back": self.limits.back, "forward": self.limits.forward, "limit": self.limits.limit},
-        }
 
 
 # --- reading links ------------------------------------------------------------
@@ -278,18 +269,18 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
         ids = sorted(hops)
         loaded.load(db, ids)  # the events no step toward causes has loaded
         edges = _edges_among(loaded, ids)
-        nodes = [Node(loaded.events[i], hops[i], *reached.get(i, (None, None))) for i in ids]
-        _attach_model_calls(db, nodes, loaded.model_calls)
+        calls = _model_calls(db, loaded.model_calls)
+        nodes = [_node(loaded.events[i], hops[i], *reached.get(i, (None, None)), calls.get(i, [])) for i in ids]
     groups: dict[str, list[int]] = {}
     for node in nodes:
-        if node.event.cycle_id:
-            groups.setdefault(node.event.cycle_id, []).append(node.event.id)
+        if node.cycle_id:
+            groups.setdefault(node.cycle_id, []).append(node.id)
     return Timeline(
         root=event_id,
         nodes=nodes,
         edges=edges,
         groups=[
-            {"cycle_id": cycle, "label": "correlation", "events": members}
+            Group(cycle_id=cycle, label="correlation", events=members)
             for cycle, members in sorted(groups.items(), key=lambda kv: kv[1][0])
         ],
         truncation=truncation,
@@ -369,29 +360,37 @@ def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
     ]
 
 
-def _attach_model_calls(db: Database, nodes: list[Node], cited: dict[int, list[int]]) -> None:
-    """Put on each node the model calls its event cites, in id order (its refs' order)."""
+def _node(event: Event, hop: int, reached_from: int | None, reached_by: EdgeKind | None, calls: list[dict[str, Any]]) -> Node:
+    """The event as a node of the walk."""
+    # Node(...) would set its 17 fields one object.__setattr__ at a time (it is
+    # frozen); copying the event's dict is the same object for a fraction of it,
+    # as event_from_row does. Node has no __post_init__ to skip.
+    node = object.__new__(Node)
+    node.__dict__.update(event.__dict__, hop=hop, reached_from=reached_from, reached_by=reached_by, model_calls=calls)
+    return node
+
+
+def _model_calls(db: Database, cited: dict[int, list[int]]) -> dict[int, list[dict[str, Any]]]:
+    """For each event that cites model calls, their rows in id order (its refs' order)."""
     if not cited:
-        return
+        return {}
     cur = db.execute(_MODEL_CALLS_SQL, [_json_ids({call for calls in cited.values() for call in calls})])
     cols = [c[0] for c in cur.description]
     calls: dict[int, dict[str, Any]] = {}
     for row in cur:
         record = dict(zip(cols, row))
         calls[record["id"]] = record
-    for node in nodes:
-        if node.event.id in cited:
-            node.model_calls = [calls[i] for i in sorted(cited[node.event.id]) if i in calls]
+    return {event: [calls[i] for i in sorted(ids) if i in calls] for event, ids in cited.items()}
 
 
 def to_dot(timeline: Timeline) -> str:
     """The walk as a Graphviz digraph; one cluster per cognitive cycle, labelled correlation."""
 
     def label(node: Node) -> str:
-        text = (node.event.text or "").replace("\n", " ")
+        text = (node.text or "").replace("\n", " ")
         if len(text) > 40:
             text = text[:39] + "…"
-        parts = [f"#{node.event.id} {node.event.kind}", node.event.actor]
+        parts = [f"#{node.id} {node.kind}", node.actor]
         if text:
             parts.append(text)
         for call in node.model_calls:
@@ -409,8 +408,8 @@ def to_dot(timeline: Timeline) -> str:
             in_group.add(member)
         lines.append("  }")
     for node in timeline.nodes:
-        extra = ", penwidth=2" if node.event.id == timeline.root else ""
-        lines.append(f"  e{node.event.id} [label={label(node)}{extra}];")
+        extra = ", penwidth=2" if node.id == timeline.root else ""
+        lines.append(f"  e{node.id} [label={label(node)}{extra}];")
     styles = {"caused": "solid", "parent": "dashed", "cited": "dotted"}
     for edge in timeline.edges:
         lines.append(f'  e{edge.source} -> e{edge.target} [label="{edge.kind}", style={styles[edge.kind]}];')

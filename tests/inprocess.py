@@ -31,6 +31,7 @@ from noemad.config import LoadedConfig, load_config
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
+from noemad.wire import dump
 
 START = "2026-01-01T00:00:00Z"  # the daemon tier's NOEMA_CLOCK start, so both tiers see the same times
 TIMEOUT = 30.0  # seconds: a bound on a hung engine, not a wait for time to pass
@@ -91,7 +92,7 @@ class InProcess:
                     page = await asyncio.to_thread(sup.events, mind, [], last, 1000)
                     for event in page:
                         if event.kind == kind:
-                            return event.to_json()
+                            return dump(event)
                         last = event.id
                     if len(page) < 1000:
                         break
@@ -100,7 +101,7 @@ class InProcess:
                     if event is None:
                         raise AssertionError(f"the bus of {mind} closed before a {kind} event")
                     if event.id > last and event.kind == kind:
-                        return event.to_json()
+                        return dump(event)
             finally:
                 sup.bus.unsubscribe(sub)
 

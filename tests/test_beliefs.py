@@ -121,7 +121,7 @@ def test_the_timeline_walks_from_a_belief_update_back_to_what_brought_it(store: 
         lambda db: append(db, EventDraft("ada", "decision", "process:x", refs=[updated.subject]), 40.0)  # type: ignore[list-item]
     )
     timeline = walk(store.reader(), consumer.id)
-    ids = {n.event.id for n in timeline.nodes}
+    ids = {n.id for n in timeline.nodes}
     assert {created.id, updated.id, created.causation_id, updated.causation_id} <= ids
     cited = {(e.source, e.target) for e in timeline.edges if e.kind == "cited"}
     assert (created.id, consumer.id) in cited and (updated.id, consumer.id) in cited

@@ -233,7 +233,7 @@ def test_the_timeline_walks_from_the_belief_back_to_the_episodes_and_their_messa
     done = env.consolidate()
     [c] = done.clusters
     timeline = walk(env.store.reader(), c["belief_event"])
-    reached = {n.event.id for n in timeline.nodes}
+    reached = {n.id for n in timeline.nodes}
     db = env.store.reader()
     episode_events = {r[0] for r in env.rows("SELECT id FROM events WHERE kind = 'memory_created' AND subject_id IN (%s)" % ",".join(map(str, go)))}
     messages = {get_memory(db, i).event_id for i in go}
@@ -242,7 +242,7 @@ def test_the_timeline_walks_from_the_belief_back_to_the_episodes_and_their_messa
     assert {via for _, via in cited} == {Ref("memory", i) for i in go}
     # ... and forward from a message to the generalisation and the run's summary.
     forward = walk(db, min(messages))
-    assert {c["belief_event"], c["memory_event"], done.event.id} <= {n.event.id for n in forward.nodes}
+    assert {c["belief_event"], c["memory_event"], done.event.id} <= {n.id for n in forward.nodes}
 
 
 def test_a_cluster_of_more_than_63_episodes_cites_the_first_and_keeps_every_link(env: Env) -> None:

@@ -28,6 +28,7 @@ from noemad.errors import (
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway, Prompt
 from noemad.models.holds import Hold
+from noemad.wire import dump
 from noemad.models.scripted import ScriptedProvider
 from noemad.models.types import Block, ModelRequest, ModelResponse, Role, Turn
 from noemad.store import Store
@@ -313,7 +314,7 @@ def test_a_429_holds_the_model_and_refuses_auxiliary_calls(env: Env) -> None:
     err = fails(gw, prompt(), RateLimited)
     assert err.retry_after == 30
     assert gw.holds.in_force() == [Hold(HAIKU, START + 30, "rate_limited", START)]
-    assert gw.holds.in_force()[0].to_json() == {
+    assert dump(gw.holds.in_force()[0]) == {
         "model": HAIKU,
         "until": "2026-01-01T12:00:30.000Z",
         "since": "2026-01-01T12:00:00.000Z",

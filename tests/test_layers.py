@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("noemad.stimuli", "noemad.minds", "noemad.timeline")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),
-    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.paths", "noemad.words")),
+    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.paths", "noemad.wire", "noemad.words")),
 ]
 
 # Known upward imports, each with the work that removes it. The test fails

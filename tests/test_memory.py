@@ -38,6 +38,7 @@ from noemad.events import Event, EventDraft, Ref, append, get_event, list_events
 from noemad.minds import create_mind, delete_mind
 from noemad.store import Store
 from noemad.timeline import walk
+from noemad.wire import dump
 
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 DAY = 86_400.0
@@ -459,7 +460,7 @@ def test_one_memory_retrieved_event_cites_each_returned_memory_in_order(world: W
     # The walk goes from the retrieval back to its cause and, through each
     # cited memory, to the event that wrote it.
     tl = walk(world.db, event.id)
-    back = {n.event.id for n in tl.nodes if n.hop < 0}
+    back = {n.id for n in tl.nodes if n.hop < 0}
     assert {cause, created_old.id, created_new.id} <= back
     via = {(e.source, e.via) for e in tl.edges if e.target == event.id and e.kind == "cited"}
     assert via == {(created_old.id, Ref("memory", created_old.subject.id)), (created_new.id, Ref("memory", created_new.subject.id))}  # type: ignore[union-attr]
@@ -655,10 +656,10 @@ def test_get_memory_of_a_missing_id_says_so(world: World) -> None:
         get_memory(world.db, 42)
 
 
-def test_to_json(world: World) -> None:
+def test_a_memory_on_the_wire(world: World) -> None:
     a, _ = world.write("ada", "the deploy broke the build")
     b, _ = world.write("ada", "deploys break builds", kind="semantic", derived_from=[a.id])
-    assert b.to_json() == {
+    assert dump(b) == {
         "id": b.id,
         "mind": "ada",
         "kind": "semantic",
@@ -672,7 +673,7 @@ def test_to_json(world: World) -> None:
         "derived_from": [a.id],
     }
     results, _ = world.retrieve("ada", "deploy")
-    out = results[0].to_json()
+    out = dump(results[0])
     assert set(out) == {"memory", "score", "relevance", "recency", "importance"}
     assert out["memory"]["id"] == results[0].memory.id
 

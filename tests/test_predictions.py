@@ -94,7 +94,7 @@ def test_a_hit_supports_and_a_miss_rejects_the_hypothesis_downstream_of_the_reso
     assert (belief.status, belief.confidence) == ("rejected", 0.0)
     # The walk from the rejection reaches the outcome and the prediction it resolved.
     graph = walk(store.reader(), rejected.id)
-    kinds = {n.event.kind for n in graph.nodes}
+    kinds = {n.kind for n in graph.nodes}
     assert {"outcome", "prediction_resolved", "prediction_made", "prediction"} <= kinds
     with pytest.raises(PredictionResolved):
         resolve(store, miss.id, "hit")
@@ -126,7 +126,7 @@ def test_due_predictions_are_the_open_ones_whose_time_has_come(store: Store) -> 
     assert due_predictions(db, "ada", NOW + 59) == []
     assert [p.id for p in due_predictions(db, "ada", NOW + 60)] == [soon.id]
     assert [p.id for p in due_predictions(db, "ada", NOW + 9000)] == [soon.id, later.id]
-    assert get_prediction(db, soon.id).overdue(NOW + 61) and not get_prediction(db, later.id).overdue(NOW + 61)
+    assert get_prediction(db, soon.id).is_overdue(NOW + 61) and not get_prediction(db, later.id).is_overdue(NOW + 61)
 
 
 def test_parse_due_takes_spans_and_iso_times_in_the_future_only() -> None:

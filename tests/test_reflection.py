@@ -408,7 +408,7 @@ def test_the_timeline_from_a_lesson_reaches_the_reflection_and_the_failures(env:
     done = env.reflect()
     [created] = env.rows("SELECT id FROM events WHERE kind = 'memory_created' AND subject_id = ?", done.outputs["lessons"][0])
     graph = walk(env.store.reader(), created[0])
-    kinds = {n.event.kind for n in graph.nodes}
+    kinds = {n.kind for n in graph.nodes}
     assert {"reflection", "prediction_resolved", "outcome", "mode_changed"} <= kinds
     edges = {(e.source, e.target, e.kind) for e in graph.edges}
     assert (done.event.id, created[0], "caused") in edges

@@ -9,6 +9,7 @@ the order the helpers are called.
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ from noemad.events import Event, EventDraft, Ref, append, get_events
 from noemad.minds import create_mind
 from noemad.store import Store
 from noemad.store.guard import unrecorded
-from noemad.timeline import MAX_EVENTS, MAX_HOPS, Timeline, WalkLimits, to_dot, walk
+from noemad.timeline import MAX_EVENTS, MAX_HOPS, Node, Timeline, WalkLimits, to_dot, walk
+from noemad.wire import dump
 
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
@@ -110,12 +112,17 @@ def world(tmp_path: Path) -> Iterator[World]:
         store.close()
 
 
+def event_of(node: Node) -> Event:
+    """The stored event a node of the walk is."""
+    return Event(**{f.name: getattr(node, f.name) for f in fields(Event)})
+
+
 def node_ids(tl: Timeline) -> list[int]:
-    return [n.event.id for n in tl.nodes]
+    return [n.id for n in tl.nodes]
 
 
 def hops(tl: Timeline) -> dict[int, int]:
-    return {n.event.id: n.hop for n in tl.nodes}
+    return {n.id: n.hop for n in tl.nodes}
 
 
 def edges(tl: Timeline) -> list[tuple[int, int, str]]:
@@ -123,7 +130,7 @@ def edges(tl: Timeline) -> list[tuple[int, int, str]]:
 
 
 def reached(tl: Timeline) -> dict[int, tuple[int | None, str | None]]:
-    return {n.event.id: (n.reached_from, n.reached_by) for n in tl.nodes}
+    return {n.id: (n.reached_from, n.reached_by) for n in tl.nodes}
 
 
 # --- branching -----------------------------------------------------------------
@@ -168,7 +175,7 @@ def test_branching_one_cause_many_consequences_and_many_parents(world: World) ->
     assert hops(fwd) == {born: -1, a: 0, b: 1, c: 1, d: 1, e: 2}
     assert reached(fwd)[e] == (b, "caused")  # caused beats parent
     assert edges(fwd) == all_edges
-    assert fwd.to_json()["truncation"] == {"truncated": False, "by": [], "omitted_back": 0, "omitted_forward": 0}
+    assert dump(fwd)["truncation"] == {"truncated": False, "by": [], "omitted_back": 0, "omitted_forward": 0}
 
     # From a middle branch: causes only up the chain, consequences only down it;
     # the siblings c and d are neither (nothing links b to them).
@@ -184,8 +191,8 @@ def test_event_parents_are_stored_once_in_order(world: World) -> None:
     c = world.event("alpha", parents=[b, a, b])
     tl = world.walk(c)
     node = tl.nodes[-1]
-    assert node.event.id == c and node.event.parents == (a, b)
-    assert node.event.causation_id is None
+    assert node.id == c and node.parents == (a, b)
+    assert node.causation_id is None
     assert edges(tl) == [(born, a, "caused"), (born, b, "caused"), (a, c, "parent"), (b, c, "parent")]
 
 
@@ -220,7 +227,7 @@ def test_cyclic_looking_links_visit_each_node_once_and_each_edge_once(world: Wor
     assert reached(from_c)[a] == (c, "caused")
     assert reached(from_c)[b] == (c, "parent")  # parent ranks before cited
     assert edges(from_c) == expected_edges
-    cited_via = {(e.source, e.target): e.to_json().get("via") for e in from_c.edges if e.kind == "cited"}
+    cited_via = {(e.source, e.target): dump(e).get("via") for e in from_c.edges if e.kind == "cited"}
     assert cited_via == {(a, c): None, (b, c): {"type": "belief", "id": x}}
 
     from_a = world.walk(a)
@@ -245,7 +252,7 @@ def test_belief_ref_reaches_its_writers_but_not_later_ones(world: World) -> None
     assert node_ids(tl) == [born, w1, w2, citer]
     assert w3 not in node_ids(tl)
     assert hops(tl) == {born: -2, w1: -1, w2: -1, citer: 0}
-    assert [e.to_json() for e in tl.edges] == [
+    assert [dump(e) for e in tl.edges] == [
         {"from": born, "to": w1, "kind": "caused"},
         {"from": w1, "to": citer, "kind": "cited", "via": {"type": "belief", "id": x}},
         {"from": w2, "to": citer, "kind": "cited", "via": {"type": "belief", "id": x}},
@@ -278,7 +285,7 @@ def test_memory_ref_reaches_its_writer_and_a_belief_of_the_same_id_does_not(worl
     citer = world.event("alpha", refs=[Ref("memory", m)])
     tl = world.walk(citer)
     assert node_ids(tl) == [wm, citer]
-    assert [e.to_json() for e in tl.edges] == [{"from": wm, "to": citer, "kind": "cited", "via": {"type": "memory", "id": m}}]
+    assert [dump(e) for e in tl.edges] == [{"from": wm, "to": citer, "kind": "cited", "via": {"type": "memory", "id": m}}]
     assert wb not in node_ids(world.walk(citer))
     assert node_ids(world.walk(wb)) == [wb]
     assert born not in node_ids(tl)
@@ -351,7 +358,7 @@ def test_model_calls_are_artefacts_on_their_node_not_hops(world: World) -> None:
     ]
     assert node_a.model_calls[0]["input_tokens"] == 120
     assert tl.nodes[0].model_calls == []
-    js = tl.to_json()
+    js = dump(tl)
     assert [c["id"] for c in js["nodes"][1]["model_calls"]] == [mc1, mc2]
     assert js["nodes"][0]["model_calls"] == []
 
@@ -372,8 +379,8 @@ def test_default_hop_limit_is_six_each_way(world: World) -> None:
     tl = world.walk(c[7])
     assert node_ids(tl) == c[1:14]
     assert hops(tl)[c[1]] == -MAX_HOPS and hops(tl)[c[13]] == MAX_HOPS
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 1}
-    assert tl.to_json()["limits"] == {"back": 6, "forward": 6, "limit": 200}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 1}
+    assert dump(tl)["limits"] == {"back": 6, "forward": 6, "limit": 200}
 
     # Exactly six back to the first event: nothing left out on that side.
     tl = world.walk(c[6], back=6, forward=6)
@@ -385,7 +392,7 @@ def test_default_hop_limit_is_six_each_way(world: World) -> None:
     b = _chain(world, "beta", 13)
     tl = world.walk(b[6])
     assert node_ids(tl) == b
-    assert tl.truncation.to_json() == {"truncated": False, "by": [], "omitted_back": 0, "omitted_forward": 0}
+    assert dump(tl.truncation) == {"truncated": False, "by": [], "omitted_back": 0, "omitted_forward": 0}
 
 
 def test_lowered_hop_limits_cut_each_direction_and_count_what_is_left(world: World) -> None:
@@ -398,16 +405,16 @@ def test_lowered_hop_limits_cut_each_direction_and_count_what_is_left(world: Wor
     assert node_ids(tl) == [c[3], c[4], c[5], c[6], c[7], c[8]]
     assert tl.truncation.by_hops and not tl.truncation.by_limit
     assert (tl.truncation.omitted_back, tl.truncation.omitted_forward) == (1, 4)  # c2; c9 and the three extras
-    assert tl.to_json()["limits"] == {"back": 2, "forward": 3, "limit": 200}
+    assert dump(tl)["limits"] == {"back": 2, "forward": 3, "limit": 200}
     assert edges(tl) == [(c[i], c[i + 1], "caused") for i in range(3, 8)]
 
     only_back = world.walk(c[5], back=6, forward=0)
     assert node_ids(only_back) == c[0:6]
-    assert only_back.truncation.to_json() == {"truncated": True, "by": ["hops"], "omitted_back": 0, "omitted_forward": 1}
+    assert dump(only_back.truncation) == {"truncated": True, "by": ["hops"], "omitted_back": 0, "omitted_forward": 1}
 
     only_fwd = world.walk(c[5], back=0, forward=6)
     assert node_ids(only_fwd) == c[5:] + extra
-    assert only_fwd.truncation.to_json() == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 0}
+    assert dump(only_fwd.truncation) == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 0}
 
     # A bound with nothing behind it does not count: c0 has no cause.
     start = world.walk(c[0], back=0, forward=1)
@@ -425,7 +432,7 @@ def test_event_limit_cuts_at_lowest_ids_and_counts_the_rest(world: World) -> Non
     tl = world.walk(root, limit=4)
     # Backward first at each hop, then forward; lower ids first within a hop.
     assert node_ids(tl) == [cause, root, fan[0], fan[1]]
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 3}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 3}
     assert deeper not in node_ids(tl)
     assert edges(tl) == [(cause, root, "caused"), (root, fan[0], "caused"), (root, fan[1], "caused")]
 
@@ -433,7 +440,7 @@ def test_event_limit_cuts_at_lowest_ids_and_counts_the_rest(world: World) -> Non
     tl = world.walk(root, limit=1)
     assert node_ids(tl) == [root]
     assert tl.edges == []
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["limit"], "omitted_back": 1, "omitted_forward": 5}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["limit"], "omitted_back": 1, "omitted_forward": 5}
 
     # Exactly enough room: everything fits, nothing is truncated.
     tl = world.walk(root, limit=8)
@@ -443,7 +450,7 @@ def test_event_limit_cuts_at_lowest_ids_and_counts_the_rest(world: World) -> Non
     # One short: the last hop's only event is left out.
     tl = world.walk(root, limit=7)
     assert node_ids(tl) == [cause, root, *fan]
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 1}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 1}
 
 
 def test_limit_and_hops_both_reported(world: World) -> None:
@@ -458,7 +465,7 @@ def test_limit_and_hops_both_reported(world: World) -> None:
     assert (t.omitted_back, t.omitted_forward) == (0, 2)
 
     tl = world.walk(c[2], back=1, forward=1)
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 1}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 1}
 
 
 def test_default_event_limit_is_two_hundred(world: World) -> None:
@@ -473,7 +480,7 @@ def test_default_event_limit_is_two_hundred(world: World) -> None:
     tl = world.walk(hub)
     assert len(tl.nodes) == MAX_EVENTS
     assert node_ids(tl) == [hub, *leaves[:199]]
-    assert tl.truncation.to_json() == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 51}
+    assert dump(tl.truncation) == {"truncated": True, "by": ["limit"], "omitted_back": 0, "omitted_forward": 51}
     assert len(tl.edges) == 199
 
 
@@ -495,11 +502,11 @@ def test_two_walks_give_identical_json(world: World) -> None:
     c = world.event("alpha", cause=a, parents=[b], refs=[Ref("belief", x), Ref("event", born)], cycle="c2")
     d = world.event("alpha", cause=c, parents=[a, b])
     for root in (born, a, b, c, d):
-        first = json.dumps(world.walk(root).to_json(), sort_keys=False)
-        second = json.dumps(world.walk(root).to_json(), sort_keys=False)
+        first = json.dumps(dump(world.walk(root)), sort_keys=False)
+        second = json.dumps(dump(world.walk(root)), sort_keys=False)
         assert first == second
         assert to_dot(world.walk(root)) == to_dot(world.walk(root))
-    js = world.walk(d).to_json()
+    js = dump(world.walk(d))
     assert [n["id"] for n in js["nodes"]] == [born, a, b, c, d]
     assert [(e["from"], e["to"], e["kind"]) for e in js["edges"]] == [
         (born, a, "caused"),
@@ -614,14 +621,14 @@ def test_append_accepts_links_within_its_mind(world: World, two_minds: dict[str,
     )
     assert world.counts() == (3, 1, 4)
     node = world.walk(e).nodes[-1]
-    assert node.event.id == e
-    assert node.event.refs == (
+    assert node.id == e
+    assert node.refs == (
         Ref("belief", two_minds["alpha.belief"]),
         Ref("event", born),
         Ref("memory", two_minds["alpha.memory"]),
         Ref("model_call", two_minds["alpha.call"]),
     )
-    assert node.event.subject == Ref("belief", two_minds["alpha.belief"])
+    assert node.subject == Ref("belief", two_minds["alpha.belief"])
 
 
 # --- Graphviz -----------------------------------------------------------------
@@ -695,20 +702,20 @@ def test_walk_events_equal_those_get_events_reads(world: World) -> None:
     for root in (born, w1, w2, e, after):
         tl = world.walk(root)
         stored = get_events(world.store.reader(), node_ids(tl))
-        assert [n.event for n in tl.nodes] == [stored[i] for i in node_ids(tl)], root
-        assert all(type(n.event) is Event and vars(n.event) == vars(stored[n.event.id]) for n in tl.nodes), root
-        assert [n.to_json() for n in tl.nodes] == [
-            {**stored[n.event.id].to_json(), "hop": n.hop, "reached_from": n.reached_from, "reached_by": n.reached_by, "model_calls": n.model_calls}
+        assert [event_of(n) for n in tl.nodes] == [stored[i] for i in node_ids(tl)], root
+        assert all(isinstance(n, Event) and event_of(n).__dict__ == vars(stored[n.id]) for n in tl.nodes), root
+        assert [dump(n) for n in tl.nodes] == [
+            {**dump(stored[n.id]), "hop": n.hop, "reached_from": n.reached_from, "reached_by": n.reached_by, "model_calls": n.model_calls}
             for n in tl.nodes
         ], root
 
     tl = world.walk(e)
-    node = next(n for n in tl.nodes if n.event.id == e)
-    assert node.event.parents == (born, w1, w2)
+    node = next(n for n in tl.nodes if n.id == e)
+    assert node.parents == (born, w1, w2)
     # The belief once, though two events wrote it before e; refs in (type, id) order.
-    assert node.event.refs == (Ref("belief", x), Ref("event", born), Ref("memory", m), Ref("model_call", mc1), Ref("model_call", mc2))
-    assert node.event.data == {"why": ["a", 1], "n": None}
-    assert (node.event.text, node.event.channel, node.event.cycle_id, node.event.causation_id) == ("go", "chat", "c1", w2)
+    assert node.refs == (Ref("belief", x), Ref("event", born), Ref("memory", m), Ref("model_call", mc1), Ref("model_call", mc2))
+    assert node.data == {"why": ["a", 1], "n": None}
+    assert (node.text, node.channel, node.cycle_id, node.causation_id) == ("go", "chat", "c1", w2)
     assert [c["id"] for c in node.model_calls] == [mc1, mc2]
     assert [(s, t, k, v) for s, t, k, v in ((x_.source, x_.target, x_.kind, x_.via) for x_ in tl.edges) if t == e] == [
         (born, e, "parent", None),
@@ -841,7 +848,7 @@ def test_walk_matches_a_brute_force_reference(
         # Unbounded by the event limit: exactly the reference.
         tl = walk(db, ids[root_index], WalkLimits(back=back, forward=forward))
         hop, links, over_back, over_fwd = _reference(specs, root_index, back, forward)
-        assert {index[n.event.id]: n.hop for n in tl.nodes} == hop
+        assert {index[n.id]: n.hop for n in tl.nodes} == hop
         got = {(index[e.source], index[e.target], e.kind, None if e.via is None else beliefs.index(e.via.id)) for e in tl.edges}
         assert got == links
         assert len(tl.edges) == len(links)
@@ -849,25 +856,25 @@ def test_walk_matches_a_brute_force_reference(
         assert tl.truncation.by_hops == bool(over_back or over_fwd) and not tl.truncation.by_limit
         for n in tl.nodes:  # each node was reached over a real edge from a node one hop nearer the root
             if n.reached_from is not None:
-                src = next(m for m in tl.nodes if m.event.id == n.reached_from)
+                src = next(m for m in tl.nodes if m.id == n.reached_from)
                 assert abs(src.hop) == abs(n.hop) - 1
-                pair = (n.reached_from, n.event.id) if n.hop > 0 else (n.event.id, n.reached_from)
+                pair = (n.reached_from, n.id) if n.hop > 0 else (n.id, n.reached_from)
                 assert any((e.source, e.target, e.kind) == (*pair, n.reached_by) for e in tl.edges)
         groups: dict[str, list[int]] = {}
         for n in tl.nodes:
-            if n.event.cycle_id:
-                groups.setdefault(n.event.cycle_id, []).append(n.event.id)
+            if n.cycle_id:
+                groups.setdefault(n.cycle_id, []).append(n.id)
         assert {g["cycle_id"]: g["events"] for g in tl.groups} == groups
 
         # With an event limit: a prefix of the same walk, never more than the limit.
         cut = walk(db, ids[root_index], WalkLimits(back=back, forward=forward, limit=limit))
         assert len(cut.nodes) <= limit
-        assert all(hop[index[n.event.id]] == n.hop for n in cut.nodes)
-        kept = {n.event.id for n in cut.nodes}
+        assert all(hop[index[n.id]] == n.hop for n in cut.nodes)
+        kept = {n.id for n in cut.nodes}
         assert all(e.source in kept and e.target in kept for e in cut.edges)
         assert cut.truncation.by_limit == (len(tl.nodes) > limit)
         if not cut.truncation.by_limit:
-            assert cut.to_json() == {**tl.to_json(), "limits": cut.to_json()["limits"]}
+            assert dump(cut) == {**dump(tl), "limits": dump(cut)["limits"]}
         else:
             assert len(cut.nodes) == limit
             # No node left out is nearer the root than a node kept, on either side.

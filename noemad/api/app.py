@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
@@ -17,36 +17,29 @@ from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
-    EventOut,
     MindCreate,
     MindDelete,
     MindDeleted,
     MindList,
-    MindOut,
     MindOverview,
     MindPatch,
     Problem,
     StatusOut,
     StimulusIn,
-    TimelineOut,
     TrustIn,
     TrustOut,
     UsageOut,
     BeliefList,
     BeliefOut,
-    CalibrationOut,
     GoalList,
-    GoalOut,
+    ListedBelief,
     MemoryIn,
     MemoryList,
-    MemoryOut,
     PredictionList,
     PredictionOut,
     NotificationList,
-    NotificationOut,
     JobIn,
     JobList,
-    JobOut,
     RejectIn,
     RejectOut,
     ScheduleIn,
@@ -55,7 +48,15 @@ from noemad.api.schemas import (
 )
 from noemad.api.schemas import NarrativeOut
 from noemad.clock import ManualClock, iso, parse_since
+from noemad.background.jobs import Job
+from noemad.cognition.calibration import Calibration
+from noemad.cognition.goals import Goal
+from noemad.cognition.memory import Memory
+from noemad.cognition.notifications import Notification
 from noemad.events import Event
+from noemad.minds import Mind
+from noemad.timeline import Timeline
+from noemad.wire import dump, dump_json, extend
 from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -74,7 +75,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def _sse(event: Event) -> bytes:
-    return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(event.to_json())}\n\n".encode()
+    return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(dump(event))}\n\n".encode()
 
 
 def create_app(sup: Supervisor) -> FastAPI:
@@ -99,45 +100,45 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     @api.get("/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
-        return {"minds": [m.to_json() for m in sup.minds()]}
+        return {"minds": sup.minds()}
 
-    @api.post("/minds", response_model=MindOut, status_code=201, summary="Create a mind")
-    async def create(body: MindCreate) -> dict:
-        return (await sup.create_mind(body.name, body.settings)).to_json()
+    @api.post("/minds", response_model=Mind, status_code=201, summary="Create a mind")
+    async def create(body: MindCreate) -> Mind:
+        return await sup.create_mind(body.name, body.settings)
 
     @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
         return sup.mind_overview(mind)
 
-    @api.patch("/minds/{mind}", response_model=MindOut, summary="Change a mind's settings, keeping its history")
-    async def change(mind: MindName, body: MindPatch) -> dict:
+    @api.patch("/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
+    async def change(mind: MindName, body: MindPatch) -> Mind:
         """A JSON merge patch of the stored settings: a value sets its key, null unsets it (the file's or the default applies again).
 
         Checked whole; recorded as `settings_changed` with each key's old and new value; the mind's next turn runs with them.
         """
-        return (await sup.change_settings(mind, body.settings)).to_json()
+        return await sup.change_settings(mind, body.settings)
 
     @api.delete("/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
     async def delete(mind: MindName, body: MindDelete) -> dict:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
-    @api.post("/minds/{mind}/pause", response_model=MindOut, summary="Pause a mind: no turns, no auxiliary model calls")
-    async def pause(mind: MindName) -> dict:
+    @api.post("/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
+    async def pause(mind: MindName) -> Mind:
         """Stimuli keep being stored; a turn under way finishes. Pausing a paused mind changes nothing."""
-        return (await sup.set_paused(mind, True)).to_json()
+        return await sup.set_paused(mind, True)
 
-    @api.post("/minds/{mind}/resume", response_model=MindOut, summary="Resume a paused mind")
-    async def resume(mind: MindName) -> dict:
+    @api.post("/minds/{mind}/resume", response_model=Mind, summary="Resume a paused mind")
+    async def resume(mind: MindName) -> Mind:
         """The mind takes one turn over everything that arrived while it was paused."""
-        return (await sup.set_paused(mind, False)).to_json()
+        return await sup.set_paused(mind, False)
 
-    @api.post("/minds/{mind}/events", response_model=EventOut, status_code=201, summary="Ingest a stimulus")
-    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> dict:
+    @api.post("/minds/{mind}/events", response_model=Event, status_code=201, summary="Ingest a stimulus")
+    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> Event:
         """Store a stimulus; answered once it is committed, then offered to the mind's gate.
 
         JSON bodies are served by `FastIngest` before they reach this route.
         """
-        return (await sup.ingest(mind, to_stimulus(body, sup.clock.now()))).to_json()
+        return await sup.ingest(mind, to_stimulus(body, sup.clock.now()))
 
     @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
@@ -147,7 +148,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         found = sup.events(mind, kind, since, limit)
-        return {"events": [e.to_json() for e in found], "next_since": found[-1].id if found else since}
+        return {"events": found, "next_since": found[-1].id if found else since}
 
     @api.get(
         "/minds/{mind}/events/stream",
@@ -191,20 +192,21 @@ def create_app(sup: Supervisor) -> FastAPI:
 
         return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 
-    @api.get("/events/{event_id}", response_model=EventOut, summary="One event")
-    def event(event_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.event(event_id).to_json()
+    @api.get("/events/{event_id}", response_model=Event, summary="One event")
+    def event(event_id: Annotated[int, Path(ge=1)]) -> Event:
+        return sup.event(event_id)
 
-    @api.get("/events/{event_id}/chain", response_model=TimelineOut, summary="The causal walk around an event")
+    @api.get("/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
         event_id: Annotated[int, Path(ge=1)],
         back: Annotated[int | None, Query(ge=0, le=6, description="Hops toward causes (at most 6).")] = None,
         forward: Annotated[int | None, Query(ge=0, le=6, description="Hops toward consequences (at most 6).")] = None,
         limit: Annotated[int | None, Query(ge=1, le=200, description="Most events (at most 200).")] = None,
-    ) -> JSONResponse:
-        # ~200 nodes and ~300 edges: FastAPI's response validation would cost
-        # more than the walk. tests/test_openapi.py checks answers match the schema.
-        return JSONResponse(sup.chain(event_id, back, forward, limit).to_json())
+    ) -> Response:
+        # ~200 nodes and ~300 edges: written straight to JSON from the walk's
+        # dataclasses, as the fast ingest path does, with none of FastAPI's
+        # per-response work. tests/test_openapi.py checks answers match the schema.
+        return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
     @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
@@ -219,17 +221,17 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        return {"beliefs": [b.to_json(with_evidence=False) for b in sup.beliefs(mind, subject, status, limit)]}
+        return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
 
     @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
-    def belief(belief_id: Annotated[int, Path(ge=1)]) -> dict:
+    def belief(belief_id: Annotated[int, Path(ge=1)]) -> BeliefOut:
         found, events = sup.belief(belief_id)
-        return {**found.to_json(), "events": events}
+        return extend(found, BeliefOut, events=events)
 
-    @api.post("/minds/{mind}/memories", response_model=MemoryOut, status_code=201, summary="Give a mind a memory (operators)")
-    async def remember(mind: MindName, body: MemoryIn) -> dict:
+    @api.post("/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
+    async def remember(mind: MindName, body: MemoryIn) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
-        return (await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)).to_json()
+        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)
 
     @api.get("/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(
@@ -238,11 +240,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["episodic", "semantic", "procedural"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        return {"memories": [m.to_json() for m in sup.memories(mind, search, kind, limit)]}
+        return {"memories": sup.memories(mind, search, kind, limit)}
 
-    @api.get("/memories/{memory_id}", response_model=MemoryOut, summary="One memory")
-    def memory(memory_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.memory(memory_id).to_json()
+    @api.get("/memories/{memory_id}", response_model=Memory, summary="One memory")
+    def memory(memory_id: Annotated[int, Path(ge=1)]) -> Memory:
+        return sup.memory(memory_id)
 
     @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
@@ -250,11 +252,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        return {"goals": [g.to_json() for g in sup.goals(mind, status, limit)]}
+        return {"goals": sup.goals(mind, status, limit)}
 
-    @api.get("/goals/{goal_id}", response_model=GoalOut, summary="One goal")
-    def goal(goal_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.goal(goal_id).to_json()
+    @api.get("/goals/{goal_id}", response_model=Goal, summary="One goal")
+    def goal(goal_id: Annotated[int, Path(ge=1)]) -> Goal:
+        return sup.goal(goal_id)
 
     @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
@@ -263,11 +265,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         now = sup.clock.now()
-        return {"predictions": [p.to_json(now) for p in sup.predictions(mind, status, limit)]}
+        return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in sup.predictions(mind, status, limit)]}
 
     @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
-    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.prediction(prediction_id).to_json(sup.clock.now())
+    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
+        found = sup.prediction(prediction_id)
+        return extend(found, PredictionOut, overdue=found.is_overdue(sup.clock.now()))
 
     @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(
@@ -276,22 +279,22 @@ def create_app(sup: Supervisor) -> FastAPI:
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
-        return {"notifications": [n.to_json() for n in sup.notifications(mind, status, limit)]}
+        return {"notifications": sup.notifications(mind, status, limit)}
 
-    @api.post("/notifications/{notification_id}/ack", response_model=NotificationOut, summary="Acknowledge a notification")
-    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> dict:
+    @api.post("/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
+    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
-        return (await sup.ack(notification_id)).to_json()
+        return await sup.ack(notification_id)
 
     @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
         return sup.narrative(mind)
 
-    @api.get("/minds/{mind}/calibration", response_model=CalibrationOut, summary="A mind's stated confidence against outcomes")
-    def calibration(mind: MindName) -> dict:
+    @api.get("/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
+    def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
-        return sup.calibration(mind).to_json()
+        return sup.calibration(mind)
 
     @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -305,10 +308,10 @@ def create_app(sup: Supervisor) -> FastAPI:
         rows = sup.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
-    @api.post("/minds/{mind}/jobs", response_model=JobOut, status_code=202, summary="Run reflection or consolidation now")
-    async def run_job(mind: MindName, body: JobIn) -> dict:
+    @api.post("/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
+    async def run_job(mind: MindName, body: JobIn) -> Job:
         """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
-        return (await sup.run_job(mind, body.kind)).to_json()
+        return await sup.run_job(mind, body.kind)
 
     @api.get("/jobs", response_model=JobList, summary="Background jobs, newest first")
     def jobs(
@@ -316,11 +319,11 @@ def create_app(sup: Supervisor) -> FastAPI:
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict:
-        return {"jobs": [j.to_json() for j in sup.list_jobs(mind, kind, limit)]}
+        return {"jobs": sup.list_jobs(mind, kind, limit)}
 
-    @api.get("/jobs/{job_id}", response_model=JobOut, summary="One job, with its progress or outcome")
-    def job(job_id: Annotated[int, Path(ge=1)]) -> dict:
-        return sup.job(job_id).to_json()
+    @api.get("/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
+    def job(job_id: Annotated[int, Path(ge=1)]) -> Job:
+        return sup.job(job_id)
 
     @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:

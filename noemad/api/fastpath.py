@@ -17,7 +17,7 @@ import re
 
 from pydantic import TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from noemad.api.problems import describe_request_errors, problem
@@ -25,6 +25,7 @@ from noemad.api.schemas import AssertionIn, ClaimIn, CorrectionIn, GoalIn, Messa
 from noemad.cognition.predictions import parse_due
 from noemad.errors import NoemaError
 from noemad.runtime.supervisor import Supervisor
+from noemad.wire import dump_json
 from noemad.stimuli import (
     Assertion,
     Claim,
@@ -110,7 +111,7 @@ class FastIngest:
                 response = problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
             else:
                 event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()))
-                response = JSONResponse(event.to_json(), status_code=201)
+                response = Response(dump_json(event), status_code=201, media_type="application/json")
         except NoemaError as exc:
             response = problem(exc.status, exc.title, exc.detail)
         except StarletteHTTPException as exc:

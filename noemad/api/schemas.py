@@ -1,16 +1,29 @@
 """Pydantic models at the API's edge: what bodies may hold and what answers look like.
 
 Every input model forbids unknown fields, so a typo is an error, not a silently
-dropped value.
+dropped value. An answer that is a record (an event, a belief, a job…) is that
+record's own dataclass, which is its one wire definition (noemad/wire.py);
+here are only the envelopes around them and what the API alone adds.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
+from noemad.background.jobs import Job
+from noemad.cognition.beliefs import Belief
+from noemad.cognition.goals import Goal
+from noemad.cognition.memory import Memory
+from noemad.cognition.notifications import Notification
+from noemad.cognition.predictions import Prediction
 from noemad.config import MindSettings
+from noemad.events import Event
+from noemad.minds import Mind
+from noemad.models.holds import Hold
+from noemad.wire import wire
 
 MAX_TEXT = 100_000  # characters of one stimulus' text
 
@@ -150,131 +163,52 @@ class TrustIn(_In):
     value: float = Field(ge=0, le=1)
 
 
-class EvidenceOut(BaseModel):
-    id: int
-    stance: Literal["support", "contradict"]
-    weight: float
-    credibility: float
-    source: str
-    kind: str
-    event_id: int
-    at: str
+# Wire objects are their records' dataclasses (see noemad/wire.py); this layer
+# only adds what the API alone shows, as subclasses, and the lists' envelopes.
 
 
-class BeliefOut(BaseModel):
-    """A belief; `evidence` is included when one belief is shown."""
+@wire
+@dataclass(frozen=True)
+class BeliefOut(Belief):
+    """A belief with its evidence, as one belief is shown."""
 
-    id: int
-    mind: str
-    proposition: str
-    subject: str
-    kind: str
-    confidence: float
-    status: Literal["active", "contested", "rejected", "pinned"]
-    created_at: str
-    updated_at: str | None
-    support: int
-    contradict: int
-    evidence: list[EvidenceOut] | None = None
-    events: list[int] | None = Field(None, description="The events that wrote and changed it, oldest first.")
+    events: list[int] | None = None
+    """The events that wrote and changed it, oldest first."""
+
+
+@wire
+@dataclass(frozen=True)
+class ListedBelief(BeliefOut):
+    """A belief in a list: its evidence counted (`support`, `contradict`), not shown."""
+
+    @field_serializer("evidence")
+    def _not_listed(self, evidence: object) -> None:
+        return None
 
 
 class BeliefList(BaseModel):
-    beliefs: list[BeliefOut]
-
-
-class GoalOut(BaseModel):
-    """A goal: set by an operator or by the mind, active until completed or abandoned."""
-
-    id: int
-    mind: str
-    title: str
-    status: Literal["active", "completed", "abandoned"]
-    progress: float
-    origin: Literal["operator", "mind"]
-    created_at: str
-    updated_at: str
-    event_id: int | None = Field(description="The goal_created event.")
+    beliefs: list[ListedBelief]
 
 
 class GoalList(BaseModel):
-    goals: list[GoalOut]
+    goals: list[Goal]
 
 
-class PredictionOut(BaseModel):
+@wire
+@dataclass(frozen=True)
+class PredictionOut(Prediction):
     """A prediction and, once resolved, its outcome."""
 
-    id: int
-    mind: str
-    proposition: str
-    subject: str
-    stated_confidence: float
-    due_at: str
-    status: Literal["open", "hit", "miss"]
-    belief_id: int | None = Field(description="The belief the prediction rests on.")
-    created_at: str
-    resolved_at: str | None
-    observed: str | None
-    event_id: int | None = Field(description="The prediction_made event.")
-    resolved_event_id: int | None = Field(description="The prediction_resolved event, once resolved.")
-    overdue: bool = Field(description="Open and past its due time, by the daemon's clock.")
+    overdue: bool
+    """Open and past its due time, by the daemon's clock."""
 
 
 class PredictionList(BaseModel):
     predictions: list[PredictionOut]
 
 
-class NotificationOut(BaseModel):
-    """What an operator should hear about: the rule that fired, the values that fired it, and how often it repeated."""
-
-    id: int
-    mind: str
-    rule: Literal[
-        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation"
-    ]
-    key: str = Field(description="The aggregate key: repeats within the mind's notify_cooldown count here instead of notifying again.")
-    title: str
-    values: dict[str, Any] = Field(description="The values that fired the rule, thresholds included.")
-    count: int = Field(description="1, plus every repeat counted (each a notification_suppressed event).")
-    status: Literal["open", "acked"]
-    created_at: str
-    updated_at: str = Field(description="When it was created or last repeated.")
-    acked_at: str | None
-    event_id: int | None = Field(description="The notification event.")
-    last_event_id: int | None = Field(description="The newest notification or notification_suppressed event.")
-    acked_event_id: int | None = Field(description="The notification_acked event, once acknowledged.")
-
-
 class NotificationList(BaseModel):
-    notifications: list[NotificationOut]
-
-
-class CalibrationBinOut(BaseModel):
-    """Resolved predictions whose stated confidence fell in [low, high) (the last bin includes 1)."""
-
-    low: float
-    high: float
-    count: int
-    hits: int
-    mean_stated: float | None
-    hit_rate: float | None
-
-
-class CalibrationOut(BaseModel):
-    """A mind's stated confidence against its outcomes."""
-
-    mind: str
-    resolved: int
-    hits: int
-    misses: int
-    open: int
-    mean_stated: float | None
-    hit_rate: float | None
-    gap: float | None = Field(description="Mean stated confidence minus hit rate.")
-    brier: float | None = Field(description="Mean of (stated - outcome)^2 over resolved predictions; 0 is perfect.")
-    overconfident: bool
-    rule: str = Field(description="When `overconfident` is true.")
-    bins: list[CalibrationBinOut]
+    notifications: list[Notification]
 
 
 class MemoryIn(_In):
@@ -286,22 +220,8 @@ class MemoryIn(_In):
     importance: float | None = Field(None, ge=0, le=1, description="Default: computed from the text and kind.")
 
 
-class MemoryOut(BaseModel):
-    id: int
-    mind: str
-    kind: Literal["episodic", "semantic", "procedural"]
-    text: str
-    importance: float
-    created_at: str
-    last_access: str | None
-    access_count: int
-    status: Literal["active", "retracted"]
-    event_id: int | None
-    derived_from: list[int]
-
-
 class MemoryList(BaseModel):
-    memories: list[MemoryOut]
+    memories: list[Memory]
 
 
 class TrustOut(BaseModel):
@@ -310,39 +230,9 @@ class TrustOut(BaseModel):
     value: float
 
 
-class RefOut(BaseModel):
-    type: Literal["event", "memory", "belief", "model_call"]
-    id: int
-
-
-class EventOut(BaseModel):
-    """A stored event with the links it was written with."""
-
-    id: int
-    mind: str
-    kind: str
-    actor: str
-    at: str
-    channel: str | None
-    text: str | None
-    data: dict[str, Any]
-    cycle_id: str | None
-    causation_id: int | None
-    parents: list[int]
-    refs: list[RefOut]
-    subject: RefOut | None
-
-
 class EventList(BaseModel):
-    events: list[EventOut]
+    events: list[Event]
     next_since: int = Field(description="Pass as `since` to get the events after these.")
-
-
-class MindOut(BaseModel):
-    name: str
-    created_at: str
-    settings: dict[str, Any]
-    mode: str
 
 
 class WarningOut(BaseModel):
@@ -355,71 +245,30 @@ class WarningOut(BaseModel):
     text: str | None
 
 
-class MindOverview(MindOut):
+@wire
+@dataclass(frozen=True, kw_only=True)  # after the mind's own fields, some of which have defaults
+class MindOverview(Mind):
+    """A mind with its counts, its newest events and warnings."""
+
     events: int
     last_event_id: int
     turn_running: bool
-    settings_problems: list[str] = Field(description="A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset.")
-    settings_in_force: dict[str, Any] = Field(
-        description="The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."
-    )
-    recent: list[EventOut]
-    warnings: list[WarningOut] = Field(description="The newest metacognition warnings, oldest first.")
+    settings_problems: list[str]
+    """A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset."""
+    settings_in_force: dict[str, Any]
+    """The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."""
+    recent: list[Event]
+    warnings: list[WarningOut]
+    """The newest metacognition warnings, oldest first."""
 
 
 class MindList(BaseModel):
-    minds: list[MindOut]
+    minds: list[Mind]
 
 
 class MindDeleted(BaseModel):
     name: str
     events_removed: int
-
-
-class NodeOut(EventOut):
-    hop: int = Field(description="Hops from the root: negative for causes, positive for consequences.")
-    reached_from: int | None
-    reached_by: Literal["caused", "parent", "cited"] | None
-    model_calls: list[dict[str, Any]]
-
-
-class EdgeOut(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    from_: int = Field(alias="from")
-    to: int
-    kind: Literal["caused", "parent", "cited"]
-    via: RefOut | None = None
-
-
-class GroupOut(BaseModel):
-    cycle_id: str
-    label: Literal["correlation"]
-    events: list[int]
-
-
-class TruncationOut(BaseModel):
-    truncated: bool
-    by: list[Literal["hops", "limit"]]
-    omitted_back: int
-    omitted_forward: int
-
-
-class LimitsOut(BaseModel):
-    back: int
-    forward: int
-    limit: int
-
-
-class TimelineOut(BaseModel):
-    """A causal walk around one event."""
-
-    root: int
-    nodes: list[NodeOut]
-    edges: list[EdgeOut]
-    groups: list[GroupOut]
-    truncation: TruncationOut
-    limits: LimitsOut
 
 
 class ConfigState(BaseModel):
@@ -445,16 +294,9 @@ class Counts(BaseModel):
     commits: int
 
 
-class HoldOut(BaseModel):
-    model: str
-    until: str
-    since: str
-    reason: str
-
-
 class ModelsState(BaseModel):
     provider: Literal["none", "anthropic", "scripted"]
-    holds: list[HoldOut]
+    holds: list[Hold]
 
 
 class UsageRow(BaseModel):
@@ -562,27 +404,8 @@ class JobIn(_In):
     kind: JobKind = Field(description="reflection or consolidation.", examples=["consolidation"])
 
 
-class JobOut(BaseModel):
-    """One run of reflection or consolidation for one mind."""
-
-    id: int
-    mind: str
-    kind: JobKind
-    trigger: Literal["schedule", "operator"]
-    actor: str
-    status: Literal["running", "succeeded", "failed"]
-    progress: float = Field(description="0 to 1.")
-    stage: str = Field(description="What the job is doing (or `done`, `failed`).")
-    started_at: str
-    finished_at: str | None
-    inputs: dict[str, Any] = Field(description="The settings the job ran with.")
-    outputs: dict[str, Any] = Field(description="What it found and created: `summary`, ids, counts.")
-    error: str | None
-    model_calls: list[int] = Field(description="The model_calls rows of the calls it made.")
-
-
 class JobList(BaseModel):
-    jobs: list[JobOut]
+    jobs: list[Job]
 
 
 class ScheduleIn(_In):
@@ -616,6 +439,6 @@ class RejectIn(_In):
 class RejectOut(BaseModel):
     """The rejected generalisation: its memory (retracted) and its belief (rejected)."""
 
-    memory: MemoryOut
+    memory: Memory
     belief: int | None
-    event: EventOut
+    event: Event

@@ -27,8 +27,9 @@ from sqlite_utils import Database
 from noemad.clock import Clock, iso
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import EventDraft, append
-from noemad.minds import get_mind, mind_names, set_mode
+from noemad.minds import get_mind, job_start_event, mind_names, set_mode
 from noemad.store.guard import unrecorded
+from noemad.wire import wire
 
 if TYPE_CHECKING:
     from noemad.models.gateway import ModelGateway
@@ -61,43 +62,30 @@ class MindPaused(Conflict):
     title = "Mind paused"
 
 
+@wire
 @dataclass(frozen=True)
 class Job:
-    """A job's row."""
+    """One run of reflection or consolidation for one mind."""
 
     id: int
     mind: str
-    kind: str
-    trigger: str
+    kind: JobKind
+    trigger: Literal["schedule", "operator"]
     actor: str
-    status: str
+    status: Literal["running", "succeeded", "failed"]
     progress: float
+    """0 to 1."""
     stage: str
+    """What the job is doing (or `done`, `failed`)."""
     started_at: str
     finished_at: str | None
     inputs: dict[str, Any]
+    """The settings the job ran with."""
     outputs: dict[str, Any]
+    """What it found and created: `summary`, ids, counts."""
     error: str | None
     model_calls: list[int]
-
-    def to_json(self) -> dict[str, Any]:
-        """The job as the API shows it."""
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "kind": self.kind,
-            "trigger": self.trigger,
-            "actor": self.actor,
-            "status": self.status,
-            "progress": self.progress,
-            "stage": self.stage,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "inputs": self.inputs,
-            "outputs": self.outputs,
-            "error": self.error,
-            "model_calls": self.model_calls,
-        }
+    """The model_calls rows of the calls it made."""
 
 
 _COLUMNS = "id, mind, kind, trigger, actor, status, progress, stage, started_at, finished_at, inputs, outputs, error, model_calls"
@@ -157,11 +145,7 @@ def last_job(db: Database, mind: str, kind: str, status: str | None = None) -> J
 
 def start_event(db: Database, mind: str, job_id: int) -> int | None:
     """The `mode_changed` event that started the job: the cause of what the job writes (None if the mode did not change)."""
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'mode_changed' AND json_extract(data, '$.job') = ? ORDER BY id LIMIT 1",
-        [mind, job_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
+    return job_start_event(db, mind, job_id)
 
 
 def _set_mode(db: Database, mind: str, to: str, now: float, text: str, job_id: int, *, only_from: str | None = None) -> bool:

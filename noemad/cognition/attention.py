@@ -15,6 +15,7 @@ from sqlite_utils import Database
 
 from noemad.cognition.thoughts import Thought
 from noemad.events import Event, EventDraft, Ref, append
+from noemad.wire import dump
 
 def select(thoughts: Sequence[Thought], size: int) -> list[Thought]:
     """The winners, most salient first."""
@@ -46,7 +47,7 @@ def attend(
             text="; ".join(t.summary for t in winners),
             data={
                 "capacity": size,
-                "candidates": [t.to_json() for t in ranked],
+                "candidates": [dump(t) for t in ranked],
                 "admitted": len(winners),
             },
         ),

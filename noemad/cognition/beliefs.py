@@ -10,7 +10,9 @@ its confidence is not moved by it until an operator sets it `active` again.
 
 Every change is a `belief_created` or `belief_updated` event, caused by what
 brought the change and citing what it rests on, written in the same
-transaction as the change.
+transaction as the change; its data is a `BeliefChange`. This module owns the
+`beliefs`, `evidence` and `trust` tables: other modules read them through
+the functions here and change them only by calling them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from sqlite_utils import Database
 from noemad.clock import iso
 from noemad.cognition.confidence import Item, confidence, contested
 from noemad.errors import InvalidInput, InvalidLink, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.wire import computed, wire
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
 KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis", "model_output", "note")
@@ -70,6 +73,7 @@ def check_proposition(proposition: str, subject: str) -> tuple[str, str]:
     return proposition, key
 
 
+@wire
 @dataclass(frozen=True)
 class Evidence:
     """One item behind a belief, and the event that brought it."""
@@ -86,19 +90,8 @@ class Evidence:
     def item(self) -> Item:
         return Item(self.stance, self.weight, self.credibility, self.source)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "stance": self.stance,
-            "weight": self.weight,
-            "credibility": self.credibility,
-            "source": self.source,
-            "kind": self.kind,
-            "event_id": self.event_id,
-            "at": self.at,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class Belief:
     """A belief with its evidence."""
@@ -109,28 +102,139 @@ class Belief:
     subject: str
     kind: str
     confidence: float
-    status: str
+    status: Status
     created_at: str
     updated_at: str | None
     evidence: tuple[Evidence, ...] = field(default=())
 
-    def to_json(self, with_evidence: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "mind": self.mind,
-            "proposition": self.proposition,
-            "subject": self.subject,
-            "kind": self.kind,
-            "confidence": self.confidence,
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "support": sum(1 for e in self.evidence if e.stance == "support"),
-            "contradict": sum(1 for e in self.evidence if e.stance == "contradict"),
+    @computed
+    @property
+    def support(self) -> int:
+        """How many evidence items support it."""
+        return sum(1 for e in self.evidence if e.stance == "support")
+
+    @computed
+    @property
+    def contradict(self) -> int:
+        """How many evidence items contradict it."""
+        return sum(1 for e in self.evidence if e.stance == "contradict")
+
+
+@dataclass(frozen=True)
+class EvidenceBatch:
+    """The items one bulk belief event records: how many, the range of their ids, and per stance."""
+
+    count: int
+    first_id: int
+    last_id: int
+    support: int
+    contradict: int
+
+    def to_data(self) -> dict[str, int]:
+        return {"count": self.count, "first_id": self.first_id, "last_id": self.last_id, "support": self.support, "contradict": self.contradict}
+
+
+@dataclass(frozen=True)
+class BeliefChange:
+    """The data of a `belief_created` or `belief_updated` event: the one definition of its fields.
+
+    Every change gives the confidence and status before and after, and
+    `held` when a pinned or rejected belief recorded evidence without
+    moving. What brought it gives the rest: one item of evidence
+    (`evidence_id`, `stance`, `weight`, `credibility`, `source`), many
+    (`evidence`, `sources`, `sources_total`), an operator's correction
+    (`correction`, `reason`), or an outcome that rejects a hypothesis
+    (`rejected_by`, `prediction`, `reason`).
+    """
+
+    confidence_from: float
+    confidence_to: float
+    status_from: str
+    status_to: str
+    held: str | None = None
+    evidence_id: int | None = None
+    stance: str | None = None
+    weight: float | None = None
+    credibility: float | None = None
+    source: str | None = None
+    evidence: EvidenceBatch | None = None
+    sources: dict[str, Any] | None = None
+    sources_total: int | None = None
+    correction: bool = False
+    reason: str | None = None
+    rejected_by: str | None = None
+    prediction: int | None = None
+
+    @property
+    def status_changed(self) -> bool:
+        return self.status_from != self.status_to
+
+    @property
+    def by(self) -> Literal["operator", "outcome", "evidence"]:
+        """Who moved the belief: an operator's correction, a prediction's outcome, or evidence."""
+        if self.correction:
+            return "operator"
+        return "outcome" if self.rejected_by == "outcome" else "evidence"
+
+    def to_data(self) -> dict[str, Any]:
+        # Keys in the order the event has always been written (the stored JSON sorts them anyway).
+        head: list[tuple[str, Any]] = [
+            ("correction", True if self.correction else None),
+            ("rejected_by", self.rejected_by),
+            ("prediction", self.prediction),
+            ("reason", self.reason),
+            ("evidence_id", self.evidence_id),
+            ("stance", self.stance),
+            ("weight", self.weight),
+            ("credibility", self.credibility),
+            ("source", self.source),
+            ("evidence", self.evidence.to_data() if self.evidence else None),
+            ("sources", self.sources),
+            ("sources_total", self.sources_total),
+        ]
+        return {
+            **{k: v for k, v in head if v is not None},
+            "confidence": {"from": self.confidence_from, "to": self.confidence_to},
+            "status": {"from": self.status_from, "to": self.status_to},
+            **({"held": self.held} if self.held is not None else {}),
         }
-        if with_evidence:
-            out["evidence"] = [e.to_json() for e in self.evidence]
-        return out
+
+    @classmethod
+    def of(cls, event: Event) -> BeliefChange:
+        """The payload of a stored belief event."""
+        return cls.from_data(data_of(event, *BELIEF_EVENTS))
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> BeliefChange:
+        conf = data.get("confidence") or {}
+        status = data.get("status") or {}
+        batch = data.get("evidence")
+        return cls(
+            confidence_from=float(conf.get("from") or 0.0),
+            confidence_to=float(conf.get("to") or 0.0),
+            status_from=str(status.get("from")),
+            status_to=str(status.get("to")),
+            held=data.get("held"),
+            evidence_id=data.get("evidence_id"),
+            stance=data.get("stance"),
+            weight=data.get("weight"),
+            credibility=data.get("credibility"),
+            source=data.get("source"),
+            evidence=EvidenceBatch(**batch) if isinstance(batch, dict) else None,
+            sources=data.get("sources"),
+            sources_total=data.get("sources_total"),
+            correction=bool(data.get("correction")),
+            reason=data.get("reason"),
+            rejected_by=data.get("rejected_by"),
+            prediction=data.get("prediction"),
+        )
+
+
+BELIEF_EVENTS = ("belief_created", "belief_updated")
+
+
+def _held(status: str, moved: bool) -> str | None:
+    return None if moved else f"the belief is {status}; evidence is recorded but does not move it"
 
 
 _BELIEF_COLUMNS = "id, mind, proposition, subject, kind, confidence, status, created_at, updated_at"
@@ -289,16 +393,10 @@ def add_evidence(
             causation_id=brought_by,
             refs=list(cites),
             subject=Ref("belief", belief_id),
-            data={
-                "evidence_id": evidence_id,
-                "stance": stance,
-                "weight": weight,
-                "credibility": cred,
-                "source": source,
-                "confidence": {"from": before_conf, "to": after},
-                "status": {"from": before_status, "to": new_status},
-                **({"held": f"the belief is {before_status}; evidence is recorded but does not move it"} if new_conf is None else {}),
-            },
+            data=BeliefChange(
+                before_conf, after, before_status, new_status, held=_held(before_status, new_conf is not None),
+                evidence_id=evidence_id, stance=stance, weight=weight, credibility=cred, source=source,
+            ).to_data(),
         ),
         now,
     )
@@ -501,14 +599,11 @@ def add_evidence_many(
             causation_id=cause,
             refs=list(cites),
             subject=Ref("belief", belief_id),
-            data={
-                "evidence": {"count": len(items), "first_id": first_id, "last_id": last_id, "support": support, "contradict": len(items) - support},
-                "sources": listed,
-                "sources_total": len(by_source),
-                "confidence": {"from": before_conf, "to": after},
-                "status": {"from": before_status, "to": new_status},
-                **({"held": f"the belief is {before_status}; evidence is recorded but does not move it"} if new_conf is None else {}),
-            },
+            data=BeliefChange(
+                before_conf, after, before_status, new_status, held=_held(before_status, new_conf is not None),
+                evidence=EvidenceBatch(len(items), first_id, last_id, support, len(items) - support),
+                sources=listed, sources_total=len(by_source),
+            ).to_data(),
         ),
         now,
     )
@@ -560,13 +655,141 @@ def correct(
             cycle_id=cycle_id,
             causation_id=brought_by,
             subject=Ref("belief", belief_id),
-            data={
-                "correction": True,
-                "reason": reason,
-                "confidence": {"from": belief.confidence, "to": new_conf},
-                "status": {"from": belief.status, "to": new_status},
-            },
+            data=BeliefChange(belief.confidence, new_conf, belief.status, new_status, correction=True, reason=reason).to_data(),
         ),
         now,
     )
     return get_belief(db, belief_id), event
+
+
+def reject_hypothesis(
+    db: Database,
+    *,
+    belief_id: int,
+    prediction_id: int,
+    cause: int,
+    now: float,
+    actor: str,
+    cycle_id: str | None,
+) -> Event:
+    """A missed prediction rejects the hypothesis it rested on: status `rejected`, confidence 0 (a writer job, or part of one)."""
+    belief = find_belief(db, belief_id)
+    if belief is None:
+        raise BeliefNotFound(f"belief {belief_id} does not exist")
+    db.execute("UPDATE beliefs SET confidence = 0, status = 'rejected', updated_at = ? WHERE id = ?", [iso(now), belief_id])
+    return append(
+        db,
+        EventDraft(
+            mind=belief.mind,
+            kind="belief_updated",
+            actor=actor,
+            text=f"rejected: prediction {prediction_id} missed",
+            cycle_id=cycle_id,
+            causation_id=cause,
+            subject=Ref("belief", belief_id),
+            data=BeliefChange(
+                belief.confidence, 0.0, belief.status, "rejected", rejected_by="outcome", prediction=prediction_id,
+                reason="a hypothesis whose prediction missed is rejected; outcomes are decisive for hypotheses",
+            ).to_data(),
+        ),
+        now,
+    )
+
+
+# Queries other modules need, so that none of them writes SQL on these tables. ---------
+
+
+def find_belief(db: Database, belief_id: int) -> Belief | None:
+    """One belief without its evidence (a belief may have many thousands of items), or None."""
+    row = db.execute(f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE id = ?", [belief_id]).fetchone()
+    return None if row is None else Belief(*row)
+
+
+def find_by_proposition(db: Database, mind: str, proposition: str) -> Belief | None:
+    """The mind's belief in `proposition` (as `normalise` keys it) without its evidence, or None."""
+    row = db.execute(
+        f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''",
+        [mind, normalise(proposition)],
+    ).fetchone()
+    return None if row is None else Belief(*row)
+
+
+def evidence_counts(db: Database, belief_id: int) -> tuple[int, int]:
+    """How many items support and how many contradict a belief."""
+    support, contradict = db.execute(
+        "SELECT coalesce(sum(stance = 'support'), 0), coalesce(sum(stance = 'contradict'), 0) FROM evidence WHERE belief_id = ?",
+        [belief_id],
+    ).fetchone()
+    return int(support), int(contradict)
+
+
+def support_items(db: Database, belief_ids: Sequence[int]) -> list[tuple[int, str, int]]:
+    """(belief, source, event that brought it) of every supporting item of these beliefs, oldest first."""
+    if not belief_ids:
+        return []
+    marks = ",".join("?" * len(belief_ids))
+    return [
+        (int(b), str(source), int(event))
+        for b, source, event in db.execute(
+            f"SELECT belief_id, source, event_id FROM evidence WHERE belief_id IN ({marks}) AND stance = 'support' ORDER BY id",
+            list(belief_ids),
+        )
+    ]
+
+
+def contested_since(db: Database, mind: str, before: str) -> list[tuple[int, str]]:
+    """(id, proposition) of the mind's contested beliefs last changed at or before `before` (ISO), by id."""
+    return [
+        (int(i), str(p))
+        for i, p in db.execute(
+            "SELECT id, proposition FROM beliefs WHERE mind = ? AND status = 'contested' AND updated_at <= ? ORDER BY id", [mind, before]
+        )
+    ]
+
+
+def rejected_hypotheses(db: Database, mind: str, since: str, at_least: int = 1) -> list[tuple[str, int]]:
+    """(subject, how many) of the mind's hypotheses rejected at or after `since` (ISO), for subjects with `at_least` of them."""
+    return [
+        (str(subject), int(count))
+        for subject, count in db.execute(
+            "SELECT subject, count(*) FROM beliefs WHERE mind = ? AND kind = 'hypothesis' AND status = 'rejected'"
+            " AND updated_at >= ? GROUP BY subject HAVING count(*) >= ? ORDER BY subject",
+            [mind, since, at_least],
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """A belief event that changed the belief's status or was a correction, with the belief as it is now."""
+
+    event: int
+    cause: int | None
+    belief: int
+    subject: str
+    proposition: str
+    status_now: str | None
+    change: BeliefChange
+
+
+def status_changes(db: Database, mind: str, lo: int, hi: int) -> list[StatusChange]:
+    """The mind's belief events with id in [lo, hi] that changed a status or were corrections, oldest first.
+
+    The filter runs in SQL so the many evidence-only updates never reach Python.
+    """
+    rows = db.execute(
+        "SELECT e.id, e.causation_id, e.subject_id, e.data, b.subject, b.proposition, b.status FROM events e"
+        " LEFT JOIN beliefs b ON b.id = e.subject_id"
+        " WHERE e.mind = ? AND e.kind IN ('belief_created', 'belief_updated') AND e.id >= ? AND e.id <= ?"
+        " AND e.subject_type = 'belief'"
+        " AND (json_extract(e.data, '$.correction') = 1"
+        "      OR json_extract(e.data, '$.status.from') IS NOT json_extract(e.data, '$.status.to'))",
+        [mind, lo, hi],
+    ).fetchall()
+    # Sorted here: with ORDER BY, SQLite walks every event of the range on
+    # events(mind, id) instead of the two kinds' ranges on events(mind, kind, id).
+    rows.sort(key=lambda r: r[0])
+    return [
+        StatusChange(event_id, cause, int(belief_id), subject or "", proposition or "", status_now, BeliefChange.from_data(json.loads(raw)))
+        for event_id, cause, belief_id, raw, subject, proposition, status_now in rows
+    ]

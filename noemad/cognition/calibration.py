@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlite_utils import Database
+
+from noemad.wire import computed, wire
 
 BINS = 10
 OVERCONFIDENT_MIN = 5  # resolved predictions before the flag may be raised
@@ -39,9 +40,10 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+@wire
 @dataclass(frozen=True)
 class Bin:
-    """Predictions whose stated confidence fell in [low, high) (the last bin includes 1.0)."""
+    """Resolved predictions whose stated confidence fell in [low, high) (the last bin includes 1)."""
 
     low: float
     high: float
@@ -50,20 +52,11 @@ class Bin:
     mean_stated: float | None = None
     hit_rate: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "low": self.low,
-            "high": self.high,
-            "count": self.count,
-            "hits": self.hits,
-            "mean_stated": self.mean_stated,
-            "hit_rate": self.hit_rate,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class Calibration:
-    """How well a mind's stated confidence matched its outcomes."""
+    """A mind's stated confidence against its outcomes."""
 
     mind: str
     resolved: int
@@ -72,29 +65,22 @@ class Calibration:
     mean_stated: float | None
     hit_rate: float | None
     gap: float | None
+    """Mean stated confidence minus hit rate."""
     brier: float | None
+    """Mean of (stated - outcome)^2 over resolved predictions; 0 is perfect."""
     overconfident: bool
     bins: tuple[Bin, ...] = field(default=())
 
+    @computed
     @property
     def misses(self) -> int:
         return self.resolved - self.hits
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "mind": self.mind,
-            "resolved": self.resolved,
-            "hits": self.hits,
-            "misses": self.misses,
-            "open": self.open,
-            "mean_stated": self.mean_stated,
-            "hit_rate": self.hit_rate,
-            "gap": self.gap,
-            "brier": self.brier,
-            "overconfident": self.overconfident,
-            "rule": RULE,
-            "bins": [b.to_json() for b in self.bins],
-        }
+    @computed
+    @property
+    def rule(self) -> str:
+        """When `overconfident` is true."""
+        return RULE
 
 
 def bin_index(stated: float) -> int:

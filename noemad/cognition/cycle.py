@@ -110,7 +110,7 @@ def cycle(
                 "beliefs": sorted(set(perception.beliefs)),
                 "retrieved": len(retrieved.refs) if retrieved else 0,
                 "winners": [t.key for t in winners],
-                "warnings": [e.data["check"] for e in effects if e.kind == "metacognition"],
+                "warnings": [metacognition.MetacognitionWarning.of(e).check for e in effects if e.kind == "metacognition"],
             },
         ),
         now,

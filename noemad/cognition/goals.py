@@ -25,6 +25,7 @@ For the cycle (callers run these on the writer, inside their own job):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -33,7 +34,8 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.wire import wire
 
 GoalStatus = Literal["active", "completed", "abandoned"]
 GOAL_STATUSES: tuple[str, ...] = ("active", "completed", "abandoned")
@@ -55,35 +57,66 @@ class GoalClosed(Conflict):
     title = "Goal closed"
 
 
+@wire
 @dataclass(frozen=True)
 class Goal:
-    """A goal's row."""
+    """A goal: set by an operator or by the mind, active until completed or abandoned."""
 
     id: int
     mind: str
     title: str
-    status: str
+    status: GoalStatus
     progress: float
-    origin: str
+    origin: Literal["operator", "mind"]
     created_at: str
     updated_at: str
     event_id: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "title": self.title,
-            "status": self.status,
-            "progress": self.progress,
-            "origin": self.origin,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "event_id": self.event_id,
-        }
+    """The goal_created event."""
 
 
 _COLUMNS = "id, mind, title, status, progress, origin, created_at, updated_at, event_id"
+CHANGE_KINDS = ("goal_progressed", "goal_completed", "goal_abandoned")
+
+
+@dataclass(frozen=True)
+class GoalChange:
+    """The data of a `goal_progressed`, `goal_completed` or `goal_abandoned` event: the one definition of its fields."""
+
+    goal: int
+    title: str
+    progress_from: float
+    progress_to: float
+    status_from: str
+    status_to: str
+    note: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "goal": self.goal,
+            "title": self.title,
+            "progress": {"from": self.progress_from, "to": self.progress_to},
+            "status": {"from": self.status_from, "to": self.status_to},
+        }
+        if self.note:
+            data["note"] = self.note
+        return data
+
+    @classmethod
+    def of(cls, event: Event) -> GoalChange:
+        return cls.from_data(data_of(event, *CHANGE_KINDS))
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> GoalChange:
+        progress, status = data.get("progress") or {}, data.get("status") or {}
+        return cls(
+            goal=int(data.get("goal") or 0),
+            title=str(data.get("title") or ""),
+            progress_from=progress.get("from"),
+            progress_to=progress.get("to"),
+            status_from=status.get("from"),
+            status_to=status.get("to"),
+            note=data.get("note"),
+        )
 
 
 def check_title(title: str) -> str:
@@ -215,14 +248,7 @@ def update_goal(
     db.execute(
         "UPDATE goals SET status = ?, progress = ?, updated_at = ? WHERE id = ?", [new_status, new_progress, iso(now), goal_id]
     )
-    data: dict[str, Any] = {
-        "goal": goal_id,
-        "title": goal.title,
-        "progress": {"from": goal.progress, "to": new_progress},
-        "status": {"from": goal.status, "to": new_status},
-    }
-    if note:
-        data["note"] = note
+    data = GoalChange(goal_id, goal.title, goal.progress, new_progress, goal.status, new_status, note).to_data()
     event = append(
         db,
         EventDraft(
@@ -240,16 +266,12 @@ def update_goal(
     return get_goal(db, goal_id), event
 
 
-def closing_stimulus(db: Database, mind: str, goal_id: int) -> int | None:
-    """The stored `goal` stimulus that completes or abandons `goal_id`, if one is waiting or taken.
-
-    Stimuli are checked when stored, so at most one such stimulus exists; a
-    second change to the same goal is refused before the first is perceived.
-    """
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'goal' AND json_extract(data, '$.goal') = ?"
-        " AND (json_extract(data, '$.status') IN ('completed', 'abandoned') OR json_extract(data, '$.progress') >= 1)"
-        " ORDER BY id LIMIT 1",
-        [mind, goal_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
+def completions(db: Database, mind: str, after: int, through: int) -> list[tuple[int, str | None, GoalChange]]:
+    """The mind's `goal_completed` events with id in (after, through], oldest first: (event id, its text, the payload)."""
+    return [
+        (int(event_id), text, GoalChange.from_data(json.loads(raw)))
+        for event_id, raw, text in db.execute(
+            "SELECT id, data, text FROM events WHERE mind = ? AND kind = 'goal_completed' AND id > ? AND id <= ? ORDER BY id",
+            [mind, after, through],
+        )
+    ]

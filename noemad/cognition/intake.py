@@ -11,10 +11,10 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from noemad.cognition.beliefs import check_proposition, get_belief
-from noemad.cognition.goals import GoalClosed, check_progress, check_title, closing_stimulus, get_goal
+from noemad.cognition.goals import GoalClosed, check_progress, check_title, get_goal
 from noemad.cognition.predictions import RESULTS, check_confidence, check_resolvable
 from noemad.errors import InvalidInput
-from noemad.stimuli import Correction, GoalStimulus, OutcomeStimulus, PredictionStimulus, Stimulus
+from noemad.stimuli import Correction, GoalStimulus, OutcomeStimulus, PredictionStimulus, Stimulus, closing_stimulus
 
 
 def check(db: Database, mind: str, stimulus: Stimulus) -> None:

@@ -89,6 +89,7 @@ from noemad.words import STOP_WORDS, WORD, content_words, index_stems, porter_st
 from noemad.errors import Conflict, InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
+from noemad.wire import wire
 
 MemoryKind = Literal["episodic", "semantic", "procedural"]
 MemoryStatus = Literal["active", "retracted"]
@@ -124,6 +125,7 @@ DETAIL_SATURATION = 5  # numbers and proper names at which the detail term reach
 _SENTENCE = re.compile(r"[.!?:;]\s+|\n")
 
 
+@wire
 @dataclass(frozen=True)
 class Memory:
     """A stored memory.
@@ -145,23 +147,8 @@ class Memory:
     event_id: int | None
     derived_from: tuple[int, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        """The memory as the API shows it."""
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "kind": self.kind,
-            "text": self.text,
-            "importance": self.importance,
-            "created_at": self.created_at,
-            "last_access": self.last_access,
-            "access_count": self.access_count,
-            "status": self.status,
-            "event_id": self.event_id,
-            "derived_from": list(self.derived_from),
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class ScoredMemory:
     """A retrieved memory with its score and the three components of it."""
@@ -171,16 +158,6 @@ class ScoredMemory:
     relevance: float
     recency: float
     importance: float
-
-    def to_json(self) -> dict[str, Any]:
-        """The memory and its scores as the API shows them."""
-        return {
-            "memory": self.memory.to_json(),
-            "score": self.score,
-            "relevance": self.relevance,
-            "recency": self.recency,
-            "importance": self.importance,
-        }
 
 
 # --- importance -----------------------------------------------------------------

@@ -25,16 +25,17 @@ discount.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import Belief, add_evidence, get_belief
+from noemad.cognition.beliefs import Belief, add_evidence, contested_since, get_belief, rejected_hypotheses
 from noemad.cognition.calibration import calibration
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
 
 DAY = 86_400.0
 MONTH = 30 * DAY
@@ -64,6 +65,42 @@ CHECKS = {
     )
 }
 FLUENT_KINDS = frozenset({"model_output", "note"})
+
+
+@dataclass(frozen=True)
+class MetacognitionWarning:
+    """The data of a `metacognition` event: the one definition of its fields.
+
+    `check` and `ref` (the target: `belief:ID`, `subject:S`, `mind:M`) name
+    the warning; `detail` holds what that check adds (`belief`, `source`,
+    `subject`, `rejected`, `brier`); `effect` and `salience` say what it did
+    and how strongly it was proposed.
+    """
+
+    check: str
+    ref: str
+    effect: str
+    salience: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"check": self.check, "ref": self.ref, **self.detail, "effect": self.effect, "salience": self.salience}
+
+    @classmethod
+    def of(cls, event: Event) -> MetacognitionWarning:
+        data = data_of(event, "metacognition")
+        return cls(
+            check=str(data.get("check")),
+            ref=str(data.get("ref", "")),
+            effect=str(data.get("effect", "")),
+            salience=float(data.get("salience") or 0.0),
+            detail={k: v for k, v in data.items() if k not in ("check", "ref", "effect", "salience")},
+        )
+
+    @property
+    def belief(self) -> int | None:
+        value = self.detail.get("belief")
+        return value if isinstance(value, int) else None
 
 
 def recently_warned(db: Database, mind: str, check: str, ref: str, now: float) -> bool:
@@ -113,19 +150,12 @@ def propose(db: Database, mind: str, changed: Iterable[int], now: float) -> list
     thoughts: list[Thought] = []
     for belief_id in sorted(set(changed)):
         thoughts.extend(belief_checks(get_belief(db, belief_id)))
-    for belief_id, proposition in db.execute(
-        "SELECT id, proposition FROM beliefs WHERE mind = ? AND status = 'contested' AND updated_at <= ? ORDER BY id",
-        [mind, iso(now - DAY)],
-    ):
+    for belief_id, proposition in contested_since(db, mind, iso(now - DAY)):
         thoughts.append(
             _warning("stale_contradiction", f"belief:{belief_id}", f"'{proposition}' has been contested for over a day",
                      (Ref("belief", belief_id),), belief=belief_id)
         )
-    for subject, count in db.execute(
-        "SELECT subject, count(*) FROM beliefs WHERE mind = ? AND kind = 'hypothesis' AND status = 'rejected'"
-        " AND updated_at >= ? GROUP BY subject HAVING count(*) >= 3 ORDER BY subject",
-        [mind, iso(now - MONTH)],
-    ):
+    for subject, count in rejected_hypotheses(db, mind, iso(now - MONTH), at_least=3):
         thoughts.append(
             _warning("repeated_failure", f"subject:{subject}", f"{count} hypotheses about {subject} rejected in 30 days", (),
                      subject=subject, rejected=count)
@@ -156,7 +186,13 @@ def apply(db: Database, mind: str, thought: Thought, cause: int, cycle_id: str, 
             cycle_id=cycle_id,
             causation_id=cause,
             refs=list(thought.refs),
-            data={**thought.detail, "effect": check.effect, "salience": thought.salience},
+            data=MetacognitionWarning(
+                check.name,
+                str(thought.detail["ref"]),
+                check.effect,
+                thought.salience,
+                {k: v for k, v in thought.detail.items() if k not in ("check", "ref")},
+            ).to_data(),
         ),
         now,
     )

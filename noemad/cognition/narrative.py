@@ -54,13 +54,25 @@ from typing import TYPE_CHECKING, Any
 from sqlite_utils import Database
 
 from noemad.clock import parse_iso
-from noemad.cognition.beliefs import list_beliefs
-from noemad.cognition.goals import active_goals
-from noemad.cognition.predictions import list_predictions
+from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, find_belief, list_beliefs
+from noemad.cognition.goals import GoalChange, active_goals
+from noemad.cognition.metacognition import MetacognitionWarning
+from noemad.cognition.predictions import Resolution, list_predictions
 from noemad.cognition.thoughts import Thought
 from noemad.cognition.wording import PROSE, Support, Worded, adds_nothing, reword
 from noemad.events import Event, EventDraft, Ref, append, get_event, latest_events, list_events
-from noemad.stimuli import STIMULUS_KINDS
+from noemad.stimuli import (
+    STIMULUS_KINDS,
+    Assertion,
+    Correction,
+    GoalStimulus,
+    Message,
+    Observation,
+    OutcomeStimulus,
+    PredictionStimulus,
+    named,
+)
+from noemad.stimuli import of as stimulus_of
 
 if TYPE_CHECKING:
     from noemad.config import MindSettings
@@ -122,8 +134,8 @@ def _quote(text: str | None) -> str:
 
 
 def _who(event: Event) -> str:
-    name = event.data.get("author") or event.data.get("source")
-    if isinstance(name, str) and name:
+    name = named(event)
+    if name is not None:
         return name
     if event.actor == "operator":
         return "an operator"
@@ -132,56 +144,50 @@ def _who(event: Event) -> str:
 
 def _stimulus(event: Event) -> str:
     """Why: a stimulus as what someone did ("alice said …")."""
-    who, data = _who(event), event.data
-    if event.kind == "message":
-        return f"{who} said {_quote(event.text)}"
-    if event.kind == "observation":
-        return f"{who} observed {_quote(event.text)}"
-    if event.kind == "assertion":
-        claim = data.get("claim") or {}
-        verb = "denied" if claim.get("stance") == "contradicts" else "asserted"
-        return f"{who} {verb} that {clip(str(claim.get('proposition') or event.text or ''), MAX_QUOTE)}"
-    if event.kind == "correction":
-        return f"{who} corrected belief #{data.get('belief')}: {clip(event.text or '', MAX_QUOTE)}"
-    if event.kind == "goal":
-        if data.get("goal") is None:
-            return f"{who} set the goal {_quote(data.get('title') or event.text)}"
-        change = data.get("status") or (f"moved to {float(data['progress']):.0%}" if data.get("progress") is not None else "changed")
-        return f"{who} {change} goal #{data['goal']}"
-    if event.kind == "prediction":
-        return f"{who} predicted that {clip(str(data.get('proposition') or event.text or ''), MAX_QUOTE)}"
-    if event.kind == "outcome":
-        observed = f" ({clip(str(data['observed']), MAX_QUOTE)})" if data.get("observed") else ""
-        return f"{who} reported prediction #{data.get('prediction')} as a {data.get('result')}{observed}"
+    who = _who(event)
+    match stimulus_of(event) if event.kind in STIMULUS_KINDS else None:
+        case Message():
+            return f"{who} said {_quote(event.text)}"
+        case Observation():
+            return f"{who} observed {_quote(event.text)}"
+        case Assertion(claim=claim):
+            verb = "denied" if claim.stance == "contradicts" else "asserted"
+            return f"{who} {verb} that {clip(claim.proposition or event.text or '', MAX_QUOTE)}"
+        case Correction(belief=belief):
+            return f"{who} corrected belief #{belief}: {clip(event.text or '', MAX_QUOTE)}"
+        case GoalStimulus(goal=None, title=title):
+            return f"{who} set the goal {_quote(title or event.text)}"
+        case GoalStimulus(goal=goal, status=status, progress=progress):
+            change = status or (f"moved to {float(progress):.0%}" if progress is not None else "changed")
+            return f"{who} {change} goal #{goal}"
+        case PredictionStimulus(proposition=proposition):
+            return f"{who} predicted that {clip(proposition or event.text or '', MAX_QUOTE)}"
+        case OutcomeStimulus(prediction=prediction, result=result, observed=observed):
+            said = f" ({clip(str(observed), MAX_QUOTE)})" if observed else ""
+            return f"{who} reported prediction #{prediction} as a {result}{said}"
     return f"{who} sent a {event.kind} {_quote(event.text)}"
-
-
-def _status_change(event: Event) -> tuple[str, str] | None:
-    status = event.data.get("status")
-    if not isinstance(status, dict) or status.get("from") == status.get("to"):
-        return None
-    return str(status.get("from")), str(status.get("to"))
 
 
 def _notable(db: Database, event: Event) -> str | None:
     """Recently: what the mind did or saw, as a phrase after "I" ("replied …"); None if not notable."""
-    data = event.data
     if event.kind == "reply":
         return f"replied {_quote(event.text)}"
-    if event.kind in ("belief_created", "belief_updated"):
-        change = _status_change(event)
-        if change is None or event.subject is None:
+    if event.kind in BELIEF_EVENTS:
+        change = BeliefChange.of(event)
+        if not change.status_changed or event.subject is None:
             return None
-        row = db.execute("SELECT proposition FROM beliefs WHERE id = ?", [event.subject.id]).fetchone()
-        proposition = row[0] if row else event.text or ""
-        return f"saw belief #{event.subject.id} become {change[1]}: {clip(proposition, MAX_QUOTE)}"
+        belief = find_belief(db, event.subject.id)
+        proposition = belief.proposition if belief else event.text or ""
+        return f"saw belief #{event.subject.id} become {change.status_to}: {clip(proposition, MAX_QUOTE)}"
     if event.kind == "metacognition":
-        return f"noticed that {clip(event.text or str(data.get('check')), MAX_QUOTE)}"
+        return f"noticed that {clip(event.text or MetacognitionWarning.of(event).check, MAX_QUOTE)}"
     if event.kind in ("goal_completed", "goal_abandoned"):
         verb = "completed" if event.kind == "goal_completed" else "abandoned"
-        return f"{verb} goal #{data.get('goal')}: {clip(str(data.get('title') or event.text or ''), MAX_QUOTE)}"
+        goal_change = GoalChange.of(event)
+        return f"{verb} goal #{goal_change.goal}: {clip(goal_change.title or event.text or '', MAX_QUOTE)}"
     if event.kind == "prediction_resolved":
-        return f"learned that prediction #{data.get('prediction')} was a {data.get('result')}: {clip(str(data.get('proposition') or ''), MAX_QUOTE)}"
+        resolution = Resolution.of(event)
+        return f"learned that prediction #{resolution.prediction} was a {resolution.result}: {clip(resolution.proposition, MAX_QUOTE)}"
     if event.kind == "notification":
         return f"raised a notification: {clip(event.text or '', MAX_QUOTE)}"
     return None

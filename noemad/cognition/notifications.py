@@ -55,18 +55,23 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, evidence_counts, find_belief
+from noemad.cognition.goals import GoalChange
+from noemad.cognition.metacognition import MetacognitionWarning
+from noemad.cognition.predictions import Resolution
 from noemad.cognition.thoughts import Thought
 from noemad.config import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_events
+from noemad.stimuli import Observation
+from noemad.wire import wire
 
 log = logging.getLogger("noemad.notifications")
 
@@ -134,51 +139,45 @@ class _Context:
 
 def _prediction_miss(ctx: _Context) -> None:
     for event in ctx.events:
-        data = event.data
-        if event.kind != "prediction_resolved" or data.get("result") != "miss":
+        if event.kind != "prediction_resolved":
             continue
-        stated = float(data.get("stated_confidence") or 0.0)
+        resolution = Resolution.of(event)
+        if resolution.result != "miss":
+            continue
+        stated = resolution.stated_confidence
         if stated < MISS_CONFIDENCE:
             continue
-        subject = str(data.get("subject", ""))
+        subject = resolution.subject
         ctx.add(
             "prediction_miss",
             f"prediction_miss:subject:{subject}",
-            f"prediction #{data.get('prediction')} missed at stated {stated:.2f}: {data.get('proposition', '')}",
+            f"prediction #{resolution.prediction} missed at stated {stated:.2f}: {resolution.proposition}",
             {
-                "prediction": data.get("prediction"),
+                "prediction": resolution.prediction,
                 "subject": subject,
-                "proposition": data.get("proposition"),
+                "proposition": resolution.proposition,
                 "stated_confidence": stated,
                 "threshold": MISS_CONFIDENCE,
-                "observed": data.get("observed"),
-                "belief": data.get("belief"),
+                "observed": resolution.observed,
+                "belief": resolution.belief,
             },
             event.id,
-            [Ref("belief", data["belief"])] if isinstance(data.get("belief"), int) else [],
+            [Ref("belief", resolution.belief)] if isinstance(resolution.belief, int) else [],
         )
-
-
-def _belief_row(db: Database, belief_id: int) -> tuple[str, str, float, str] | None:
-    row = db.execute("SELECT proposition, kind, confidence, status FROM beliefs WHERE id = ?", [belief_id]).fetchone()
-    return None if row is None else (row[0], row[1], float(row[2]), row[3])
 
 
 def _contradiction(ctx: _Context) -> None:
     for event in ctx.events:
-        if event.kind not in ("belief_created", "belief_updated") or event.subject is None or event.subject.type != "belief":
+        if event.kind not in BELIEF_EVENTS or event.subject is None or event.subject.type != "belief":
             continue
-        status = event.data.get("status") or {}
-        if status.get("to") != "contested" or status.get("from") == "contested":
+        change = BeliefChange.of(event)
+        if change.status_to != "contested" or change.status_from == "contested":
             continue
-        row = _belief_row(ctx.db, event.subject.id)
-        if row is None or row[3] != "contested":
+        belief = find_belief(ctx.db, event.subject.id)
+        if belief is None or belief.status != "contested":
             continue  # settled again within the cycle (a missed hypothesis ends rejected)
-        proposition, _, confidence, _ = row
-        support, contradict = ctx.db.execute(
-            "SELECT coalesce(sum(stance = 'support'), 0), coalesce(sum(stance = 'contradict'), 0) FROM evidence WHERE belief_id = ?",
-            [event.subject.id],
-        ).fetchone()
+        proposition, confidence = belief.proposition, float(belief.confidence)
+        support, contradict = evidence_counts(ctx.db, event.subject.id)
         ctx.add(
             "contradiction",
             f"contradiction:belief:{event.subject.id}",
@@ -187,10 +186,10 @@ def _contradiction(ctx: _Context) -> None:
                 "belief": event.subject.id,
                 "proposition": proposition,
                 "confidence": confidence,
-                "status": {"from": status.get("from"), "to": "contested"},
-                "support": int(support),
-                "contradict": int(contradict),
-                "source": event.data.get("source"),
+                "status": {"from": change.status_from, "to": "contested"},
+                "support": support,
+                "contradict": contradict,
+                "source": change.source,
             },
             event.id,
             [event.subject],
@@ -208,10 +207,10 @@ def _strong_belief(ctx: _Context) -> None:
         events = [r.id for r in thought.refs if r.type == "event"]
         if not beliefs or not events or thought.salience < person.notify_min_salience:
             continue
-        row = _belief_row(ctx.db, beliefs[0])
-        if row is None:
+        belief = find_belief(ctx.db, beliefs[0])
+        if belief is None:
             continue
-        proposition, kind, confidence, status = row
+        proposition, kind, confidence, status = belief.proposition, belief.kind, float(belief.confidence), belief.status
         if status != "active" or kind == "hypothesis" or confidence < person.notify_min_confidence:
             continue
         ctx.add(
@@ -236,23 +235,26 @@ def _goal_completed(ctx: _Context) -> None:
     for event in ctx.events:
         if event.kind != "goal_completed":
             continue
-        goal = event.data.get("goal")
+        change = GoalChange.of(event)
+        goal = change.goal
         ctx.add(
             "goal_completed",
             f"goal_completed:goal:{goal}",
-            f"goal #{goal} completed: {event.data.get('title', '')}",
-            {"goal": goal, "title": event.data.get("title"), "progress": event.data.get("progress"), "origin_actor": event.actor},
+            f"goal #{goal} completed: {change.title}",
+            {"goal": goal, "title": change.title, "progress": {"from": change.progress_from, "to": change.progress_to}, "origin_actor": event.actor},
             event.id,
         )
 
 
 def _warning(ctx: _Context) -> None:
     for event in ctx.events:
-        check = event.data.get("check")
-        if event.kind != "metacognition" or check not in WARNING_CHECKS:
+        if event.kind != "metacognition":
             continue
-        ref = str(event.data.get("ref", ""))
-        detail = {k: v for k, v in event.data.items() if k not in ("check", "ref", "effect")}
+        warning = MetacognitionWarning.of(event)
+        check, ref = warning.check, warning.ref
+        if check not in WARNING_CHECKS:
+            continue
+        detail = {**warning.detail, "salience": warning.salience}
         ctx.add(
             "warning",
             f"warning:{check}:{ref}",
@@ -277,14 +279,6 @@ def _denied_action(ctx: _Context) -> None:
         )
 
 
-def _stated_salience(data: Mapping[str, Any]) -> float | None:
-    payload = data.get("data")
-    value = payload.get("salience") if isinstance(payload, Mapping) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return min(1.0, max(0.0, float(value)))
-
-
 def _salient_observation(ctx: _Context) -> None:
     admitted: dict[int, float] = {}
     for thought in ctx.winners:
@@ -298,12 +292,13 @@ def _salient_observation(ctx: _Context) -> None:
         event = stimuli[event_id]
         if event.kind != "observation" or event.mind != ctx.mind:
             continue
-        stated = _stated_salience(event.data)
+        observation = Observation.of(event)
+        stated = observation.stated_salience
         attended = admitted.get(event_id)
         salience = max(v for v in (stated, attended, 0.0) if v is not None)
         if salience < OBSERVATION_SALIENCE:
             continue
-        source = str(event.data.get("source") or event.actor)
+        source = observation.source or event.actor
         ctx.add(
             "salient_observation",
             f"salient_observation:source:{source}",
@@ -351,42 +346,34 @@ def evaluate(
 # the notifications table -------------------------------------------------------------
 
 
+@wire
 @dataclass(frozen=True)
 class Notification:
-    """A notification's row."""
+    """What an operator should hear about: the rule that fired, the values that fired it, and how often it repeated."""
 
     id: int
     mind: str
-    rule: str
+    rule: Literal[
+        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation"
+    ]
     key: str
+    """The aggregate key: repeats within the mind's notify_cooldown count here instead of notifying again."""
     title: str
     values: dict[str, Any]
+    """The values that fired the rule, thresholds included."""
     count: int
-    status: str
+    """1, plus every repeat counted (each a notification_suppressed event)."""
+    status: Literal["open", "acked"]
     created_at: str
     updated_at: str
+    """When it was created or last repeated."""
     acked_at: str | None
     event_id: int | None
+    """The notification event."""
     last_event_id: int | None
+    """The newest notification or notification_suppressed event."""
     acked_event_id: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "mind": self.mind,
-            "rule": self.rule,
-            "key": self.key,
-            "title": self.title,
-            "values": self.values,
-            "count": self.count,
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "acked_at": self.acked_at,
-            "event_id": self.event_id,
-            "last_event_id": self.last_event_id,
-            "acked_event_id": self.acked_event_id,
-        }
+    """The notification_acked event, once acknowledged."""
 
 
 _COLUMNS = (

@@ -13,12 +13,23 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from noemad.clock import parse_iso
+from noemad.clock import iso
 from noemad.cognition.beliefs import add_evidence, correct
 from noemad.cognition.goals import create_goal, get_goal, update_goal
 from noemad.cognition.memory import MAX_TEXT, write_memory
 from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction
 from noemad.events import Event, Ref
+from noemad.stimuli import (
+    STIMULUS_KINDS,
+    Assertion,
+    Correction,
+    GoalStimulus,
+    Message,
+    Observation,
+    OutcomeStimulus,
+    PredictionStimulus,
+    of,
+)
 
 # How much one item says, by what brought it: a sensed fact more than a statement.
 WEIGHTS = {"observation": 1.0, "assertion": 0.8}
@@ -38,27 +49,25 @@ class Perception:
 
 def episode_text(stimulus: Event) -> str:
     """How a stimulus is remembered: who, where, what."""
-    data = stimulus.data
-    if stimulus.kind == "message":
-        return f"{data.get('author', stimulus.actor)} said on {stimulus.channel}: {stimulus.text}"
-    if stimulus.kind == "observation":
-        return f"observed from {data.get('source', stimulus.actor)}: {stimulus.text}"
-    if stimulus.kind == "assertion":
-        claim = data["claim"]
-        verb = "asserted" if claim["stance"] == "supports" else "denied"
-        return f"{data.get('source', stimulus.actor)} {verb}: {claim['proposition']}"
-    if stimulus.kind == "correction":
-        return f"an operator corrected belief {data['belief']}: {stimulus.text}"
-    if stimulus.kind == "goal":
-        if data.get("goal") is None:
-            return f"an operator set a goal: {data.get('title', stimulus.text)}"
-        change = data.get("status") or f"progress {data.get('progress', 0):.0%}"
-        return f"an operator changed goal {data['goal']} ({change})" + (f": {data['note']}" if data.get("note") else "")
-    if stimulus.kind == "prediction":
-        return f"predicted at {data['confidence']:.2f}, due {data['due_at']}: {data['proposition']}"
-    if stimulus.kind == "outcome":
-        observed = f" (observed: {data['observed']})" if data.get("observed") else ""
-        return f"prediction {data['prediction']} came out a {data['result']}{observed}"
+    match of(stimulus) if stimulus.kind in STIMULUS_KINDS else None:
+        case Message(author=author):
+            return f"{author} said on {stimulus.channel}: {stimulus.text}"
+        case Observation(source=source):
+            return f"observed from {source}: {stimulus.text}"
+        case Assertion(source=source, claim=claim):
+            verb = "asserted" if claim.stance == "supports" else "denied"
+            return f"{source} {verb}: {claim.proposition}"
+        case Correction(belief=belief):
+            return f"an operator corrected belief {belief}: {stimulus.text}"
+        case GoalStimulus(goal=None, title=title):
+            return f"an operator set a goal: {stimulus.text if title is None else title}"
+        case GoalStimulus(goal=goal, status=status, progress=progress, note=note):
+            change = status or f"progress {progress or 0:.0%}"
+            return f"an operator changed goal {goal} ({change})" + (f": {note}" if note else "")
+        case PredictionStimulus() as prediction:
+            return f"predicted at {prediction.confidence:.2f}, due {iso(prediction.due_at)}: {prediction.proposition}"
+        case OutcomeStimulus(prediction=prediction_id, result=result, observed=observed):
+            return f"prediction {prediction_id} came out a {result}" + (f" (observed: {observed})" if observed else "")
     return f"{stimulus.kind}: {stimulus.text or ''}"
 
 
@@ -79,16 +88,17 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
         )
         out.episodes.append(memory.id)
         out.events.append(memory_event)
-        claim = stimulus.data.get("claim")
-        if claim:
-            source = stimulus.data.get("source") or stimulus.actor
+        payload = of(stimulus) if stimulus.kind in STIMULUS_KINDS else None
+        claim = payload.claim if isinstance(payload, (Observation, Assertion)) else None
+        if claim is not None and isinstance(payload, (Observation, Assertion)):
+            source = payload.source or stimulus.actor
             belief, event = add_evidence(
                 db,
                 mind=mind,
-                proposition=claim["proposition"],
-                subject=claim["subject"],
+                proposition=claim.proposition,
+                subject=claim.subject,
                 kind=stimulus.kind,
-                stance="support" if claim["stance"] == "supports" else "contradict",
+                stance="support" if claim.stance == "supports" else "contradict",
                 weight=WEIGHTS[stimulus.kind],
                 source=source,
                 brought_by=stimulus.id,
@@ -99,13 +109,12 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
             )
             out.beliefs.append(belief.id)
             out.events.append(event)
-        if stimulus.kind == "correction":
-            data = stimulus.data
+        if isinstance(payload, Correction):
             belief, event = correct(
                 db,
-                belief_id=data["belief"],
-                status=data.get("status"),
-                confidence_value=data.get("confidence"),
+                belief_id=payload.belief,
+                status=payload.status,
+                confidence_value=payload.confidence,
                 reason=stimulus.text or "",
                 brought_by=stimulus.id,
                 now=now,
@@ -114,40 +123,48 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
             )
             out.beliefs.append(belief.id)
             out.events.append(event)
-        if stimulus.kind in ("goal", "prediction", "outcome"):
-            _plan(db, mind, stimulus, Ref("memory", memory.id), cycle_id, now, out)
+        if isinstance(payload, (GoalStimulus, PredictionStimulus, OutcomeStimulus)):
+            _plan(db, mind, stimulus, payload, Ref("memory", memory.id), cycle_id, now, out)
     return out
 
 
-def _plan(db: Database, mind: str, stimulus: Event, episode: Ref, cycle_id: str, now: float, out: Perception) -> None:
+def _plan(
+    db: Database,
+    mind: str,
+    stimulus: Event,
+    payload: GoalStimulus | PredictionStimulus | OutcomeStimulus,
+    episode: Ref,
+    cycle_id: str,
+    now: float,
+    out: Perception,
+) -> None:
     """Apply a goal, prediction or outcome stimulus."""
-    data = stimulus.data
-    if stimulus.kind == "goal":
-        if data.get("goal") is None:
+    if isinstance(payload, GoalStimulus):
+        if payload.goal is None:
             goal, event = create_goal(
-                db, mind=mind, title=data["title"], origin="operator", cause=stimulus.id, cycle_id=cycle_id, now=now,
-                progress=data.get("progress") or 0.0, cites=[episode],
+                db, mind=mind, title=payload.title or "", origin="operator", cause=stimulus.id, cycle_id=cycle_id, now=now,
+                progress=payload.progress or 0.0, cites=[episode],
             )
         else:
-            if get_goal(db, data["goal"]).status != "active":
+            if get_goal(db, payload.goal).status != "active":
                 return
             goal, event = update_goal(
-                db, goal_id=data["goal"], progress=data.get("progress"), status=data.get("status"), note=data.get("note"),
+                db, goal_id=payload.goal, progress=payload.progress, status=payload.status, note=payload.note,
                 cause=stimulus.id, cycle_id=cycle_id, now=now, actor="operator",
             )
         out.goals.append(goal.id)
         out.events.append(event)
         return
-    if stimulus.kind == "prediction":
+    if isinstance(payload, PredictionStimulus):
         prediction, events = make_prediction(
-            db, mind=mind, proposition=data["proposition"], subject=data["subject"], confidence=data["confidence"],
-            due_at=parse_iso(data["due_at"]), brought_by=stimulus.id, now=now, cycle_id=cycle_id, cites=(episode,),
+            db, mind=mind, proposition=payload.proposition, subject=payload.subject, confidence=payload.confidence,
+            due_at=payload.due_at, brought_by=stimulus.id, now=now, cycle_id=cycle_id, cites=(episode,),
         )
     else:
-        if get_prediction(db, data["prediction"]).status != "open":
+        if get_prediction(db, payload.prediction).status != "open":
             return
         prediction, events = resolve_prediction(
-            db, prediction_id=data["prediction"], result=data["result"], observed=data.get("observed"),
+            db, prediction_id=payload.prediction, result=payload.result, observed=payload.observed,
             brought_by=stimulus.id, now=now, cycle_id=cycle_id, cites=(episode,),
         )
     out.predictions.append(prediction.id)

@@ -29,15 +29,18 @@ measures stated confidence against outcomes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso, span_seconds
-from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief
+from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief, reject_hypothesis
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.stimuli import stored_outcome
+from noemad.wire import wire
 
 Result = Literal["hit", "miss"]
 RESULTS: tuple[str, ...] = ("hit", "miss")
@@ -61,9 +64,10 @@ class PredictionResolved(Conflict):
     title = "Prediction resolved"
 
 
+@wire
 @dataclass(frozen=True)
 class Prediction:
-    """A prediction's row."""
+    """A prediction and, once resolved, its outcome."""
 
     id: int
     mind: str
@@ -71,37 +75,69 @@ class Prediction:
     subject: str
     stated_confidence: float
     due_at: str
-    status: str
+    status: Literal["open", "hit", "miss"]
     belief_id: int | None
+    """The belief the prediction rests on."""
     created_at: str
     resolved_at: str | None
     observed: str | None
     event_id: int | None
+    """The prediction_made event."""
     resolved_event_id: int | None
+    """The prediction_resolved event, once resolved."""
 
-    def overdue(self, now: float) -> bool:
+    def is_overdue(self, now: float) -> bool:
         """Open and past its due time."""
         return self.status == "open" and parse_iso(self.due_at) <= now
 
-    def to_json(self, now: float | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "mind": self.mind,
+
+@dataclass(frozen=True)
+class Resolution:
+    """The data of a `prediction_resolved` event: the one definition of its fields."""
+
+    prediction: int
+    result: str
+    proposition: str
+    subject: str
+    stated_confidence: float
+    due_at: str
+    late: bool
+    observed: str | None
+    belief: int | None
+    squared_error: float
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "prediction": self.prediction,
+            "result": self.result,
             "proposition": self.proposition,
             "subject": self.subject,
             "stated_confidence": self.stated_confidence,
             "due_at": self.due_at,
-            "status": self.status,
-            "belief_id": self.belief_id,
-            "created_at": self.created_at,
-            "resolved_at": self.resolved_at,
+            "late": self.late,
             "observed": self.observed,
-            "event_id": self.event_id,
-            "resolved_event_id": self.resolved_event_id,
+            "belief": self.belief,
+            "squared_error": self.squared_error,
         }
-        if now is not None:
-            out["overdue"] = self.overdue(now)
-        return out
+
+    @classmethod
+    def of(cls, event: Event) -> Resolution:
+        return cls.from_data(data_of(event, "prediction_resolved"))
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Resolution:
+        return cls(
+            prediction=int(data.get("prediction") or 0),
+            result=str(data.get("result")),
+            proposition=str(data.get("proposition") or ""),
+            subject=str(data.get("subject") or ""),
+            stated_confidence=float(data.get("stated_confidence") or 0.0),
+            due_at=str(data.get("due_at") or ""),
+            late=bool(data.get("late")),
+            observed=data.get("observed"),
+            belief=data.get("belief"),
+            squared_error=float(data.get("squared_error") or 0.0),
+        )
 
 
 _COLUMNS = (
@@ -167,19 +203,6 @@ def due_predictions(db: Database, mind: str, now: float) -> list[Prediction]:
         [mind, iso(now)],
     ).fetchall()
     return [Prediction(*r) for r in rows]
-
-
-def stored_outcome(db: Database, mind: str, prediction_id: int) -> int | None:
-    """The id of the `outcome` stimulus stored for a prediction, perceived or still waiting.
-
-    Stimuli are checked when stored, so at most one exists: a second outcome
-    is refused even before the first one is perceived.
-    """
-    row = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'outcome' AND json_extract(data, '$.prediction') = ? ORDER BY id LIMIT 1",
-        [mind, prediction_id],
-    ).fetchone()
-    return None if row is None else int(row[0])
 
 
 def check_resolvable(db: Database, mind: str, prediction_id: int) -> Prediction:
@@ -316,18 +339,18 @@ def resolve_prediction(
             cycle_id=cycle_id,
             causation_id=brought_by,
             refs=refs,
-            data={
-                "prediction": prediction_id,
-                "result": result,
-                "proposition": prediction.proposition,
-                "subject": prediction.subject,
-                "stated_confidence": prediction.stated_confidence,
-                "due_at": prediction.due_at,
-                "late": prediction.overdue(now),
-                "observed": observed,
-                "belief": prediction.belief_id,
-                "squared_error": round((prediction.stated_confidence - (1.0 if hit else 0.0)) ** 2, 6),
-            },
+            data=Resolution(
+                prediction=prediction_id,
+                result=result,
+                proposition=prediction.proposition,
+                subject=prediction.subject,
+                stated_confidence=prediction.stated_confidence,
+                due_at=prediction.due_at,
+                late=prediction.is_overdue(now),
+                observed=observed,
+                belief=prediction.belief_id,
+                squared_error=round((prediction.stated_confidence - (1.0 if hit else 0.0)) ** 2, 6),
+            ).to_data(),
         ),
         now,
     )
@@ -352,41 +375,20 @@ def resolve_prediction(
         )
         events.append(updated)
         if not hit and belief.kind == "hypothesis" and belief.status in ("active", "contested"):
-            events.append(_reject(db, belief.id, belief.confidence, belief.status, prediction_id, resolved.id, now, actor, cycle_id))
+            events.append(
+                reject_hypothesis(
+                    db, belief_id=belief.id, prediction_id=prediction_id, cause=resolved.id, now=now, actor=actor, cycle_id=cycle_id
+                )
+            )
     return get_prediction(db, prediction_id), events
 
 
-def _reject(
-    db: Database,
-    belief_id: int,
-    confidence: float,
-    status: str,
-    prediction_id: int,
-    cause: int,
-    now: float,
-    actor: str,
-    cycle_id: str | None,
-) -> Event:
-    """A missed prediction rejects the hypothesis it rested on: status `rejected`, confidence 0."""
-    db.execute("UPDATE beliefs SET confidence = 0, status = 'rejected', updated_at = ? WHERE id = ?", [iso(now), belief_id])
-    mind = db.execute("SELECT mind FROM beliefs WHERE id = ?", [belief_id]).fetchone()[0]
-    return append(
-        db,
-        EventDraft(
-            mind=mind,
-            kind="belief_updated",
-            actor=actor,
-            text=f"rejected: prediction {prediction_id} missed",
-            cycle_id=cycle_id,
-            causation_id=cause,
-            subject=Ref("belief", belief_id),
-            data={
-                "rejected_by": "outcome",
-                "prediction": prediction_id,
-                "reason": "a hypothesis whose prediction missed is rejected; outcomes are decisive for hypotheses",
-                "confidence": {"from": confidence, "to": 0.0},
-                "status": {"from": status, "to": "rejected"},
-            },
-        ),
-        now,
-    )
+def resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[int, int | None, Resolution]]:
+    """The mind's `prediction_resolved` events with id in [lo, hi], oldest first: (event id, its cause, the payload)."""
+    return [
+        (int(event_id), cause, Resolution.from_data(json.loads(raw)))
+        for event_id, cause, raw in db.execute(
+            "SELECT id, causation_id, data FROM events WHERE mind = ? AND kind = 'prediction_resolved' AND id >= ? AND id <= ? ORDER BY id",
+            [mind, lo, hi],
+        )
+    ]

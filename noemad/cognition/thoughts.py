@@ -10,41 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from noemad.clock import parse_iso
+from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange
 from noemad.events import Event, Ref
+from noemad.stimuli import Message
+from noemad.wire import OMIT_EMPTY, rounded, wire
 
 # Order among equally salient thoughts: what was perceived first, then what
 # changed, then goals, due predictions, and the mind's own audit.
 PROCESSES = ("perception", "evidence", "goals", "predictions", "metacognition")
 
 
+@wire
 @dataclass(frozen=True)
 class Thought:
-    """One candidate for the workspace."""
+    """One candidate for the workspace (as the `attention` event's data lists them)."""
 
     process: str
     kind: str
-    salience: float
+    salience: Annotated[float, rounded(4)]
     summary: str
     key: str  # stable identity, for deterministic order and for effects
     refs: tuple[Ref, ...] = ()
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: Annotated[dict[str, Any], OMIT_EMPTY] = field(default_factory=dict)
 
     def order(self) -> tuple[float, int, str]:
         return (-round(self.salience, 9), PROCESSES.index(self.process), self.key)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "process": self.process,
-            "kind": self.kind,
-            "salience": round(self.salience, 4),
-            "summary": self.summary,
-            "key": self.key,
-            "refs": [{"type": r.type, "id": r.id} for r in self.refs],
-            **({"detail": self.detail} if self.detail else {}),
-        }
 
 
 # Salience of a stimulus by kind: an operator's correction matters most.
@@ -57,7 +50,7 @@ def perception_thoughts(mind: str, stimuli: list[Event]) -> list[Thought]:
     out = []
     for event in stimuli:
         salience = STIMULUS_SALIENCE.get(event.kind, 0.4)
-        if mind in (event.data.get("mentions") or []):
+        if event.kind == "message" and mind in Message.of(event).mentions:
             salience += MENTIONED
         text = (event.text or "").replace("\n", " ")
         out.append(
@@ -77,18 +70,17 @@ def evidence_thoughts(changes: list[Event]) -> list[Thought]:
     """One thought per belief event of this cycle: the bigger the change, the more salient."""
     out = []
     for event in changes:
-        if event.kind not in ("belief_created", "belief_updated") or event.subject is None:
+        if event.kind not in BELIEF_EVENTS or event.subject is None:
             continue
-        conf = event.data.get("confidence") or {}
-        status = event.data.get("status") or {}
-        delta = abs(float(conf.get("to", 0)) - float(conf.get("from", 0)))
-        salience = min(1.0, 0.3 + delta + (0.3 if status.get("to") != status.get("from") else 0.0))
+        change = BeliefChange.of(event)
+        delta = abs(change.confidence_to - change.confidence_from)
+        salience = min(1.0, 0.3 + delta + (0.3 if change.status_changed else 0.0))
         out.append(
             Thought(
                 process="evidence",
                 kind=event.kind,
                 salience=salience,
-                summary=f"{event.text} ({conf.get('from', 0):.2f} -> {conf.get('to', 0):.2f}, {status.get('to', '')})",
+                summary=f"{event.text} ({change.confidence_from:.2f} -> {change.confidence_to:.2f}, {change.status_to})",
                 key=f"belief:{event.subject.id:012d}:{event.id:012d}",
                 refs=(event.subject, Ref("event", event.id)),
             )

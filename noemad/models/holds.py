@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noemad.clock import Clock, iso
+from noemad.clock import Clock
+from noemad.wire import IsoTime, wire
 
 
+@wire
 @dataclass(frozen=True)
 class Hold:
     """No calls to `model` until `until` (epoch seconds), because of `reason`."""
 
     model: str
-    until: float
+    until: IsoTime
     reason: str  # the error category that stated the wait
-    since: float
-
-    def to_json(self) -> dict[str, object]:
-        return {"model": self.model, "until": iso(self.until), "since": iso(self.since), "reason": self.reason}
+    since: IsoTime
 
 
 class Holds:

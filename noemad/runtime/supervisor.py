@@ -24,6 +24,7 @@ from noemad.minds import Mind, change_settings, check_name, create_mind, delete_
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
 from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
@@ -269,16 +270,17 @@ class Supervisor(Reads):
         actor = self.actors.get(name)
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
         return {
-            **mind.to_json(),
+            **vars(mind),  # the API shows the overview as the mind with these added
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
             "turn_running": bool(actor and actor.turn_running),
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
-            "recent": [e.to_json() for e in latest_events(db, name, limit=10)],
+            "recent": latest_events(db, name, limit=10),
             "warnings": [
-                {"event": e.id, "at": e.at, "check": e.data.get("check"), "ref": e.data.get("ref"), "text": e.text}
+                {"event": e.id, "at": e.at, "check": w.check, "ref": w.ref, "text": e.text}
                 for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
+                for w in (MetacognitionWarning.of(e),)
             ],
         }
 
@@ -320,7 +322,7 @@ class Supervisor(Reads):
         now = self.clock.now()
         event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
         belief = next((r.id for r in event.refs if r.type == "belief"), None)
-        return {"memory": get_memory(self.store.reader(), memory_id).to_json(), "belief": belief, "event": event.to_json()}
+        return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
 
     # stimuli and events --------------------------------------------------
 
@@ -396,7 +398,7 @@ class Supervisor(Reads):
             },
             "models": {
                 "provider": self.config.models.provider,
-                "holds": [hold.to_json() for hold in self.gateway.holds.in_force()],
+                "holds": self.gateway.holds.in_force(),
             },
             "jobs": {
                 "running": self.jobs.running,

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from noemad.config import MindSettings
 from noemad.events import Event, get_events, latest_events
 from noemad.models import Block, Prompt, Turn
+from noemad.stimuli import Message, Observation
 
 HISTORY = 40  # events of conversation sent with each reply
 DEFAULT_PERSONA = "You are {mind}, a long-lived mind. Answer briefly and only with what you know."
@@ -24,8 +25,8 @@ DEFAULT_PERSONA = "You are {mind}, a long-lived mind. Answer briefly and only wi
 
 def _line(event: Event) -> str:
     if event.kind == "message":
-        return f"{event.data.get('author', event.actor)} ({event.channel}): {event.text}"
-    return f"[observation from {event.data.get('source', event.actor)}] {event.text}"
+        return f"{Message.of(event).author} ({event.channel}): {event.text}"
+    return f"[observation from {Observation.of(event).source}] {event.text}"
 
 
 def answered(db: Database, stimuli: Sequence[int]) -> Event | None:

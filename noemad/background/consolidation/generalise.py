@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from noemad.background.consolidation.proposition import Plan, join
 from noemad.background.consolidation.tokenise import strip_speaker
@@ -38,6 +38,7 @@ from noemad.cognition.beliefs import check_proposition
 from noemad.cognition.narrative import clip
 from noemad.words import content_words, snowball_stems
 from noemad.cognition.wording import STEMS, Objection, Support, reword, shown
+from noemad.wire import HIDDEN, OMIT_EMPTY, OMIT_NONE, renamed, wire
 
 PROMPT_EPISODE_CHARS = 300
 MAX_GENERALISATION = 200  # characters
@@ -117,26 +118,17 @@ def unsupported(answer: str, p: Plan, term_sets: Sequence[Collection[str]]) -> l
     return problems
 
 
+@wire
 @dataclass
 class Wording:
     """How a cluster's proposition was worded, and why it stayed plain if it did (as the job's outputs record it)."""
 
-    text: str
+    text: Annotated[str, HIDDEN]  # the job's outputs show it as the cluster's proposition
     worded_by: WordedBy = "plain"
-    reason: str | None = None  # why plain: no_calls, no_model, budget, held, refused, model_error, unsupported
-    detail: str | None = None
-    call_id: int | None = None
-    discarded: dict[str, Any] | None = None  # the unsupported answer and why
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"worded_by": self.worded_by}
-        if self.reason:
-            out["reason"] = self.reason
-        if self.detail:
-            out["detail"] = self.detail
-        if self.call_id is not None:
-            out["model_call"] = self.call_id
-        return out
+    reason: Annotated[str | None, OMIT_EMPTY] = None  # why plain: no_calls, no_model, budget, held, refused, model_error, unsupported
+    detail: Annotated[str | None, OMIT_EMPTY] = None
+    call_id: Annotated[int | None, renamed("model_call"), OMIT_NONE] = None
+    discarded: Annotated[dict[str, Any] | None, HIDDEN] = None  # the unsupported answer and why
 
 
 def _one_line(text: str) -> str:

@@ -30,6 +30,7 @@ from noemad.background.consolidation.tokenise import Terms, episode_terms
 from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, span_seconds
 from noemad.errors import InvalidInput, NoemaError
+from noemad.wire import dump
 
 DEFAULT_WINDOW = "30d"
 DEFAULT_MIN_EPISODES = 3
@@ -168,7 +169,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                     "memory": result.memory,
                     "episodes": len(p.episodes),
                     "proposition": w.text,
-                    **w.to_json(),
+                    **dump(w),
                     "plain": p.plain,
                     "terms": p.shown_terms,
                     "pair": list(p.cluster.pair),

@@ -33,7 +33,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import NewEvidence, add_evidence_many, normalise
+from noemad.cognition.beliefs import NewEvidence, add_evidence_many, find_by_proposition
 from noemad.cognition.memory import write_memory
 from noemad.events import Event, EventDraft, Ref, append
 
@@ -81,11 +81,9 @@ def write_cluster(
     `episodes` are (memory id, speaker, brought_by) in id order. See the
     module docstring for what each write holds.
     """
-    row = db.execute(
-        "SELECT id, status FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''", [mind, normalise(proposition)]
-    ).fetchone()
-    if row is not None and row[1] == "rejected":
-        return Skipped(row[0], f"belief {row[0]} says the same and an operator rejected it")
+    same = find_by_proposition(db, mind, proposition)
+    if same is not None and same.status == "rejected":
+        return Skipped(same.id, f"belief {same.id} says the same and an operator rejected it")
     ids, speakers, brought_by = zip(*episodes) if episodes else ((), (), ())
     refs = [Ref("model_call", model_call)] if model_call is not None else []
     refs.extend(Ref("memory", memory_id) for memory_id in ids[: MAX_REFS - len(refs)])

@@ -7,8 +7,8 @@
 (memories.event_id): a message's `author`, an observation's or assertion's
 `source`, else the event's actor ("unknown" for an episode with no
 stimulus); the event that brought it is that stimulus, or (for an episode
-with none) the memory_created event that wrote it. (These read `events`
-data of the stimuli's writers with json_extract.)
+with none) the memory_created event that wrote it (read in one query by
+`stimuli.speakers`, the stimuli's owner).
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from typing import Any
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.stimuli import speakers
 
 UNKNOWN_SPEAKER = "unknown"
 _EPISODES_SQL = """
@@ -32,13 +31,6 @@ SELECT m.id, m.text, m.created_at, m.event_id
  ORDER BY m.id
 """
 
-# Who each stimulus is from: a message's author, an observation's or assertion's source, else the actor.
-# Grouped: tens of thousands of stimuli come from a few dozen (actor, author, source), each decided once.
-_SPEAKERS_SQL = """
-SELECT actor, json_extract(data, '$.author'), json_extract(data, '$.source'), json_group_array(id)
-  FROM events WHERE id IN (SELECT value FROM json_each(?))
- GROUP BY 1, 2, 3
-"""
 
 # The event that wrote an episode with no stimulus (its memory_created).
 _WRITTEN_BY_SQL = """
@@ -72,19 +64,9 @@ def load_episodes(db: Database, mind: str, start: float, end: float) -> tuple[li
     return window.ids, window.texts
 
 
-def _speaker(actor: str | None, author: Any, source: Any) -> str:
-    for value in (author, source):
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return actor or UNKNOWN_SPEAKER
-
-
 def load_speakers(db: Database, stimuli: Iterable[int]) -> dict[int, str]:
     """stimulus event id -> who it is from (a stimulus not found is left out: its episode's speaker is unknown)."""
-    out: dict[int, str] = {}
-    for actor, author, source, ids in db.execute(_SPEAKERS_SQL, [json.dumps(sorted(set(stimuli)))]):
-        out.update(zip(json.loads(ids), repeat(_speaker(actor, author, source))))
-    return out
+    return speakers(db, stimuli, UNKNOWN_SPEAKER)
 
 
 def load_written_by(db: Database, ids: Sequence[int]) -> dict[int, int]:

@@ -23,11 +23,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.narrative import clip
 from noemad.cognition.notifications import MISS_CONFIDENCE
+from noemad.wire import HIDDEN, computed, dump, renamed, shown_as, wire
 
 if TYPE_CHECKING:
     from noemad.background.reflection.patterns import Failure, Pattern
@@ -38,39 +39,32 @@ CONFIDENT = MISS_CONFIDENCE  # a confident miss: stated at least 0.7
 MAX_ITEMS = 50  # items each finding's list keeps in the event (counts are of everything)
 MAX_SUBJECTS = 10  # subjects listed in the predictions' by_subject
 
+Clipped = Annotated[str, shown_as(clip)]  # stored clipped to a line, like the prose that quotes it
 
+
+@wire
 @dataclass(frozen=True)
 class Period:
     """What one reflection reviews: the mind's events after `after_event` up to `through_event`."""
 
-    start: str  # ISO: the end of the previous reflection's period, or the mind's creation
-    end: str  # ISO: when the review ran
+    start: Annotated[str, renamed("from")]  # ISO: the end of the previous reflection's period, or the mind's creation
+    end: Annotated[str, renamed("to")]  # ISO: when the review ran
     after_event: int
     through_event: int
     events: int  # the mind's events in the period
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from": self.start,
-            "to": self.end,
-            "after_event": self.after_event,
-            "through_event": self.through_event,
-            "events": self.events,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class Lookback:
     """Where failures are counted from: at least LOOKBACK before now, and the whole period."""
 
-    start: str  # ISO
+    start: Annotated[str, renamed("from")]  # ISO
     days: int
     first_event: int  # the first event id counted
 
-    def to_json(self) -> dict[str, Any]:
-        return {"from": self.start, "days": self.days, "first_event": self.first_event}
 
-
+@wire
 @dataclass(frozen=True)
 class PredictionError:
     """A resolved prediction: how confident the mind was, what came, and how far off it was."""
@@ -78,30 +72,19 @@ class PredictionError:
     prediction: int
     event: int  # its prediction_resolved
     subject: str
-    proposition: str
+    proposition: Clipped
     stated: float
     result: str  # hit | miss
     error: float  # abs(stated - outcome), outcome 1 for a hit and 0 for a miss
     belief: int | None
 
+    @computed
     @property
     def confident_miss(self) -> bool:
         return self.result == "miss" and self.stated >= CONFIDENT
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "prediction": self.prediction,
-            "event": self.event,
-            "subject": self.subject,
-            "proposition": clip(self.proposition),
-            "stated": self.stated,
-            "result": self.result,
-            "error": self.error,
-            "confident_miss": self.confident_miss,
-            "belief": self.belief,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class BeliefChange:
     """A belief event that changed the belief's status or was an operator's correction."""
@@ -109,16 +92,26 @@ class BeliefChange:
     belief: int
     event: int
     subject: str
-    proposition: str
-    status_from: str
-    status_to: str
-    confidence_from: float
-    confidence_to: float
+    proposition: Clipped
+    status_from: Annotated[str, HIDDEN]  # stored as status.from
+    status_to: Annotated[str, HIDDEN]
+    confidence_from: Annotated[float, HIDDEN]  # stored as confidence.from
+    confidence_to: Annotated[float, HIDDEN]
     by: str  # outcome | operator | evidence
-    reason: str | None
+    reason: Annotated[str | None, shown_as(lambda reason: clip(reason) if reason else None)]
     prediction: int | None  # the missed prediction, when an outcome rejected it
-    cause: int | None  # the event that brought the change (a stimulus, a resolution)
+    cause: Annotated[int | None, HIDDEN]  # the event that brought the change (a stimulus, a resolution)
     status_now: str | None  # the belief's status when the review ran
+
+    @computed
+    @property
+    def status(self) -> dict[str, str]:
+        return {"from": self.status_from, "to": self.status_to}
+
+    @computed
+    @property
+    def confidence(self) -> dict[str, float]:
+        return {"from": self.confidence_from, "to": self.confidence_to}
 
     @property
     def correction(self) -> bool:
@@ -128,6 +121,7 @@ class BeliefChange:
     def rejected(self) -> bool:
         return self.status_to == "rejected" and self.status_from != "rejected"
 
+    @computed
     @property
     def effect(self) -> str:
         """rejected, lowered, raised or kept."""
@@ -139,36 +133,19 @@ class BeliefChange:
             return "raised"
         return "kept"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "belief": self.belief,
-            "event": self.event,
-            "subject": self.subject,
-            "proposition": clip(self.proposition),
-            "status": {"from": self.status_from, "to": self.status_to},
-            "confidence": {"from": self.confidence_from, "to": self.confidence_to},
-            "by": self.by,
-            "effect": self.effect,
-            "reason": clip(self.reason) if self.reason else None,
-            "prediction": self.prediction,
-            "status_now": self.status_now,
-        }
 
-
+@wire
 @dataclass(frozen=True)
 class GoalCompleted:
     """A goal completed in the period."""
 
     goal: int
     event: int
-    title: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"goal": self.goal, "event": self.event, "title": clip(self.title)}
+    title: Clipped
 
 
 def _calibration_json(cal: Calibration) -> dict[str, Any]:
-    out = cal.to_json()
+    out = dump(cal)
     out.pop("mind", None)
     out.pop("rule", None)
     return out
@@ -238,8 +215,8 @@ class Findings:
             by_subject.items(), key=lambda kv: (-sum(1 for p in kv[1] if p.result == "miss"), -len(kv[1]), kv[0])
         )[:MAX_SUBJECTS]
         return {
-            "period": self.period.to_json(),
-            "lookback": self.lookback.to_json(),
+            "period": dump(self.period),
+            "lookback": dump(self.lookback),
             "predictions": {
                 "resolved": len(self.predictions),
                 "hits": len(self.predictions) - len(misses),
@@ -256,38 +233,38 @@ class Findings:
                     }
                     for subject, items in subjects
                 ],
-                "items": [p.to_json() for p in self.predictions[:MAX_ITEMS]],
+                "items": [dump(p) for p in self.predictions[:MAX_ITEMS]],
             },
             "rejected": {
                 "count": len(self.rejected),
                 "by": dict(sorted(Counter(c.by for c in self.rejected).items())),
-                "items": [c.to_json() for c in _newest(self.rejected)],
+                "items": [dump(c) for c in _newest(self.rejected)],
             },
             "corrections": {
                 "count": len(self.corrections),
                 "effects": dict(sorted(Counter(c.effect for c in self.corrections).items())),
-                "items": [c.to_json() for c in _newest(self.corrections)],
+                "items": [dump(c) for c in _newest(self.corrections)],
             },
             "status_changes": {
                 "count": len(self.status_changes),
                 "transitions": dict(sorted(Counter(f"{c.status_from}->{c.status_to}" for c in self.status_changes).items())),
-                "items": [c.to_json() for c in _newest(self.status_changes)],
+                "items": [dump(c) for c in _newest(self.status_changes)],
             },
             "contested": {
                 "count": len({c.belief for c in self.contested}),
                 "changes": len(self.contested),
                 "still_contested": len({c.belief for c in self.contested if c.status_now == "contested"}),
-                "items": [c.to_json() for c in _newest(self.contested)],
+                "items": [dump(c) for c in _newest(self.contested)],
             },
             "goals_completed": {
                 "count": len(self.goals_completed),
-                "items": [g.to_json() for g in _newest(self.goals_completed)],
+                "items": [dump(g) for g in _newest(self.goals_completed)],
             },
             "calibration": {
                 "period": _calibration_json(self.calibration_period),
                 "overall": _calibration_json(self.calibration_overall),
             },
-            "patterns": [p.to_json() for p in self.patterns],
+            "patterns": [dump(p) for p in self.patterns],
             "counts": self.counts(),
             "previous": self.previous,
         }

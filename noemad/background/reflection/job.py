@@ -10,6 +10,7 @@ from noemad.background.reflection.findings import Findings
 from noemad.background.reflection.prose import render, reword, summary
 from noemad.background.reflection.reading import review
 from noemad.background.reflection.recording import record
+from noemad.wire import dump
 
 
 def _review_on_reader(ctx: JobContext, now: float) -> Findings:
@@ -45,5 +46,5 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         "counts": {**findings.counts(), "lessons": len(lessons)},
         "rendered_by": rendering.rendered_by,
         "reason": rendering.reason,
-        "period": findings.period.to_json(),
+        "period": dump(findings.period),
     }

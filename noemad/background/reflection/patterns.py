@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from sqlite_utils import Database
 
@@ -28,6 +28,8 @@ from noemad.background.reflection.findings import CONFIDENT, BeliefChange, Predi
 from noemad.background.reflection.prose import lesson_text
 from noemad.cognition.memory import MAX_DERIVED_FROM
 from noemad.cognition.predictions import OUTCOME_SOURCE
+from noemad.cognition.beliefs import support_items
+from noemad.wire import HIDDEN, computed, shown_as, wire
 
 PATTERN_MIN = 3  # failures on one subject that make a pattern
 FAILED_MISS_MIN = 0.5  # a miss is a failure when stated at least this confidently
@@ -51,6 +53,7 @@ class Failure:
     confident: bool
 
 
+@wire
 @dataclass(frozen=True)
 class Pattern:
     """Repeated failures on one subject."""
@@ -65,8 +68,8 @@ class Pattern:
     rejected: int
     corrections: int
     single_source: int  # failures whose belief had one supporting source or none
-    days: int  # the lookback they were counted over
-    events: tuple[int, ...]  # the failures' events, oldest first
+    days: Annotated[int, HIDDEN]  # the lookback they were counted over
+    events: Annotated[tuple[int, ...], shown_as(lambda events: list(events[-MAX_PATTERN_EVENTS:]))]  # the failures' events, oldest first (the newest stored)
     episodes: tuple[int, ...] = ()  # episodic memories of the stimuli that brought them
     memory: int | None = None  # the lesson: written now (new) or earlier (known)
 
@@ -74,23 +77,11 @@ class Pattern:
     def lesson(self) -> str:
         return lesson_text(self)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "subject": self.subject,
-            "status": self.status,
-            "failures": self.failures,
-            "in_period": self.in_period,
-            "misses": self.misses,
-            "confident_misses": self.confident_misses,
-            "rejected": self.rejected,
-            "corrections": self.corrections,
-            "single_source": self.single_source,
-            "events": list(self.events[-MAX_PATTERN_EVENTS:]),
-            "episodes": list(self.episodes),
-            "lesson": self.lesson if self.status == "new" else None,
-            "memory": self.memory,
-        }
+    @computed(alias="lesson")  # type: ignore[prop-decorator]
+    @property
+    def new_lesson(self) -> str | None:
+        """The lesson, stored with a new pattern only (a known one's is its memory's text)."""
+        return self.lesson if self.status == "new" else None
 
 
 def failures_of(resolutions: Iterable[tuple[PredictionError, int | None]], changes: Iterable[BeliefChange]) -> list[Failure]:
@@ -114,10 +105,7 @@ def _single_source(db: Database, failures: Sequence[Failure]) -> int:
     if not beliefs:
         return 0
     support: dict[int, list[tuple[str, int]]] = {}
-    marks = ",".join("?" * len(beliefs))
-    for belief_id, source, event_id in db.execute(
-        f"SELECT belief_id, source, event_id FROM evidence WHERE belief_id IN ({marks}) AND stance = 'support' ORDER BY id", beliefs
-    ):
+    for belief_id, source, event_id in support_items(db, beliefs):
         support.setdefault(belief_id, []).append((source, event_id))
     count = 0
     for f in failures:

@@ -10,8 +10,9 @@ Every read is an indexed range on `events(mind, kind, id)` between two event
 ids, or a primary-key lookup; the lookback's first event is found by
 bisecting the mind's event ids, as events are appended in time order. Belief
 events are filtered in SQL, so only status changes and corrections reach
-Python. (These read other writers' event data with json_extract, and
-`beliefs`, `evidence`, `memories` and `reflection_patterns` rows directly.)
+Python. Other writers' events and rows are read through their owners'
+queries (`beliefs.status_changes`, `predictions.resolutions`,
+`goals.completions`); `memories` and `reflection_patterns` rows directly.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ from noemad.background.reflection.findings import (
 )
 from noemad.background.reflection.patterns import failures_of, find_patterns
 from noemad.clock import iso, parse_iso
+from noemad.cognition.beliefs import status_changes
 from noemad.cognition.calibration import calibrate, calibration
+from noemad.cognition.goals import completions
 from noemad.cognition.metacognition import MONTH
+from noemad.cognition.predictions import resolutions
 from noemad.minds import get_mind
 
 LOOKBACK = MONTH  # seconds over which failures are counted (at least)
@@ -84,25 +88,19 @@ def first_event_since(db: Database, mind: str, at: str, through: int) -> int:
 def _resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[PredictionError, int | None]]:
     """Prediction resolutions with id in [lo, hi], oldest first, each with its cause (the outcome stimulus)."""
     out = []
-    for event_id, cause, raw in db.execute(
-        "SELECT id, causation_id, data FROM events WHERE mind = ? AND kind = 'prediction_resolved' AND id >= ? AND id <= ? ORDER BY id",
-        [mind, lo, hi],
-    ):
-        data = json.loads(raw)
-        stated = float(data.get("stated_confidence") or 0.0)
-        result = str(data.get("result"))
-        outcome = 1.0 if result == "hit" else 0.0
+    for event_id, cause, resolution in resolutions(db, mind, lo, hi):
+        outcome = 1.0 if resolution.result == "hit" else 0.0
         out.append(
             (
                 PredictionError(
-                    prediction=int(data.get("prediction") or 0),
+                    prediction=resolution.prediction,
                     event=event_id,
-                    subject=str(data.get("subject") or ""),
-                    proposition=str(data.get("proposition") or ""),
-                    stated=stated,
-                    result=result,
-                    error=round(abs(stated - outcome), 6),
-                    belief=data.get("belief"),
+                    subject=resolution.subject,
+                    proposition=resolution.proposition,
+                    stated=resolution.stated_confidence,
+                    result=resolution.result,
+                    error=round(abs(resolution.stated_confidence - outcome), 6),
+                    belief=resolution.belief,
                 ),
                 cause,
             )
@@ -111,51 +109,25 @@ def _resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[Predic
 
 
 def _belief_changes(db: Database, mind: str, lo: int, hi: int) -> list[BeliefChange]:
-    """Belief events with id in [lo, hi] that changed a status or were corrections, oldest first.
-
-    The filter runs in SQL so the many evidence-only updates never reach Python.
-    """
-    rows = db.execute(
-        "SELECT e.id, e.causation_id, e.subject_id, e.data, b.subject, b.proposition, b.status FROM events e"
-        " LEFT JOIN beliefs b ON b.id = e.subject_id"
-        " WHERE e.mind = ? AND e.kind IN ('belief_created', 'belief_updated') AND e.id >= ? AND e.id <= ?"
-        " AND e.subject_type = 'belief'"
-        " AND (json_extract(e.data, '$.correction') = 1"
-        "      OR json_extract(e.data, '$.status.from') IS NOT json_extract(e.data, '$.status.to'))",
-        [mind, lo, hi],
-    ).fetchall()
-    # Sorted here: with ORDER BY, SQLite walks every event of the range on
-    # events(mind, id) instead of the two kinds' ranges on events(mind, kind, id).
-    rows.sort(key=lambda r: r[0])
-    out = []
-    for event_id, cause, belief_id, raw, subject, proposition, status_now in rows:
-        data = json.loads(raw)
-        status = data.get("status") or {}
-        conf = data.get("confidence") or {}
-        if data.get("correction"):
-            by = "operator"
-        elif data.get("rejected_by") == "outcome":
-            by = "outcome"
-        else:
-            by = "evidence"
-        out.append(
-            BeliefChange(
-                belief=int(belief_id),
-                event=event_id,
-                subject=subject or "",
-                proposition=proposition or "",
-                status_from=str(status.get("from")),
-                status_to=str(status.get("to")),
-                confidence_from=float(conf.get("from") or 0.0),
-                confidence_to=float(conf.get("to") or 0.0),
-                by=by,
-                reason=data.get("reason"),
-                prediction=data.get("prediction"),
-                cause=cause,
-                status_now=status_now,
-            )
+    """Belief events with id in [lo, hi] that changed a status or were corrections, oldest first (`beliefs.status_changes`)."""
+    return [
+        BeliefChange(
+            belief=c.belief,
+            event=c.event,
+            subject=c.subject,
+            proposition=c.proposition,
+            status_from=c.change.status_from,
+            status_to=c.change.status_to,
+            confidence_from=c.change.confidence_from,
+            confidence_to=c.change.confidence_to,
+            by=c.change.by,
+            reason=c.change.reason,
+            prediction=c.change.prediction,
+            cause=c.cause,
+            status_now=c.status_now,
         )
-    return out
+        for c in status_changes(db, mind, lo, hi)
+    ]
 
 
 def collapse(changes: Sequence[BeliefChange]) -> list[BeliefChange]:
@@ -176,14 +148,7 @@ def collapse(changes: Sequence[BeliefChange]) -> list[BeliefChange]:
 
 
 def _goals(db: Database, mind: str, after: int, through: int) -> list[GoalCompleted]:
-    out = []
-    for event_id, raw, text in db.execute(
-        "SELECT id, data, text FROM events WHERE mind = ? AND kind = 'goal_completed' AND id > ? AND id <= ? ORDER BY id",
-        [mind, after, through],
-    ):
-        data = json.loads(raw)
-        out.append(GoalCompleted(int(data.get("goal") or 0), event_id, str(data.get("title") or text or "")))
-    return out
+    return [GoalCompleted(change.goal, event_id, change.title or text or "") for event_id, text, change in completions(db, mind, after, through)]
 
 
 def previous_reflection(db: Database, mind: str) -> tuple[int, int, str] | None:

@@ -25,6 +25,7 @@ from noemad.cognition.memory import write_memory
 from noemad.cognition.wording import Worded
 from noemad.errors import Conflict, StoreError
 from noemad.events import Event, EventDraft, Ref, append
+from noemad.wire import dump
 
 if TYPE_CHECKING:
     from noemad.cognition.memory import Memory
@@ -91,7 +92,7 @@ def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, 
     data: dict[str, Any] = {
         "job": job_id,
         **findings.to_json(),
-        "patterns": [p.to_json() for p in patterns],
+        "patterns": [dump(p) for p in patterns],
         "lessons": lesson_ids,
         "rendered_by": rendering.rendered_by,
         "reason": rendering.reason,
