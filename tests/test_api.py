@@ -243,5 +243,4 @@ def test_a_follower_replays_then_follows_and_ends_when_its_mind_is_deleted(app: 
     texts = [text for _, text in seen]
     assert texts[0] == "stored before"
     assert texts.count("said while following") == 1
-    # Reaching here at all means the iteration ended by itself when the mind was deleted.
-    assert texts[-1] == "said while following" or seen[-1][0] != "message"
+    # That `run` returned at all (it times out otherwise) means the iteration ended by itself at the deletion.
