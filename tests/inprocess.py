@@ -78,32 +78,19 @@ class InProcess:
     def wait_for(self, mind: str, kind: str, since: int = 0) -> dict[str, Any]:
         """The first event of `kind` after `since` in a mind's log, waiting for it to be committed.
 
-        Follows the bus as the events stream does: subscribe first, then read
-        the backlog, so nothing committed in between is missed.
+        Follows the mind as the events stream does (`Supervisor.follow`).
         """
         sup = self.sup
 
         async def follow() -> dict[str, Any]:
-            assert sup.bus is not None
-            sub = sup.bus.subscribe(mind)
+            following = sup.follow(mind, since)
             try:
-                last = since
-                while True:
-                    page = await asyncio.to_thread(sup.events, mind, [], last, 1000)
-                    for event in page:
-                        if event.kind == kind:
-                            return dump(event)
-                        last = event.id
-                    if len(page) < 1000:
-                        break
-                while True:
-                    event = await sub.queue.get()
-                    if event is None:
-                        raise AssertionError(f"the bus of {mind} closed before a {kind} event")
-                    if event.id > last and event.kind == kind:
+                async for event in following:
+                    if event.kind == kind:
                         return dump(event)
             finally:
-                sup.bus.unsubscribe(sub)
+                following.close()
+            raise AssertionError(f"the bus of {mind} closed before a {kind} event")
 
         return self.run(follow())
 

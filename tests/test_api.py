@@ -9,6 +9,7 @@ import pytest
 
 from conftest import Noemad
 from inprocess import InProcess, start_app
+from noemad.stimuli import Message
 
 
 def say(app: InProcess, mind: str, text: str, **extra: object) -> dict:
@@ -218,3 +219,28 @@ def test_a_body_that_is_not_json_is_refused_with_a_sentence(app: InProcess, mind
     assert resp.status_code in (400, 422)
     assert resp.headers["content-type"] == "application/problem+json"
     assert resp.json()["detail"]
+
+
+def test_a_follower_replays_then_follows_and_ends_when_its_mind_is_deleted(app: InProcess, mind: str) -> None:
+    first = say(app, mind, "stored before")["id"]
+
+    async def scenario() -> list[tuple[str, str | None]]:
+        following = app.sup.follow(mind, since=first - 1)
+        seen: list[tuple[str, str | None]] = []
+        try:
+            async for event in following:
+                seen.append((event.kind, event.text))
+                if event.text == "stored before":
+                    # Committed after the follower subscribed: it must arrive exactly once, live.
+                    await app.sup.ingest(mind, Message(author="alice", text="said while following"))
+                if event.text == "said while following":
+                    await app.sup.delete_mind(mind, confirm=mind)
+        finally:
+            following.close()
+        return seen
+
+    seen = app.run(scenario())
+    texts = [text for _, text in seen]
+    assert texts[0] == "stored before"
+    assert texts.count("said while following") == 1
+    # That `run` returned at all (it times out otherwise) means the iteration ended by itself at the deletion.

@@ -162,33 +162,17 @@ def create_app(sup: Supervisor) -> FastAPI:
         since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
     ) -> StreamingResponse:
         await run_in_threadpool(sup.mind, mind)
-        assert sup.bus is not None
-        sub = sup.bus.subscribe(mind)  # before the backlog query, so nothing falls in between
+        following = sup.follow(mind, since)  # subscribed now, before the response starts
 
         async def body() -> AsyncIterator[bytes]:
             try:
-                last = since
-                if last is None:
-                    last = sup.counts.last_event_id
+                if since is None:
                     yield b": following\n\n"
-                else:
-                    while True:
-                        page = await run_in_threadpool(sup.events, mind, [], last, 1000)
-                        for event in page:
-                            yield _sse(event)
-                            last = event.id
-                        if len(page) < 1000:
-                            break
-                while True:
-                    event = await sub.queue.get()
-                    if event is None:
-                        yield b"event: end\ndata: {\"reason\": \"the mind was deleted or the daemon is stopping\"}\n\n"
-                        return
-                    if event.id > last:
-                        yield _sse(event)
-                        last = event.id
+                async for event in following:
+                    yield _sse(event)
+                yield b"event: end\ndata: {\"reason\": \"the mind was deleted or the daemon is stopping\"}\n\n"
             finally:
-                sup.bus.unsubscribe(sub) if sup.bus else None
+                following.close()
 
         return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 

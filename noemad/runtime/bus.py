@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from noemad.events import Event
 
 SUBSCRIBER_BACKLOG = 10_000  # events one follower may fall behind before it is dropped
+FOLLOW_PAGE = 1000  # stored events read at a time when a follower replays
 
 
 class Subscription:
@@ -18,6 +19,44 @@ class Subscription:
         self.mind = mind
         self.queue: asyncio.Queue[Event | None] = asyncio.Queue(SUBSCRIBER_BACKLOG)
         self.lagged = False
+
+
+class Following:
+    """A follower of one mind: the events stored after `since` first (when given), then each one committed.
+
+    Subscribed when made, before anything stored is read, so nothing
+    committed in between is missed and nothing is given twice. Iterating
+    ends when the mind is deleted or noemad stops; `close` ends the subscription.
+    """
+
+    def __init__(
+        self, bus: EventBus, mind: str, since: int | None, newest: int, read_after: Callable[[int], Awaitable[list[Event]]]
+    ) -> None:
+        self._bus = bus
+        self._sub = bus.subscribe(mind)
+        self._since = since
+        self._last = newest if since is None else since
+        self._read_after = read_after  # a page of stored events after an id, oldest first
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        if self._since is not None:
+            while True:
+                page = await self._read_after(self._last)
+                for event in page:
+                    yield event
+                    self._last = event.id
+                if len(page) < FOLLOW_PAGE:
+                    break
+        while True:
+            event = await self._sub.queue.get()
+            if event is None:
+                return
+            if event.id > self._last:
+                yield event
+                self._last = event.id
+
+    def close(self) -> None:
+        self._bus.unsubscribe(self._sub)
 
 
 class EventBus:

@@ -34,7 +34,7 @@ from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.runtime.actor import MindActor, pending_stimuli
-from noemad.runtime.bus import EventBus
+from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
@@ -343,6 +343,18 @@ class Supervisor(Reads):
         event = await self.store.writer.run(store)
         actor.offer(event)
         return event
+
+    def follow(self, mind: str, since: int | None = None) -> Following:
+        """Follow a mind's events: those after id `since` first (none when None), then each new one.
+
+        Call it on the loop, after checking the mind exists (`mind`), and
+        `close()` the follower when done.
+        """
+        assert self.bus is not None
+        return Following(
+            self.bus, mind, since, self.counts.last_event_id,
+            lambda after: asyncio.to_thread(self.events, mind, [], after, FOLLOW_PAGE),
+        )
 
     def events(self, mind: str, kinds: Sequence[str], since: int, limit: int) -> list[Event]:
         db = self.store.reader()

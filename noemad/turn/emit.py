@@ -8,6 +8,7 @@ parents the turn's stimuli, citing the model call; a call that failed is a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from noemad.clock import Clock
 from noemad.errors import ModelError
@@ -18,30 +19,20 @@ from noemad.store import Store
 
 def reply_event(mind: str, answered: Event, stimuli: Sequence[int], cycle_id: str, drafted: ModelResponse | ModelError) -> EventDraft:
     """The event that records `drafted`: the reply, or why there is none."""
-    if isinstance(drafted, ModelError):
-        return EventDraft(
-            mind=mind,
-            kind="reply_failed",
-            actor="model:respond",
-            channel=answered.channel,
-            cycle_id=cycle_id,
-            causation_id=answered.id,
-            parents=stimuli,
-            refs=[Ref("model_call", drafted.call_id)] if drafted.call_id else [],
-            data={"category": drafted.category, "detail": drafted.detail, "retry_after": drafted.retry_after},
-        )
-    return EventDraft(
+    reply = EventDraft(
         mind=mind,
         kind="reply",
         actor="model:respond",
         channel=answered.channel,
-        text=drafted.text,
         cycle_id=cycle_id,
         causation_id=answered.id,
         parents=stimuli,
         refs=[Ref("model_call", drafted.call_id)] if drafted.call_id else [],
-        data={"model": drafted.model, "stop_reason": drafted.stop_reason, "in_reply_to": answered.id},
     )
+    if isinstance(drafted, ModelError):
+        failure = {"category": drafted.category, "detail": drafted.detail, "retry_after": drafted.retry_after}
+        return replace(reply, kind="reply_failed", data=failure)
+    return replace(reply, text=drafted.text, data={"model": drafted.model, "stop_reason": drafted.stop_reason, "in_reply_to": answered.id})
 
 
 async def emit(store: Store, clock: Clock, draft: EventDraft) -> Event:
