@@ -20,6 +20,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Literal
 
 from sqlite_utils import Database
@@ -304,17 +305,19 @@ def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, 
     id not found is left out. For bulk readers (consolidation asks for
     thousands at once): no event is built.
     """
+    # Grouped: tens of thousands of stimuli come from a few dozen (actor, author, source), each decided once.
     found = db.execute(
-        "SELECT id, actor, json_extract(data, '$.author'), json_extract(data, '$.source')"
-        " FROM events WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT actor, json_extract(data, '$.author'), json_extract(data, '$.source'), json_group_array(id)"
+        " FROM events WHERE id IN (SELECT value FROM json_each(?)) GROUP BY 1, 2, 3",
         [json.dumps(sorted(set(event_ids)))],
     )
     out: dict[int, str] = {}
-    for event_id, actor, author, source in found:
+    for actor, author, source, ids in found:
         if isinstance(author, str) and author.strip():
-            out[event_id] = author.strip()
+            who = author.strip()
         elif isinstance(source, str) and source.strip():
-            out[event_id] = source.strip()
+            who = source.strip()
         else:
-            out[event_id] = actor or unknown
+            who = actor or unknown
+        out.update(zip(json.loads(ids), repeat(who)))
     return out

@@ -643,6 +643,28 @@ def test_many_items_of_evidence_make_one_belief_event(env: Env) -> None:
     assert updated.data["evidence"]["count"] == 1
 
 
+def test_many_items_are_stored_in_order_with_their_credibility_or_their_sources_trust(env: Env) -> None:
+    # Items alike (one weight, credibility from trust: consolidation's) and items that differ are stored the same way.
+    env.store.writer.run_sync(lambda db: set_trust(db, mind="ada", source="bob", value=0.85, now=NOW, actor="operator"))
+    events = [env.store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(6)]
+    rng = random.Random(7)
+    for proposition, items in (
+        ("alike", [NewEvidence(rng.choice(["support", "contradict"]), 0.3, rng.choice(["alice", "bob"]), rng.choice(events)) for _ in range(40)]),
+        ("varied", [NewEvidence("support", rng.choice([0.2, 1]), rng.choice(["alice", "bob"]), rng.choice(events),
+                                credibility=rng.choice([None, 0.1, 1])) for _ in range(40)]),
+    ):
+        added = env.store.writer.run_sync(
+            lambda db, p=proposition, i=items: add_evidence_many(db, mind="ada", proposition=p, subject="s", kind="inference", items=i,
+                                                                 now=NOW, actor="test", cause=None)
+        )
+        belief = get_belief(env.store.reader(), added.belief_id)
+        trusted = {"alice": 0.6, "bob": 0.85}
+        assert [(e.stance, e.weight, e.credibility, e.source, e.event_id) for e in belief.evidence] == [
+            (i.stance, float(i.weight), trusted[i.source] if i.credibility is None else float(i.credibility), i.source, i.brought_by) for i in items
+        ]
+        assert belief.confidence == added.confidence == confidence(e.item() for e in belief.evidence)
+
+
 def test_many_items_are_checked_before_anything_is_written(env: Env) -> None:
     ours = env.store.writer.run_sync(lambda db: append(db, EventDraft("ada", "message", "user:alice", text="x"), NOW)).id
     theirs = env.store.writer.run_sync(lambda db: append(db, EventDraft("bob", "message", "user:alice", text="x"), NOW)).id

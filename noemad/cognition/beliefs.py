@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import repeat
 from typing import Any, Literal, NamedTuple
 
 from sqlite_utils import Database
@@ -445,19 +446,44 @@ MAX_SOURCES_LISTED = 32  # sources a bulk belief event names in its data
 RANKS_THAT_COUNT = 64
 
 
-def _items_that_count(rows: Sequence[tuple[str, float, float, str]]) -> list[Item]:
-    """Items from (stance, weight, credibility, source) rows: per stance and source, the RANKS_THAT_COUNT strongest."""
-    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for stance, weight, credibility, source in rows:
-        groups.setdefault((stance, source), []).append((weight, credibility))
+def _items_that_count(rows: Iterable[tuple[str, float, float, str]]) -> list[Item]:
+    """Items from (stance, weight, credibility, source) rows: per stance and source, the RANKS_THAT_COUNT strongest.
+
+    Rows are counted alike first (a consolidation's thousands of items are
+    a handful of distinct rows); the confidence does not depend on the order
+    of the items, so neither does the result.
+    """
+    groups: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
+    for (stance, weight, credibility, source), times in Counter(rows).items():
+        groups.setdefault((stance, source), []).append((weight, credibility, times))
     items: list[Item] = []
-    for (stance, source), pairs in groups.items():
-        if len(pairs) > RANKS_THAT_COUNT:
+    for (stance, source), alike in groups.items():
+        if sum(times for _, _, times in alike) > RANKS_THAT_COUNT:
             # Strongest first, strength as Item.strength computes it.
-            pairs = sorted(pairs, key=lambda wc: min(1.0, max(0.0, wc[0])) * min(1.0, max(0.0, wc[1])), reverse=True)
-            pairs = pairs[:RANKS_THAT_COUNT]
-        items.extend(Item(stance, w, c, source) for w, c in pairs)  # type: ignore[arg-type]
+            alike.sort(key=lambda wct: min(1.0, max(0.0, wct[0])) * min(1.0, max(0.0, wct[1])), reverse=True)
+        left = RANKS_THAT_COUNT
+        for weight, credibility, times in alike:
+            take = min(times, left)
+            items.extend(repeat(Item(stance, weight, credibility, source), take))  # type: ignore[arg-type]
+            left -= take
+            if not left:
+                break
     return items
+
+
+def _odd_numbers(values: Sequence[Any], *, allow_none: bool) -> list[Any]:
+    """The values that are not a number between 0 and 1 (None allowed if `allow_none`), in order.
+
+    Thousands of items share a handful of values: when their types are
+    right, each distinct value is checked once and the usual answer comes
+    without a loop in Python.
+    """
+    def odd(v: Any) -> bool:
+        return not ((allow_none and v is None) or (type(v) in (int, float) and 0.0 <= v <= 1.0))
+
+    if set(map(type, values)).issubset((int, float, type(None)) if allow_none else (int, float)) and not any(map(odd, set(values))):
+        return []
+    return [v for v in values if odd(v)]
 
 
 def add_evidence_many(
@@ -492,17 +518,18 @@ def add_evidence_many(
         raise InvalidInput(f"epistemic kind {kind!r} is not one of {', '.join(KINDS)}")
     if not items:
         raise InvalidInput("add_evidence_many needs at least one item of evidence")
-    stances = {item.stance for item in items} - {"support", "contradict"}
-    if stances:
-        raise InvalidInput(f"an item's stance is support or contradict, not {sorted(stances, key=repr)[0]!r}")
-    for value, what in chain(((item.weight, "weight") for item in items), ((item.credibility, "credibility") for item in items)):
-        if (what == "credibility" and value is None) or (type(value) in (int, float) and 0.0 <= value <= 1.0):
-            continue
-        raise InvalidInput(f"an item's {what} is a number between 0 and 1, not {value!r}")
-    sources = {item.source for item in items}
-    if any(not isinstance(source, str) or not source.strip() for source in sources):
+    # Checked and written column by column, in C where it can be: consolidation adds tens of thousands of items at once.
+    stances, weights, sources, brought_by, credibilities = zip(*items)
+    by_stance = Counter(stances)
+    wrong = set(by_stance) - {"support", "contradict"}
+    if wrong:
+        raise InvalidInput(f"an item's stance is support or contradict, not {sorted(wrong, key=repr)[0]!r}")
+    for column, what in ((weights, "weight"), (credibilities, "credibility")):
+        for value in _odd_numbers(column, allow_none=what == "credibility"):
+            raise InvalidInput(f"an item's {what} is a number between 0 and 1, not {value!r}")
+    if any(not isinstance(source, str) or not source.strip() for source in set(sources)):
         raise InvalidInput("every item of evidence names its source")
-    brought = json.dumps(sorted({item.brought_by for item in items}))
+    brought = json.dumps(sorted(set(brought_by)))
     (owned,) = db.execute(
         "SELECT count(*) FROM events WHERE id IN (SELECT value FROM json_each(?)) AND mind = ?", [brought, mind]
     ).fetchone()
@@ -511,7 +538,7 @@ def add_evidence_many(
         raise InvalidLink(
             f"evidence is brought only by events of mind {mind!r}; {named - owned} of the {named} events named are missing or another mind's"
         )
-    trusted = {source: trust(db, mind, source) for source in sorted(sources)}
+    trusted = {source: trust(db, mind, source) for source in sorted(set(sources))}
 
     key = normalise(proposition)
     row = db.execute(
@@ -529,44 +556,38 @@ def add_evidence_many(
         before_conf, before_status = 0.0, "active"
     else:
         belief_id, before_conf, before_status = row[0], row[5], row[6]
+    weights = tuple(map(float, weights))
+    if set(credibilities) == {None}:  # the mind's trust in each source (consolidation's items)
+        credibilities = tuple(map(trusted.__getitem__, sources))
+    elif None in credibilities:
+        credibilities = tuple(trusted[s] if c is None else float(c) for s, c in zip(sources, credibilities))
+    else:
+        credibilities = tuple(map(float, credibilities))
     (last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [belief_id]).fetchone()
-    rows = [
-        (
-            mind,
-            belief_id,
-            item.stance,
-            float(item.weight),
-            trusted[item.source] if item.credibility is None else float(item.credibility),
-            item.source,
-            kind,
-            item.brought_by,
-            at,
-        )
-        for item in items
-    ]
     db.conn.executemany(
         "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
+        zip(repeat(mind), repeat(belief_id), stances, weights, credibilities, sources, repeat(kind), brought_by, repeat(at)),
     )
     first_id, last_id = db.execute(
         "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [belief_id, last_before]
     ).fetchone()
     if created:
-        every = [(r[2], r[3], r[4], r[5]) for r in rows]
+        every: Iterable[tuple[str, float, float, str]] = zip(stances, weights, credibilities, sources)
     else:
         every = db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [belief_id]).fetchall()
     new_conf, new_status = _recompute(before_status, _items_that_count(every))
     if new_conf is not None:
         db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, belief_id])
     after = new_conf if new_conf is not None else before_conf
-    by_source: dict[str, list[float]] = {}
-    for r in rows:
-        by_source.setdefault(r[5], []).append(r[4])
+    by_source: dict[str, dict[float, int]] = {}
+    for (name, credibility), times in Counter(zip(sources, credibilities)).items():
+        by_source.setdefault(name, {})[credibility] = times
     listed: dict[str, Any] = {}
     for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
-        credibilities = sorted(set(by_source[name]))
-        listed[name] = {"items": len(by_source[name]), "credibility": credibilities[0] if len(credibilities) == 1 else credibilities}
-    support = sum(1 for item in items if item.stance == "support")
+        credibility_items = by_source[name]
+        distinct = sorted(credibility_items)
+        listed[name] = {"items": sum(credibility_items.values()), "credibility": distinct[0] if len(distinct) == 1 else distinct}
+    support = by_stance["support"]
     event = append(
         db,
         EventDraft(

@@ -427,8 +427,9 @@ def write_memory(
         value = _estimate_importance(text, kind)
     else:
         value = _check_importance(importance)
-    sources = tuple(sorted(set(_as_id(i, "derived_from") for i in derived_from)))
-    _check_memories_of(db, mind, sources)
+    sources = _ids(derived_from, "derived_from")
+    linked = json.dumps(sources)  # checked and linked in one statement each, however many (consolidation: thousands)
+    _check_memories_of(db, mind, sources, linked)
     for what, ref in (("cause", cause), ("event_id", event_id)):
         if ref is not None:
             _check_event_of(db, mind, _as_id(ref, what), what)
@@ -442,10 +443,7 @@ def write_memory(
     memory_id = int(cur.lastrowid or 0)
     db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(text)]])
     if sources:
-        db.conn.executemany(
-            "INSERT INTO memory_links (memory_id, derived_from, mind) VALUES (?, ?, ?)",
-            [(memory_id, source, mind) for source in sources],
-        )
+        db.execute("INSERT INTO memory_links (memory_id, derived_from, mind) SELECT ?, value, ? FROM json_each(?)", [memory_id, mind, linked])
     refs = [Ref("memory", source) for source in sources[:MAX_DERIVED_FROM]]  # sources are in id order
     if event_id is not None and event_id != cause:
         refs.append(Ref("event", event_id))  # so the timeline reaches the recorded event
@@ -618,11 +616,20 @@ def _as_id(value: Any, what: str) -> int:
     return value
 
 
-def _check_memories_of(db: Database, mind: str, ids: Sequence[int]) -> None:
-    """Each of `ids` is a stored memory of `mind`, or `InvalidLink` says which is not."""
+def _ids(values: Iterable[Any], what: str) -> tuple[int, ...]:
+    """Distinct integer ids in ascending order, or `InvalidInput` names the first that is not one."""
+    values = list(values)
+    if not set(map(type, values)) <= {int}:  # checked one by one only to say which
+        for value in values:
+            _as_id(value, what)
+    return tuple(sorted(set(values)))
+
+
+def _check_memories_of(db: Database, mind: str, ids: Sequence[int], step: str | None = None) -> None:
+    """Each of `ids` is a stored memory of `mind`, or `InvalidLink` says which is not (`step`: `ids` as JSON, if made)."""
     if not ids:
         return
-    step = json.dumps(list(ids))
+    step = json.dumps(list(ids)) if step is None else step
     # One count settles the usual case, however many ids (a consolidated memory
     # may be derived from thousands); only a failure reads them one by one to say which.
     (ours,) = db.execute(f"SELECT count(*) FROM memories WHERE id IN {_IDS} AND mind = ?", [step, mind]).fetchone()

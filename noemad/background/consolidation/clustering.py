@@ -83,11 +83,20 @@ def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Clu
     df = [df_by_term[t] for t in vocabulary]
     del df_by_term
     frequent = set(vocabulary)
-    kept = [sorted(map(number.__getitem__, frequent.intersection(s))) for s in term_sets]
-    for i, k in enumerate(kept):
+
+    def keep(s: Collection[str]) -> tuple[int, ...]:
+        k = sorted(map(number.__getitem__, frequent.intersection(s)))
         if len(k) > MAX_TERMS:  # the most frequent, ties by term; in term order
-            kept[i] = sorted(sorted(k, key=lambda t: (-df[t], t))[:MAX_TERMS])
-    shapes = Counter(map(tuple, kept))  # episodes that kept the same terms share their pairs
+            k = sorted(sorted(k, key=lambda t: (-df[t], t))[:MAX_TERMS])
+        return tuple(k)
+
+    try:  # episodes said again (the same terms) are kept once
+        keeps = {s: keep(s) for s in set(term_sets)}  # type: ignore[arg-type]
+        kept = list(map(keeps.__getitem__, term_sets))
+        del keeps
+    except TypeError:  # unhashable sets of terms: one by one
+        kept = list(map(keep, term_sets))
+    shapes = Counter(kept)  # episodes that kept the same terms share their pairs
     pairs: Counter[tuple[int, int]] = Counter(chain.from_iterable(combinations(k, 2) for k, times in shapes.items() if times == 1))
     for k, times in shapes.items():
         if times > 1:

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 from noemad.background.consolidation.clustering import Cluster, cluster
@@ -34,6 +35,7 @@ from noemad.wire import dump
 DEFAULT_WINDOW = "30d"
 DEFAULT_MIN_EPISODES = 3
 WRITE_AHEAD = 8  # cluster writes queued on the writer at once
+_WRITTEN_FIELDS = attrgetter("id", "speaker", "brought_by")  # of an EpisodeInfo: what write_cluster takes
 
 
 @dataclass
@@ -144,7 +146,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
             else:
                 w = Wording(p.plain, reason="no_calls", detail=f"the run's {getattr(ctx.settings, 'model_calls', 0)} model calls are used")
             wordings.append(w)
-            job = _writer_job(ctx, p, w, [(e.id, e.speaker, e.brought_by) for e in p.episodes], found.cause)
+            job = _writer_job(ctx, p, w, list(map(_WRITTEN_FIELDS, p.episodes)), found.cause)
             pending.append((p, w, asyncio.wrap_future(ctx.store.writer.submit(job))))
             if len(pending) >= WRITE_AHEAD:
                 await settle_one()

@@ -24,10 +24,10 @@ and memory, at most MAX_REFS refs. (The beliefs row lookup is raw SQL on
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from sqlite_utils import Database
@@ -63,9 +63,6 @@ class Skipped:
     reason: str
 
 
-_ID = itemgetter(0)  # of an (id, speaker, brought_by) episode
-
-
 def write_cluster(
     db: Database,
     *,
@@ -87,34 +84,29 @@ def write_cluster(
     same = find_by_proposition(db, mind, proposition)
     if same is not None and same.status == "rejected":
         return Skipped(same.id, f"belief {same.id} says the same and an operator rejected it")
+    ids, speakers, brought_by = zip(*episodes) if episodes else ((), (), ())
     refs = [Ref("model_call", model_call)] if model_call is not None else []
-    refs.extend(Ref("memory", memory_id) for memory_id, _, _ in episodes[: MAX_REFS - len(refs)])
+    refs.extend(Ref("memory", memory_id) for memory_id in ids[: MAX_REFS - len(refs)])
+    # One item per episode, made in C (tuple.__new__ as NewEvidence._make does): there are tens of thousands.
+    items = list(map(tuple.__new__, repeat(NewEvidence), zip(repeat("support"), repeat(EPISODE_WEIGHT), speakers, brought_by, repeat(None))))
     added = add_evidence_many(
         db,
         mind=mind,
         proposition=proposition,
         subject=subject,
         kind="inference",
-        items=[NewEvidence("support", EPISODE_WEIGHT, speaker, brought_by) for _, speaker, brought_by in episodes],
+        items=items,
         now=now,
         actor=actor,
         cause=cause,
         cites=refs,
     )
     memory, memory_event = write_memory(
-        db,
-        mind=mind,
-        kind="semantic",
-        text=proposition,
-        now=now,
-        actor=actor,
-        cause=added.event.id,
-        cycle_id=None,
-        derived_from=list(map(_ID, episodes)),
+        db, mind=mind, kind="semantic", text=proposition, now=now, actor=actor, cause=added.event.id, cycle_id=None, derived_from=ids
     )
-    db.conn.executemany(
-        "INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) VALUES (?, ?, ?, ?, ?)",
-        zip(map(_ID, episodes), repeat(mind), repeat(job_id), repeat(memory.id), repeat(iso(now))),
+    db.execute(
+        "INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) SELECT value, ?, ?, ?, ? FROM json_each(?)",
+        [mind, job_id, memory.id, iso(now), json.dumps(ids)],
     )
     return Written(added.belief_id, memory.id, added.confidence, added.event.id, memory_event.id)
 
