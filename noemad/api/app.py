@@ -7,7 +7,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, FastAPI, Path, Query, Request
+from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
@@ -61,6 +61,7 @@ from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
 _PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
+V1 = "/api/v1"  # every route's prefix
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": text, "content": {PROBLEM: _PROBLEM_SCHEMA}}
     for code, text in (
@@ -84,7 +85,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         title="noemad",
         version=__version__,
         description="The API of noemad, served over its Unix socket. Errors are problem+json.",
-        openapi_url="/api/v1/openapi.json",
+        openapi_url=V1 + "/openapi.json",
+        responses=_ERRORS,
         docs_url=None,
         redoc_url=None,
     )
@@ -92,25 +94,27 @@ def create_app(sup: Supervisor) -> FastAPI:
     # Added last is outermost: the body limit applies to the fast ingest path too.
     app.add_middleware(FastIngest, sup=sup)
     app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes)
-    api = APIRouter(prefix="/api/v1", responses=_ERRORS)
+    # Routes go on the app's own router: one included from an APIRouter has its
+    # state (every parameter and answer model) built a second time on the first request.
+    api = app.router
 
-    @api.get("/status", response_model=StatusOut, summary="The daemon's state")
+    @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     def status() -> dict:
         return sup.status()
 
-    @api.get("/minds", response_model=MindList, summary="List minds")
+    @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
     def minds() -> dict:
         return {"minds": sup.minds()}
 
-    @api.post("/minds", response_model=Mind, status_code=201, summary="Create a mind")
+    @api.post(V1 + "/minds", response_model=Mind, status_code=201, summary="Create a mind")
     async def create(body: MindCreate) -> Mind:
         return await sup.create_mind(body.name, body.settings)
 
-    @api.get("/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
+    @api.get(V1 + "/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
         return sup.mind_overview(mind)
 
-    @api.patch("/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
+    @api.patch(V1 + "/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
     async def change(mind: MindName, body: MindPatch) -> Mind:
         """A JSON merge patch of the stored settings: a value sets its key, null unsets it (the file's or the default applies again).
 
@@ -118,21 +122,21 @@ def create_app(sup: Supervisor) -> FastAPI:
         """
         return await sup.change_settings(mind, body.settings)
 
-    @api.delete("/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
+    @api.delete(V1 + "/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
     async def delete(mind: MindName, body: MindDelete) -> dict:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
-    @api.post("/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
+    @api.post(V1 + "/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
     async def pause(mind: MindName) -> Mind:
         """Stimuli keep being stored; a turn under way finishes. Pausing a paused mind changes nothing."""
         return await sup.set_paused(mind, True)
 
-    @api.post("/minds/{mind}/resume", response_model=Mind, summary="Resume a paused mind")
+    @api.post(V1 + "/minds/{mind}/resume", response_model=Mind, summary="Resume a paused mind")
     async def resume(mind: MindName) -> Mind:
         """The mind takes one turn over everything that arrived while it was paused."""
         return await sup.set_paused(mind, False)
 
-    @api.post("/minds/{mind}/events", response_model=Event, status_code=201, summary="Ingest a stimulus")
+    @api.post(V1 + "/minds/{mind}/events", response_model=Event, status_code=201, summary="Ingest a stimulus")
     async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> Event:
         """Store a stimulus; answered once it is committed, then offered to the mind's gate.
 
@@ -140,7 +144,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         """
         return await sup.ingest(mind, to_stimulus(body, sup.clock.now()))
 
-    @api.get("/minds/{mind}/events", response_model=EventList, summary="A mind's events")
+    @api.get(V1 + "/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
         mind: MindName,
         kind: Annotated[list[str], Query(description="Only these kinds (repeatable).")] = [],  # noqa: B006
@@ -150,8 +154,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         found = sup.events(mind, kind, since, limit)
         return {"events": found, "next_since": found[-1].id if found else since}
 
-    @api.get(
-        "/minds/{mind}/events/stream",
+    @api.get(V1 + "/minds/{mind}/events/stream",
         summary="Follow a mind's new events (server-sent events)",
         response_class=StreamingResponse,
         responses={200: {"content": {"text/event-stream": {}}}},
@@ -176,11 +179,11 @@ def create_app(sup: Supervisor) -> FastAPI:
 
         return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 
-    @api.get("/events/{event_id}", response_model=Event, summary="One event")
+    @api.get(V1 + "/events/{event_id}", response_model=Event, summary="One event")
     def event(event_id: Annotated[int, Path(ge=1)]) -> Event:
         return sup.event(event_id)
 
-    @api.get("/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
+    @api.get(V1 + "/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
         event_id: Annotated[int, Path(ge=1)],
         back: Annotated[int | None, Query(ge=0, le=6, description="Hops toward causes (at most 6).")] = None,
@@ -192,13 +195,13 @@ def create_app(sup: Supervisor) -> FastAPI:
         # per-response work. tests/test_openapi.py checks answers match the schema.
         return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
-    @api.put("/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
+    @api.put(V1 + "/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
         await sup.set_trust(mind, source, body.value)
         return {"mind": mind, "source": source, "value": body.value}
 
-    @api.get("/minds/{mind}/beliefs", response_model=BeliefList, summary="A mind's beliefs, most confident first")
+    @api.get(V1 + "/minds/{mind}/beliefs", response_model=BeliefList, summary="A mind's beliefs, most confident first")
     def beliefs(
         mind: MindName,
         subject: Annotated[str | None, Query(description="Only beliefs about this subject.")] = None,
@@ -207,17 +210,17 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
 
-    @api.get("/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
+    @api.get(V1 + "/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
     def belief(belief_id: Annotated[int, Path(ge=1)]) -> BeliefOut:
         found, events = sup.belief(belief_id)
         return extend(found, BeliefOut, events=events)
 
-    @api.post("/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
+    @api.post(V1 + "/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
     async def remember(mind: MindName, body: MemoryIn) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
         return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)
 
-    @api.get("/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
+    @api.get(V1 + "/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(
         mind: MindName,
         search: Annotated[str | None, Query(description="Full-text search, best matches first (no side effects).")] = None,
@@ -226,11 +229,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         return {"memories": sup.memories(mind, search, kind, limit)}
 
-    @api.get("/memories/{memory_id}", response_model=Memory, summary="One memory")
+    @api.get(V1 + "/memories/{memory_id}", response_model=Memory, summary="One memory")
     def memory(memory_id: Annotated[int, Path(ge=1)]) -> Memory:
         return sup.memory(memory_id)
 
-    @api.get("/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
+    @api.get(V1 + "/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
         mind: MindName,
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
@@ -238,11 +241,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         return {"goals": sup.goals(mind, status, limit)}
 
-    @api.get("/goals/{goal_id}", response_model=Goal, summary="One goal")
+    @api.get(V1 + "/goals/{goal_id}", response_model=Goal, summary="One goal")
     def goal(goal_id: Annotated[int, Path(ge=1)]) -> Goal:
         return sup.goal(goal_id)
 
-    @api.get("/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
+    @api.get(V1 + "/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
         mind: MindName,
         status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
@@ -251,12 +254,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         now = sup.clock.now()
         return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in sup.predictions(mind, status, limit)]}
 
-    @api.get("/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
+    @api.get(V1 + "/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
         found = sup.prediction(prediction_id)
         return extend(found, PredictionOut, overdue=found.is_overdue(sup.clock.now()))
 
-    @api.get("/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
+    @api.get(V1 + "/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(
         mind: MindName,
         status: Annotated[Literal["open", "acked"] | None, Query(description="Only notifications of this status.")] = None,
@@ -265,22 +268,22 @@ def create_app(sup: Supervisor) -> FastAPI:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
         return {"notifications": sup.notifications(mind, status, limit)}
 
-    @api.post("/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
+    @api.post(V1 + "/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
     async def ack(notification_id: Annotated[int, Path(ge=1)]) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
         return await sup.ack(notification_id)
 
-    @api.get("/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
+    @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
         return sup.narrative(mind)
 
-    @api.get("/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
+    @api.get(V1 + "/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
         return sup.calibration(mind)
 
-    @api.get("/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
+    @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
         mind: Annotated[str | None, Query(description="Only this mind's calls.")] = None,
         by: Annotated[Literal["role", "model", "day", "mind"], Query(description="Group by this.")] = "role",
@@ -292,12 +295,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         rows = sup.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
-    @api.post("/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
+    @api.post(V1 + "/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
     async def run_job(mind: MindName, body: JobIn) -> Job:
         """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
         return await sup.run_job(mind, body.kind)
 
-    @api.get("/jobs", response_model=JobList, summary="Background jobs, newest first")
+    @api.get(V1 + "/jobs", response_model=JobList, summary="Background jobs, newest first")
     def jobs(
         mind: Annotated[str | None, Query(description="Only this mind's jobs.")] = None,
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
@@ -305,20 +308,20 @@ def create_app(sup: Supervisor) -> FastAPI:
     ) -> dict:
         return {"jobs": sup.list_jobs(mind, kind, limit)}
 
-    @api.get("/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
+    @api.get(V1 + "/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
     def job(job_id: Annotated[int, Path(ge=1)]) -> Job:
         return sup.job(job_id)
 
-    @api.get("/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
+    @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:
         return {"schedules": sup.schedules()}
 
-    @api.put("/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
+    @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
     async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn) -> dict:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
         return await sup.pause_schedule(kind, body.paused)
 
-    @api.post("/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
+    @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
     async def reject(memory_id: Annotated[int, Path(ge=1)], body: RejectIn | None = None) -> dict:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
@@ -326,11 +329,10 @@ def create_app(sup: Supervisor) -> FastAPI:
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock
 
-        @api.post("/clock/advance", summary="Move the manual clock forward (test daemons only)")
+        @api.post(V1 + "/clock/advance", summary="Move the manual clock forward (test daemons only)")
         async def advance(body: ClockAdvance) -> dict:
             clock.advance(body.seconds)
             await asyncio.sleep(0)  # let the woken timers run before answering
             return {"now": clock.now()}
 
-    app.include_router(api)
     return app
