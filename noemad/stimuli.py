@@ -256,6 +256,12 @@ def of(event: Event) -> Stimulus:
     return _READERS[event.kind](event)
 
 
+def as_stimulus(event: Event) -> Stimulus | None:
+    """The typed payload if `event` stores a stimulus, else None (any other kind)."""
+    reader = _READERS.get(event.kind)
+    return reader(event) if reader is not None else None
+
+
 _READERS: dict[str, Any] = {
     "message": Message.of,
     "observation": Observation.of,

@@ -70,9 +70,9 @@ from noemad.stimuli import (
     Observation,
     OutcomeStimulus,
     PredictionStimulus,
+    as_stimulus,
     named,
 )
-from noemad.stimuli import of as stimulus_of
 
 if TYPE_CHECKING:
     from noemad.config import MindSettings
@@ -145,7 +145,7 @@ def _who(event: Event) -> str:
 def _stimulus(event: Event) -> str:
     """Why: a stimulus as what someone did ("alice said …")."""
     who = _who(event)
-    match stimulus_of(event) if event.kind in STIMULUS_KINDS else None:
+    match as_stimulus(event):
         case Message():
             return f"{who} said {_quote(event.text)}"
         case Observation():

@@ -20,7 +20,6 @@ from noemad.cognition.memory import MAX_TEXT, write_memory
 from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction
 from noemad.events import Event, Ref
 from noemad.stimuli import (
-    STIMULUS_KINDS,
     Assertion,
     Correction,
     GoalStimulus,
@@ -28,7 +27,7 @@ from noemad.stimuli import (
     Observation,
     OutcomeStimulus,
     PredictionStimulus,
-    of,
+    as_stimulus,
 )
 
 # How much one item says, by what brought it: a sensed fact more than a statement.
@@ -49,7 +48,7 @@ class Perception:
 
 def episode_text(stimulus: Event) -> str:
     """How a stimulus is remembered: who, where, what."""
-    match of(stimulus) if stimulus.kind in STIMULUS_KINDS else None:
+    match as_stimulus(stimulus):
         case Message(author=author):
             return f"{author} said on {stimulus.channel}: {stimulus.text}"
         case Observation(source=source):
@@ -88,10 +87,9 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
         )
         out.episodes.append(memory.id)
         out.events.append(memory_event)
-        payload = of(stimulus) if stimulus.kind in STIMULUS_KINDS else None
-        claim = payload.claim if isinstance(payload, (Observation, Assertion)) else None
-        if claim is not None and isinstance(payload, (Observation, Assertion)):
-            source = payload.source or stimulus.actor
+        payload = as_stimulus(stimulus)
+        if isinstance(payload, (Observation, Assertion)) and payload.claim is not None:
+            claim, source = payload.claim, payload.source or stimulus.actor
             belief, event = add_evidence(
                 db,
                 mind=mind,
