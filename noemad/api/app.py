@@ -53,6 +53,7 @@ from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
+from noemad.cognition.predictions import Prediction
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.timeline import Timeline
@@ -97,6 +98,10 @@ def create_app(sup: Supervisor) -> FastAPI:
     # Routes go on the app's own router: one included from an APIRouter has its
     # state (every parameter and answer model) built a second time on the first request.
     api = app.router
+
+    def with_overdue(prediction: Prediction, now: float) -> PredictionOut:
+        """A prediction as the API shows it: with whether it is overdue at `now`."""
+        return extend(prediction, PredictionOut, overdue=prediction.is_overdue(now))
 
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     def status() -> dict:
@@ -154,7 +159,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         found = sup.events(mind, kind, since, limit)
         return {"events": found, "next_since": found[-1].id if found else since}
 
-    @api.get(V1 + "/minds/{mind}/events/stream",
+    @api.get(
+        V1 + "/minds/{mind}/events/stream",
         summary="Follow a mind's new events (server-sent events)",
         response_class=StreamingResponse,
         responses={200: {"content": {"text/event-stream": {}}}},
@@ -251,13 +257,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
-        now = sup.clock.now()
-        return {"predictions": [extend(p, PredictionOut, overdue=p.is_overdue(now)) for p in sup.predictions(mind, status, limit)]}
+        now = sup.clock.now()  # one instant for the whole list
+        return {"predictions": [with_overdue(p, now) for p in sup.predictions(mind, status, limit)]}
 
     @api.get(V1 + "/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
-        found = sup.prediction(prediction_id)
-        return extend(found, PredictionOut, overdue=found.is_overdue(sup.clock.now()))
+        return with_overdue(sup.prediction(prediction_id), sup.clock.now())
 
     @api.get(V1 + "/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(

@@ -7,6 +7,7 @@ per mind. API routes call it; it never knows about HTTP.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Sequence
@@ -60,6 +61,12 @@ class Counts:
 
     by_mind: dict[str, int] = field(default_factory=dict)
     last_event_id: int = 0
+
+
+def _warning(event: Event) -> dict[str, Any]:
+    """A metacognition warning as a mind's overview lists it."""
+    warning = MetacognitionWarning.of(event)
+    return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
 class Supervisor(Reads):
@@ -148,7 +155,7 @@ class Supervisor(Reads):
         return bool(actor and actor.paused)
 
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
-        settings = lambda name=mind.name: self.settings_of(name)  # noqa: E731
+        settings = functools.partial(self.settings_of, mind.name)
         actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
         actor.start(backlog)
@@ -277,11 +284,7 @@ class Supervisor(Reads):
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
             "recent": latest_events(db, name, limit=10),
-            "warnings": [
-                {"event": e.id, "at": e.at, "check": w.check, "ref": w.ref, "text": e.text}
-                for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)
-                for w in (MetacognitionWarning.of(e),)
-            ],
+            "warnings": [_warning(e) for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)],
         }
 
     # background jobs ----------------------------------------------------
