@@ -1,0 +1,371 @@
+"""Faults and hostile input (issue 10): what an operator or a stranger can throw at noemad and noemactl.
+
+Stored text carrying terminal controls, a reader that closes the pipe early,
+a FIFO where noemad.toml belongs, request heads without end, a second and a
+third stop signal, the demo's Ctrl-C, and socket activation. Each test runs
+the real `noemad` or `noemactl` where only they can show the fault; waits are
+on the daemon's own signals (sd_notify, the event stream), each bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import NOEMACTL, NOEMAD, Noemad
+
+from noemad.config import load_config
+from noemad.errors import ConfigError
+
+TIMEOUT = 30.0  # seconds: a bound on a hung process, never a wait for time to pass
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = "PWNED \x1b[2J\x1b]0;title\x07 end \x9b31m"
+HOSTILE_AUTHOR = "mal\x1b[31mlory"
+
+
+def _no_controls(text: str) -> None:
+    """No ESC, CSI or other control character but newline and tab reaches the terminal."""
+    bad = sorted({hex(ord(c)) for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0})
+    assert not bad, f"control characters {bad} in {text!r}"
+
+
+# 5. terminal control sequences from stored text -------------------------------------
+
+
+@pytest.fixture
+def hostile(noemad: Noemad) -> str:
+    """A mind `sec` whose first message (and its author) carries terminal controls, walked through a cycle."""
+    assert noemad.api("POST", "/minds", json={"name": "sec"}).status_code == 201
+    sent = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": HOSTILE_AUTHOR, "text": HOSTILE})
+    assert sent.status_code == 201, sent.text
+    noemad.wait_for("sec", "narrative_updated")
+    return "sec"
+
+
+def test_stored_control_sequences_are_shown_not_obeyed(noemad: Noemad, hostile: str) -> None:
+    message = noemad.ctl_json("events", hostile, "--kind", "message")["events"][0]
+    views = [
+        ("events", hostile),
+        ("memories", hostile),
+        ("narrative", hostile),
+        ("mind", "show", hostile),
+        ("timeline", str(message["id"])),
+        ("timeline", str(message["id"]), "--dot"),
+        ("mind", "show", "no\x1b[2Jsuch"),  # an error sentence echoing the name
+    ]
+    for args in views:
+        out = noemad.ctl(*args)
+        _no_controls(out.stdout)
+        _no_controls(out.stderr)
+    events = noemad.ctl("events", hostile).stdout
+    assert "PWNED ␛[2J␛]0;title end \\x9b31m" in events
+    assert "mal␛[31mlory" in events
+    assert "no␛[2Jsuch" in noemad.ctl("mind", "show", "no\x1b[2Jsuch").stderr
+
+
+def test_json_keeps_the_bytes_as_json_escapes(noemad: Noemad, hostile: str) -> None:
+    out = noemad.ctl("--json", "events", hostile, "--kind", "message")
+    assert out.returncode == 0, out.stderr
+    _no_controls(out.stdout)  # C0 is escaped by JSON itself, C1 by noemactl: the same value
+    assert "\\u009b" in out.stdout
+    event = json.loads(out.stdout)["events"][0]
+    assert event["text"] == HOSTILE
+    assert HOSTILE_AUTHOR in event["actor"]
+
+
+def test_on_a_terminal_styles_stay_and_stored_controls_do_not(noemad: Noemad, hostile: str) -> None:
+    """On a terminal rich writes its own colour codes; the ones from the mind's text are still only shown."""
+    controller, terminal = pty.openpty()
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        env.update({"NOEMA_SOCKET": str(noemad.socket), "TERM": "xterm-256color", "COLUMNS": "200"})
+        proc = subprocess.Popen([NOEMACTL, "events", hostile], stdout=terminal, stderr=terminal, env=env)
+        os.close(terminal)
+        terminal = -1
+        chunks = []
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # EIO: the last writer closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if terminal >= 0:
+            os.close(terminal)
+        os.close(controller)
+    shown = b"".join(chunks).decode()
+    assert "\x1b[" in shown  # rich's styles
+    for obeyed in ("\x1b[2J", "\x1b]0;", "\x07", "\x1b[31mlory", "\x9b"):
+        assert obeyed not in shown
+    assert "␛[2J" in shown
+
+
+# 3. a reader that stops early ---------------------------------------------------------
+
+
+def _into_closed_pipe(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run a command whose stdout's reader has already gone (as `| head -1` does after its line)."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=TIMEOUT), err
+
+
+def test_check_config_piped_into_head_ends_quietly(place: Path) -> None:
+    env = {**os.environ, "NOEMA_HOME": str(place)}
+    code, err = _into_closed_pipe([NOEMAD, "--check-config"], env)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert code == 0  # the config is valid; the reader only stopped reading
+    head = subprocess.run(f"'{NOEMAD}' --check-config | head -1", shell=True, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert head.stdout == "# config: embedded defaults\n"
+    assert "Traceback" not in head.stderr
+
+
+def test_noemactl_piped_into_head_ends_quietly(noemad: Noemad, hostile: str) -> None:
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
+    for args in (["events", hostile], ["--json", "events", hostile], ["timeline", "2"], ["timeline", "2", "--dot"], ["status"]):
+        code, err = _into_closed_pipe([NOEMACTL, *args], env)
+        assert err == "", (args, err)
+        assert code == 1, args  # click's answer to a closed stdout: no traceback, no sentence
+
+
+# 7. a FIFO (or any non-regular file) as noemad.toml -----------------------------------
+
+
+def _release(fifo: Path) -> None:
+    """Open the FIFO's other end, so a reader stuck on it (before the fix) returns."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_a_config_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "noemad.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")  # would never end
+    outcome: list[BaseException | object] = []
+    reader = threading.Thread(target=lambda: outcome.append(_attempt(path)), daemon=True)
+    reader.start()
+    reader.join(TIMEOUT)
+    if reader.is_alive():
+        _release(path)
+        reader.join(TIMEOUT)
+        pytest.fail(f"load_config waited on a {kind}")
+    assert isinstance(outcome[0], ConfigError)
+    what = {"fifo": "a FIFO", "directory": "a directory", "device": "a character device"}[kind]
+    assert outcome[0].detail == f"{path} is {what}, not a regular file; noemad reads its config from a regular file only."
+
+
+def _attempt(path: Path) -> BaseException | object:
+    try:
+        return load_config(path)
+    except BaseException as exc:  # the outcome is the assertion
+        return exc
+
+
+def test_a_fifo_put_in_place_of_noemad_toml_is_refused_and_the_api_keeps_answering(noemad: Noemad) -> None:
+    config = noemad.home / "noemad.toml"
+    os.mkfifo(config)
+    try:
+        noemad.proc.send_signal(signal.SIGHUP)
+        refused = noemad.wait_notify("STATUS=config reload refused")
+        assert "is a FIFO, not a regular file" in refused
+        with noemad.client as c:  # the loop never waited on the FIFO
+            assert c.get("/api/v1/status", timeout=5).status_code == 200
+        status = noemad.ctl("status")
+        assert "config reload refused" in status.stdout and "is a FIFO, not a regular file" in status.stdout
+        assert "still running" in status.stdout
+    finally:
+        _release(config)
+
+
+# 8. bounded request heads ---------------------------------------------------------------
+
+
+def _raw(noemad: Noemad, head: bytes, chunk: int = 1 << 16) -> bytes:
+    """Send a request head over a raw connection (in chunks, until the daemon stops reading); return its answer."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(TIMEOUT)
+        conn.connect(str(noemad.socket))
+        try:
+            for start in range(0, len(head), chunk):
+                conn.sendall(head[start : start + chunk])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the daemon answered and closed before the head was over
+        answer = b""
+        while True:
+            try:
+                data = conn.recv(65536)
+            except ConnectionResetError:
+                break
+            if not data:
+                break
+            answer += data
+    return answer
+
+
+def _status_line(answer: bytes) -> str:
+    return answer.split(b"\r\n", 1)[0].decode()
+
+
+def test_a_header_line_without_end_is_answered_431(noemad: Noemad) -> None:
+    head = b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\nX-Big: " + b"a" * (4 << 20) + b"\r\nConnection: close\r\n\r\n"
+    answer = _raw(noemad, head)
+    assert _status_line(answer) == "HTTP/1.1 431 Request Header Fields Too Large"
+    problem = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    assert problem["status"] == 431 and "65536 bytes" in problem["detail"]
+    assert noemad.api("GET", "/status").status_code == 200  # the daemon goes on
+
+
+def test_too_many_headers_are_answered_431(noemad: Noemad) -> None:
+    fields = b"".join(b"X-H%d: v\r\n" % i for i in range(20_000))
+    answer = _raw(noemad, b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\n" + fields + b"Connection: close\r\n\r\n")
+    assert _status_line(answer) == "HTTP/1.1 431 Request Header Fields Too Large"
+    assert "more than 100 header fields" in json.loads(answer.split(b"\r\n\r\n", 1)[1])["detail"]
+
+
+def test_an_ordinary_head_and_a_large_body_still_pass(noemad: Noemad, mind: str) -> None:
+    fields = b"".join(b"X-H%d: v\r\n" % i for i in range(90))
+    answer = _raw(noemad, b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\n" + fields + b"Connection: close\r\n\r\n")
+    assert _status_line(answer) == "HTTP/1.1 200 OK"
+    text = "x" * 99_000  # a body larger than the head bound, in one chunk with its head
+    sent = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": text})
+    assert sent.status_code == 201, sent.text
+
+
+# 9. a second signal during a stop -------------------------------------------------------
+
+
+def _hold_the_stop(noemad: Noemad) -> socket.socket:
+    """A request whose body is still coming: the graceful stop waits for it (up to its own bound)."""
+    held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    held.connect(str(noemad.socket))
+    held.sendall(b"POST /api/v1/minds HTTP/1.1\r\nHost: noemad\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+    assert noemad.api("GET", "/status").status_code == 200  # answered after the held request was read
+    return held
+
+
+@pytest.mark.parametrize("first", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_during_the_stop_does_not_lose_it(noemad: Noemad, first: int) -> None:
+    held = _hold_the_stop(noemad)
+    noemad.proc.send_signal(first)
+    noemad.wait_notify("STOPPING=1")
+    noemad.proc.send_signal(signal.SIGTERM)
+    noemad.wait_notify("STATUS=already stopping")
+    held.close()  # the stop goes on
+    assert noemad.proc.wait(timeout=TIMEOUT) == 0
+    log = noemad.stderr()
+    assert "SIGTERM: already stopping" in log
+    assert log.rstrip().endswith("INFO noemad: stopped")
+    assert not noemad.socket.exists()
+
+
+def test_a_third_signal_forces_the_stop_and_says_so(noemad: Noemad) -> None:
+    held = _hold_the_stop(noemad)
+    try:
+        noemad.proc.send_signal(signal.SIGINT)
+        noemad.wait_notify("STOPPING=1")
+        noemad.proc.send_signal(signal.SIGTERM)
+        noemad.wait_notify("STATUS=already stopping")
+        noemad.proc.send_signal(signal.SIGTERM)
+        assert noemad.proc.wait(timeout=TIMEOUT) == -signal.SIGTERM
+    finally:
+        held.close()
+    assert "forcing the stop now" in noemad.stderr()
+
+
+def test_ctrl_c_on_the_demo_stops_the_daemon_cleanly_and_removes_its_home(place: Path) -> None:
+    tmp = place / "tmp"
+    tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOEMA_")}
+    env.update({"TMPDIR": str(tmp), "NO_COLOR": "1", "PATH": f"{Path(NOEMAD).parent}:{env.get('PATH', '')}"})
+    demo = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "demo.sh")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    assert demo.stderr is not None
+    try:
+        seen = []
+        for line in demo.stderr:
+            seen.append(line)
+            if "Press Ctrl-C here to stop it." in line:
+                break
+        else:
+            pytest.fail("the demo never got going:\n" + "".join(seen))
+        homes = list(tmp.iterdir())
+        assert len(homes) == 1
+        os.killpg(demo.pid, signal.SIGINT)  # what Ctrl-C on the terminal does: the script and noemad at once
+        rest = demo.stderr.read()
+        assert demo.wait(timeout=TIMEOUT) == 130
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+    assert "noemad exited with status" not in rest, rest
+    assert list(tmp.iterdir()) == []
+
+
+# 10. socket activation ------------------------------------------------------------------
+
+
+def test_status_reports_the_socket_systemd_passed(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    path = place / "act.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(16)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(home / "notify.sock"))
+    launcher = (
+        "import os, sys; os.dup2(int(sys.argv[1]), 3); os.environ['LISTEN_PID'] = str(os.getpid()); "
+        "os.environ['LISTEN_FDS'] = '1'; os.execv(sys.argv[2], [sys.argv[2]])"
+    )
+    env = {
+        **os.environ,
+        "NOEMA_HOME": str(home),
+        "NOEMA_SOCKET": str(place / "unused.sock"),
+        "NOEMA_CLOCK": "manual",
+        "NOTIFY_SOCKET": str(home / "notify.sock"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", launcher, str(listener.fileno()), NOEMAD], env=env, pass_fds=[listener.fileno()], stderr=subprocess.DEVNULL
+    )
+    listener.close()
+    daemon = Noemad(home=home, socket=path, proc=proc, notify=notify, env=env)
+    try:
+        assert f"the socket systemd passed ({path})" in daemon.wait_notify("READY=1")
+        assert daemon.ctl_json("status")["socket"] == str(path)
+        assert f"socket    {path}" in daemon.ctl("status").stdout
+    finally:
+        assert daemon.stop() == 0
+        notify.close()
