@@ -9,12 +9,17 @@ on the daemon's own signals (sd_notify, the event stream), each bounded.
 
 from __future__ import annotations
 
+import grp
 import json
 import os
 import pty
+import pwd
+import re
 import select
+import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -369,3 +374,170 @@ def test_status_reports_the_socket_systemd_passed(place: Path) -> None:
     finally:
         assert daemon.stop() == 0
         notify.close()
+
+
+# 10. systemd units ------------------------------------------------------------------------
+
+UNITS = ROOT / "contrib" / "systemd"
+
+
+def _render(out: Path, noemad: str = NOEMAD, systemd: int = 254) -> dict[str, str]:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "render_units.py"), "--noemad", noemad, "--out", str(out), "--systemd", str(systemd)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    return {p.name: p.read_text() for p in out.iterdir()}
+
+
+def _directives(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            found.setdefault(key, []).append(value)
+    return found
+
+
+def test_rendered_service_starts_the_installed_noemad_and_waits_for_reloads(tmp_path: Path) -> None:
+    assert "/usr/local/bin" not in (UNITS / "noemad.service.in").read_text()
+    service = _directives(_render(tmp_path / "new")["noemad.service"])
+    assert service["ExecStart"] == [NOEMAD]
+    assert service["Type"] == ["notify-reload"] and "ExecReload" not in service
+    assert service["MemoryDenyWriteExecute"] == ["yes"]
+    assert service["SystemCallFilter"] == ["@system-service", "~@privileged @resources"]
+    old = _directives(_render(tmp_path / "old", systemd=252)["noemad.service"])  # Debian 12's systemd
+    assert old["Type"] == ["notify"] and old["ExecReload"] == ["/bin/kill -HUP $MAINPID"]
+    refused = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "render_units.py"), "--noemad", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert refused.returncode == 1 and "is not an executable file" in refused.stderr
+
+
+def test_the_socket_group_reaches_the_run_directory_from_boot(tmp_path: Path) -> None:
+    """/run/noema is made by tmpfiles.d at boot with the group let through, not root:root 0750 by the socket unit."""
+    rendered = _render(tmp_path / "units")
+    service = _directives(rendered["noemad.service"])
+    socket_unit = _directives(rendered["noemad.socket"])
+    entries = [line.split() for line in rendered["noema.conf"].splitlines() if line and not line.startswith("#")]
+    assert len(entries) == 1
+    kind, path, mode, user, group, _age = entries[0]
+    assert (kind, path) == ("d", "/run/noema")
+    assert socket_unit["ListenStream"] == ["%t/noema/noemad.sock"]  # %t is /run for the system manager
+    assert int(mode, 8) & 0o010, "the group must be able to traverse /run/noema"
+    assert not int(mode, 8) & 0o007
+    assert (user, group) == (service["User"][0], service["Group"][0]) == (socket_unit["SocketUser"][0], socket_unit["SocketGroup"][0])
+    assert int(mode, 8) == int(service["RuntimeDirectoryMode"][0], 8)  # the service's start leaves it as boot made it
+    tmpfiles = shutil.which("systemd-tmpfiles")
+    if tmpfiles is None:
+        pytest.skip("systemd-tmpfiles is not installed: the entry was checked, not applied")
+    # Apply the entry under a scratch root, as this user (no noema user here): the mode is what boot makes.
+    me, my_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+    conf = tmp_path / "noema.conf"
+    conf.write_text(rendered["noema.conf"].replace(f" {user} {group} ", f" {me} {my_group} "))
+    root = tmp_path / "root"
+    (root / "run").mkdir(parents=True)
+    applied = subprocess.run([tmpfiles, f"--root={root}", "--create", str(conf)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert applied.returncode == 0, applied.stderr
+    made = (root / "run" / "noema").stat()
+    assert stat.S_IMODE(made.st_mode) == int(mode, 8)
+    assert (made.st_uid, made.st_gid) == (os.getuid(), os.getgid())
+
+
+def test_systemd_analyze_security_scores_the_service(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    _render(tmp_path)
+    done = subprocess.run(
+        [analyze, "security", "--offline=true", "--no-pager", "noemad.service"], cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT
+    )
+    if "Unknown command verb" in done.stderr or "unrecognized option" in done.stderr:
+        pytest.skip("this systemd-analyze has no offline security review")
+    report = done.stdout
+    score = float(re.search(r"Overall exposure level for noemad.service: (\d+\.\d+)", report).group(1))  # type: ignore[union-attr]
+    assert score <= 1.5, report
+    for wanted in ("MemoryDenyWriteExecute=", "SystemCallFilter=~@privileged", "SystemCallFilter=~@resources", "NoNewPrivileges="):
+        assert any(line.startswith("✓ " + wanted) for line in report.splitlines()), f"{wanted} not satisfied:\n{report}"
+
+
+def _syscall_group(analyze: str, group: str) -> set[str]:
+    """The system calls in a systemd syscall group, nested groups expanded."""
+    out = subprocess.run([analyze, "syscall-filter", group], capture_output=True, text=True, timeout=TIMEOUT).stdout
+    names: set[str] = set()
+    for line in out.splitlines()[1:]:
+        item = line.strip()
+        if not item or item.startswith("#"):
+            continue
+        names |= _syscall_group(analyze, item) if item.startswith("@") else {item}
+    return names
+
+
+def test_the_daemon_stays_inside_the_units_syscall_filter_and_never_maps_writable_code(place: Path) -> None:
+    """Under strace, a daemon's life (start, a message and its cycle, reads, a reload, a stop) uses only what
+    SystemCallFilter= allows, and nothing MemoryDenyWriteExecute= forbids."""
+    analyze, strace = shutil.which("systemd-analyze"), shutil.which("strace")
+    if analyze is None or strace is None:
+        pytest.skip("needs systemd-analyze and strace")
+    allowed = _syscall_group(analyze, "@system-service") - _syscall_group(analyze, "@privileged") - _syscall_group(analyze, "@resources")
+    home = place / "home"
+    home.mkdir()
+    trace = place / "trace"  # outside the watched config directory
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(home / "notify.sock"))
+    env = {
+        **os.environ,
+        "NOEMA_HOME": str(home),
+        "NOEMA_SOCKET": str(place / "s.sock"),
+        "NOEMA_CLOCK": "manual:2026-01-01T00:00:00Z",
+        "NOTIFY_SOCKET": str(home / "notify.sock"),
+    }
+    log = open(home / "noemad.log", "w")
+    proc = subprocess.Popen([strace, "-f", "-qq", "-o", str(trace), NOEMAD], env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    daemon = Noemad(home=home, socket=place / "s.sock", proc=proc, notify=notify, env=env)
+    try:
+        ready = daemon.wait_notify("READY=1")
+    except AssertionError:
+        proc.kill()
+        proc.wait()
+        if "ptrace" in daemon.stderr() or "Operation not permitted" in daemon.stderr():
+            pytest.skip("strace cannot trace here")
+        raise
+    pid = int(next(line for line in ready.splitlines() if line.startswith("MAINPID="))[8:])
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        assert daemon.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).status_code == 201
+        daemon.wait_for("ada", "cycle_completed")
+        assert daemon.ctl("events", "ada").returncode == 0
+        (home / "noemad.toml").write_text("[timeline]\nmax_hops = 5\n")
+        os.kill(pid, signal.SIGHUP)
+        daemon.wait_notify("STATUS=config reloaded")
+        os.kill(pid, signal.SIGTERM)
+        assert proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        notify.close()
+    used: set[str] = set()
+    writable_code = []
+    for line in trace.read_text(errors="replace").splitlines():
+        call = re.match(r"^\d+\s+(\w+)\(", line)
+        if call:
+            used.add(call.group(1))
+        if re.search(r"^\d+\s+(mmap|mprotect|pkey_mprotect)\(.*PROT_EXEC", line) and (
+            "PROT_WRITE" in line or not line.split()[1].startswith("mmap")
+        ):
+            writable_code.append(line)
+    assert used, "strace recorded nothing"
+    if os.geteuid() == 0:
+        # SQLite running as root hands a new WAL to the database's owner, ignoring failure; the service runs as noema.
+        used.discard("fchown")
+    assert not used - allowed, f"system calls the unit's SystemCallFilter= refuses: {sorted(used - allowed)}"
+    assert not writable_code, writable_code[:5]
