@@ -2,9 +2,11 @@
 
 Stored text carrying terminal controls, a reader that closes the pipe early,
 a FIFO where noemad.toml belongs, request heads without end, a second and a
-third stop signal, the demo's Ctrl-C, and socket activation. Each test runs
-the real `noemad` or `noemactl` where only they can show the fault; waits are
-on the daemon's own signals (sd_notify, the event stream), each bounded.
+third stop signal, the demo's Ctrl-C, and the systemd units (the socket
+systemd passed, as `status` reports it, is checked in test_daemon.py). Each
+test runs the real `noemad` or `noemactl` where only they can show the fault;
+waits are on the daemon's own signals (sd_notify, the event stream), each
+bounded.
 """
 
 from __future__ import annotations
@@ -337,43 +339,6 @@ def test_ctrl_c_on_the_demo_stops_the_daemon_cleanly_and_removes_its_home(place:
             os.killpg(demo.pid, signal.SIGKILL)
     assert "noemad exited with status" not in rest, rest
     assert list(tmp.iterdir()) == []
-
-
-# 10. socket activation ------------------------------------------------------------------
-
-
-def test_status_reports_the_socket_systemd_passed(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    path = place / "act.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    listener.listen(16)
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(str(home / "notify.sock"))
-    launcher = (
-        "import os, sys; os.dup2(int(sys.argv[1]), 3); os.environ['LISTEN_PID'] = str(os.getpid()); "
-        "os.environ['LISTEN_FDS'] = '1'; os.execv(sys.argv[2], [sys.argv[2]])"
-    )
-    env = {
-        **os.environ,
-        "NOEMA_HOME": str(home),
-        "NOEMA_SOCKET": str(place / "unused.sock"),
-        "NOEMA_CLOCK": "manual",
-        "NOTIFY_SOCKET": str(home / "notify.sock"),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-c", launcher, str(listener.fileno()), NOEMAD], env=env, pass_fds=[listener.fileno()], stderr=subprocess.DEVNULL
-    )
-    listener.close()
-    daemon = Noemad(home=home, socket=path, proc=proc, notify=notify, env=env)
-    try:
-        assert f"the socket systemd passed ({path})" in daemon.wait_notify("READY=1")
-        assert daemon.ctl_json("status")["socket"] == str(path)
-        assert f"socket    {path}" in daemon.ctl("status").stdout
-    finally:
-        assert daemon.stop() == 0
-        notify.close()
 
 
 # 10. systemd units ------------------------------------------------------------------------
