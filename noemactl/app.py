@@ -977,6 +977,11 @@ def demo(
     scenarios.play(s, scenario, replace, s.wants_json(json))
 
 
+# the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
+
+from noemactl import gate as _gate  # noqa: E402,F401
+
+
 # entry point -------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.runtime.actor import MindActor, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.runtime.gating import Gating
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
@@ -69,7 +70,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads):
+class Supervisor(Reads, Gating):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
