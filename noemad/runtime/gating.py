@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.errors import InvalidInput, MindNotFound
+from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
 from noemad.gate.status import GateStatus
@@ -147,7 +147,7 @@ class Gating:
         for index, rule in enumerate(stored.rules):
             if rule.name == name:
                 return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data())
-        raise table.RuleNotFound(_no_rule(mind, name, stored))
+        raise RuleNotFound(_no_rule(mind, name, stored))
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChange:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
