@@ -29,8 +29,18 @@ WATCH_INTERVAL = 1.0  # seconds between looks in --watch
 rules_app = typer.Typer(
     cls=default_group("list"),
     help="A mind's wake rules: which stimuli wake it, batch, wait or are only stored.\n\n"
-    "The first rule that matches decides; a stimulus no rule matches gets the default behaviour."
-    " `noemactl rules MIND` is `noemactl rules list MIND`.",
+    "Every stimulus is stored first and is in the context of the mind's next turn; the rules decide only when a turn"
+    " runs. The first rule that matches decides; a rate_limit or passive_sample rule with passthrough that denies lets"
+    " later rules decide; a stimulus no rule matches gets the default behaviour (always, unless set).\n\n"
+    "A rule has one shape everywhere (this command's --rule, the API, [[minds.NAME.gate.rules]] in noemad.toml,"
+    ' the mind\'s own tools): {"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*",'
+    ' "author": "*", "flags": ["mention"], "text": "deploy", "regex": false, "tags_any": [], "tags_all": [],'
+    ' "tags_none": []}, "behaviour": {"debounce": {"ms": 2000}}, "passthrough": false, "resets": []}.'
+    " Match fields all hold (omitted means any); behaviours are always, defer, debounce {ms},"
+    " rate_limit {tokens, refill_ms, key_by} and passive_sample {every, key_by}. The config seeds a mind's rules"
+    " once, when the mind is created; from then on the stored rules are the mind's, changed here, through the API"
+    " or by the mind, and every change is a gate_rules_changed event on its timeline.\n\n"
+    "`noemactl rules MIND` is `noemactl rules list MIND`.",
 )
 app.add_typer(rules_app, name="rules")
 
