@@ -121,7 +121,7 @@ class SleepState:
     note: Annotated[str | None, OMIT_NONE] = None
     event: Annotated[int | None, OMIT_NONE] = None
     """The mind_slept or mind_woke event; absent when nothing changed (waking a mind that was awake)."""
-    privileged: list[str] | None = None
+    privileged: Annotated[list[str] | None, OMIT_NONE] = None
     """Authors whose messages still wake it (the [gate] privileged setting)."""
 
 
