@@ -541,3 +541,17 @@ def test_a_catch_all_defer_first_is_warned_about() -> None:
     # A passthrough rate limit lets later rules decide, so it shadows nothing.
     limited = read_rule({"name": "rl", "behaviour": {"rate_limit": {"tokens": 3, "refill_ms": 60000}}, "passthrough": True}).rule
     assert shadow_warnings([limited, rules[1], rules[2]], Always()) == []
+
+
+def test_only_the_table_module_runs_sql_on_the_rules_tables() -> None:
+    import ast
+    import re
+
+    tables = re.compile(r"\b(FROM|JOIN|UPDATE|INTO)\s+(gate_rules|gate_minds)\b", re.IGNORECASE)
+    root = Path(__file__).resolve().parents[1]
+    found = {
+        str(p.relative_to(root))
+        for p in (root / "noemad").rglob("*.py")
+        if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and tables.search(n.value) for n in ast.walk(ast.parse(p.read_text())))
+    }
+    assert found == {"noemad/rules/table.py"}, "read and change a mind's wake rules through noemad/rules/table.py"
