@@ -212,6 +212,7 @@ class Gate:
         self.mind = mind
         self.privileged = privileged
         self._entries: list[_Entry] = []
+        self._by_name: dict[str, _Entry] = {}
         self._default: _Entry = _Entry(None, Always(), None, RuleState(Always()))
         self._stored = StoredRules()
         self._warnings: list[str] | None = None  # worked out when first asked, for these rules
@@ -246,6 +247,7 @@ class Gate:
             self._orphan(self._default.state)
             self._default = _Entry(None, rules.default, None, RuleState(rules.default))
         self._entries = entries
+        self._by_name = {e.rule.name: e for e in entries if e.rule is not None}
         self._stored = rules
         self._warnings = None
 
@@ -357,8 +359,9 @@ class Gate:
         if rule is None or not rule.resets:
             return delivery
         stimuli, addressed = set(delivery.stimuli), set(delivery.addressed)
-        for entry in self._entries:
-            if entry.name in rule.resets and entry.name != rule.name:
+        for name in rule.resets:
+            entry = self._by_name.get(name)
+            if entry is not None and name != rule.name:
                 batch = entry.state.reset()
                 if batch is not None:
                     stimuli.update(batch.stimuli)
