@@ -348,3 +348,13 @@ def test_the_default_debounce_keeps_its_batch_across_a_rules_change_that_leaves_
     gate.set_rules(rules(rule("dms", "always", flags=["dm"]), default=Debounce(1000)))
     gate.offer(2, AMBIENT, T0 + 0.5)
     assert [d.stimuli for d in gate.due(T0 + 1.5)] == [(1, 2)]
+
+
+def test_a_self_wake_due_with_a_batch_goes_with_it_as_one_turn() -> None:
+    gate = Gate("ada", rules(rule("ambient", {"debounce": {"ms": 2000}})))
+    gate.offer(1, AMBIENT, T0)
+    gate.set_self_wake(T0 + 1, cause=9)
+    [delivery] = gate.due(T0 + 2)
+    assert (delivery.rule, delivery.stimuli, delivery.self_wake, delivery.cause) == ("ambient", (1,), True, 9)
+    assert delivery.reason.endswith("; and its own self-wake, set for 2026-01-01T00:00:01.000Z when it chose not to reply")
+    assert gate.next_due() is None

@@ -464,11 +464,16 @@ class Gate:
         for batch in [b for b in self._orphans if b.due <= now]:
             self._orphans.remove(batch)
             fired.append((batch.due, batch.delivery()))
+        out.extend(d for _, d in sorted(fired, key=lambda pair: pair[0]))
         if self._self_wake is not None and self._self_wake.at <= now:
             wake, self._self_wake = self._self_wake, None
             reason = f"its own self-wake, set for {iso(wake.at)} when it chose not to reply"
-            fired.append((wake.at, Delivery(None, (), (), reason, self_wake=True, cause=wake.cause)))
-        out.extend(d for _, d in sorted(fired, key=lambda pair: pair[0]))
+            if out:
+                # Due with something else: one turn, not a second one with nothing new after it.
+                first = out[0]
+                out[0] = Delivery(first.rule, first.stimuli, first.addressed, f"{first.reason}; and {reason}", True, wake.cause)
+            else:
+                out.append(Delivery(None, (), (), reason, self_wake=True, cause=wake.cause))
         return out
 
     def taken(self, ids: Iterable[int]) -> None:
