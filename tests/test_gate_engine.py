@@ -358,3 +358,12 @@ def test_a_self_wake_due_with_a_batch_goes_with_it_as_one_turn() -> None:
     assert (delivery.rule, delivery.stimuli, delivery.self_wake, delivery.cause) == ("ambient", (1,), True, 9)
     assert delivery.reason.endswith("; and its own self-wake, set for 2026-01-01T00:00:01.000Z when it chose not to reply")
     assert gate.next_due() is None
+
+
+def test_gate_status_warns_of_a_rule_that_swallows_dms_ahead_of_the_rule_for_them() -> None:
+    gate = Gate("ada", rules(rule("quiet", "defer"), rule("dms", "always", flags=["dm"])))
+    warnings = gate.status(T0).warnings
+    assert any(w.startswith("rule 'quiet' (defer) comes before rule 'dms' and takes a DM") for w in warnings)
+    assert gate.offer(1, DM, T0)[0].rule == "quiet"  # what the warning is about
+    gate.set_rules(rules(rule("dms", "always", flags=["dm"]), rule("mentions", "always", flags=["mention"]), rule("quiet", "defer")))
+    assert gate.status(T0).warnings == []
