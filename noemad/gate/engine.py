@@ -240,7 +240,10 @@ class Gate:
                 state = RuleState(rule.behaviour)
                 if before is not None:
                     self._orphan(before.state)
-            entries.append(_Entry(rule, rule.behaviour, Matcher(rule.match), state))
+            # A match compiles once (globs, RE2): an edit elsewhere in a list of 200 does not compile them all again.
+            same = before is not None and before.rule is not None and before.rule.match == rule.match
+            matcher = before.matcher if same and before is not None else Matcher(rule.match)
+            entries.append(_Entry(rule, rule.behaviour, matcher, state))
         for gone in old.values():
             self._orphan(gone.state)
         if self._default.behaviour != rules.default:
