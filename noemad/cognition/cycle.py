@@ -2,7 +2,7 @@
 
 `cycle_started` (caused by the newest stimulus that addresses the mind among
 those the gate delivered, else the newest; its parents the delivered stimuli,
-newest first, up to an event's link limit; its text names the rule that woke
+the newest up to an event's link limit; its text names the rule that woke
 the mind, and its data which rule held back each other stimulus it takes);
 perceive (episodes; evidence and corrections applied to
 beliefs); retrieve (the memories most worth recalling for what arrived,
@@ -103,8 +103,10 @@ def started_draft(mind: str, stimuli: Sequence[int], cycle_id: str, wake: Wake) 
         text=text,
         cycle_id=cycle_id,
         causation_id=cause,
-        parents=delivered[:MAX_LINKS],
-        refs=[Ref("event", i) for i in cited],
+        # The newest MAX_LINKS, in id order: the store keeps parents as a set and reads them back in
+        # id order, so the event the bus publishes and the one the API reads name them alike.
+        parents=sorted(delivered[:MAX_LINKS]),
+        refs=[Ref("event", i) for i in sorted(cited)],
         data=data,
     )
 
