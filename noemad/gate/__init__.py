@@ -1,4 +1,9 @@
-"""The event gate: whether a stored stimulus wakes its mind."""
+"""The event gate: whether, when and why a stored stimulus wakes its mind.
+
+`engine.Gate` is a mind's gate (its wake rules' state, batches, sleep and
+self-wake, in memory); `status` is what gate-status shows of it; `sleep`
+stores a sleep and a self-wake so they survive a restart.
+"""
 
 from noemad.gate.decision import Action, Decision, decide
 

@@ -359,3 +359,22 @@ def m008_background_jobs(db: Database) -> None:
         CREATE INDEX memories_mind_kind_created ON memories(mind, kind, created_at);
         """,
     )
+
+
+@migrations()
+def m010_gate_sleep(db: Database) -> None:
+    # A mind's sleep and self-wake, written by noemad.gate.sleep with their
+    # events, read back at start-up (the gate keeps them in memory). One row
+    # per mind, deleted when it holds neither. Times are ISO text.
+    _run(
+        db,
+        """
+        CREATE TABLE gate_sleep (
+            mind TEXT PRIMARY KEY REFERENCES minds(name) ON DELETE CASCADE,
+            until TEXT,
+            note TEXT,
+            self_wake_at TEXT,
+            self_wake_cause INTEGER REFERENCES events(id) ON DELETE SET NULL
+        );
+        """,
+    )
