@@ -268,7 +268,7 @@ def test_sleep_stores_without_waking_and_the_operator_wakes_it(ada: InProcess) -
     wake = say(ada, "wake up", author="operator")
     ada.settle(MIND)
     [started] = events(ada, "cycle_started")
-    assert started["parents"] == [wake]
+    assert started["parents"] == [asleep, wake] and started["causation_id"] == wake  # what it stored asleep is delivered
     assert episodes_of(ada, started["cycle_id"]) == [asleep, wake]
     assert len(events(ada, "mind_woke")) == 1
     store = ada.sup.store.reader()
