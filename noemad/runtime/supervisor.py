@@ -34,8 +34,9 @@ from noemad.background.scheduler import Scheduler
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
+from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
-from noemad.runtime.actor import MindActor, pending_stimuli
+from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.gating import Gating
 from noemad.runtime.reads import Reads
@@ -136,12 +137,14 @@ class Supervisor(Reads, Gating):
         await self._seed_rules([m.name for m in minds])
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
-            self._start_actor(mind, cycles, backlog)
+            self._start_actor(mind, cycles, backlog, db)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
         self.stopping = True
+        for actor in self.actors.values():
+            actor.close()  # from here on the gates deliver nothing
         if self._scheduler_task is not None:
             self._scheduler_task.cancel()
             await asyncio.gather(self._scheduler_task, return_exceptions=True)
@@ -164,9 +167,12 @@ class Supervisor(Reads, Gating):
         actor = self.actors.get(mind)
         return bool(actor and actor.paused)
 
-    def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
+    def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, cycles, paused=mind.mode == "paused")
+        gate_config = getattr(self.config, "gate", None)  # [gate] (noemad.config) TODO: direct once merged
+        privileged = frozenset(gate_config.privileged) if gate_config is not None else frozenset({"operator"})
+        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
+        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
         actor.start(backlog)
 
@@ -356,12 +362,13 @@ class Supervisor(Reads, Gating):
         draft = stimulus.draft(mind)
         now = self.clock.now()
 
-        def store(db: Database) -> Event:
+        def store(db: Database) -> tuple[Event, Facts]:
             intake.check(db, mind, stimulus)
-            return append(db, draft, now)
+            event = append(db, draft, now)
+            return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
 
-        event = await self.store.writer.run(store)
-        actor.offer(event)
+        event, facts = await self.store.writer.run(store)
+        actor.offer(event, facts)
         return event
 
     def follow(self, mind: str, since: int | None = None) -> Following:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from noemad.clock import Clock
 from noemad.config import MindSettings
-from noemad.cognition.cycle import CycleResult, run_cycle
-from noemad.events import Event
+from noemad.cognition.cycle import CycleResult, Wake, run_cycle
+from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway
 from noemad.store import Store
 from noemad.turn.context import answered, respond_context
@@ -38,8 +38,9 @@ class Turn:
     mind: str
     number: int  # the mind's cycles so far, this one included
     stimuli: list[int]  # stored stimulus ids, oldest first
-    wake: str  # why the turn runs, as the gate said
+    wake: Wake | str  # why the turn runs, as the gate delivered it (a str: the reason, every stimulus delivered)
     settings: MindSettings
+    answer: int | None = None  # the message to answer when none is among the stimuli (a self-wake: the one it skipped)
 
     @property
     def cycle_id(self) -> str:
@@ -60,11 +61,17 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
     """Run `turn`: cycle, draft (with a respond model and a message to answer), emit, narrative, rephrase."""
     cycle = await run_cycle(store, clock, turn.mind, turn.stimuli, turn.cycle_id, wake=turn.wake, settings=turn.settings)
     reply: Event | None = None
-    message = answered(store.reader(), turn.stimuli) if gateway.configured(turn.mind, "respond") else None
+    message: Event | None = None
+    if gateway.configured(turn.mind, "respond"):
+        message = answered(store.reader(), turn.stimuli)
+        if message is None and turn.answer is not None:
+            message = get_event(store.reader(), turn.answer)
     if message is not None:
         drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli))
         if drafted is not None:
-            reply = await emit(store, clock, reply_event(turn.mind, message, turn.stimuli, turn.cycle_id, drafted))
+            # A batch may be larger than an event may link: the reply names the newest of it.
+            parents = turn.stimuli[-MAX_LINKS:]
+            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted))
     narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
     rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
     return TurnResult(cycle, reply, narrative, rephrased)
