@@ -145,26 +145,26 @@ def test_gate_status_and_the_overview(app: InProcess, mind: str, call: Any) -> N
     assert status["mind"] == "ada" and status["default"] == {"always": {}}
     [ambient] = status["rules"]
     assert ambient["name"] == "ambient" and ambient["matches"] == 1 and ambient["pending"] == 1
-    assert ambient["next_delivery"] == "2026-01-01T00:00:02Z"
-    assert status["upcoming"][0]["at"] == "2026-01-01T00:00:02Z" and status["upcoming"][0]["rule"] == "ambient"
+    assert ambient["next_delivery"] == "2026-01-01T00:00:02.000Z"
+    assert status["upcoming"][0]["at"] == "2026-01-01T00:00:02.000Z" and status["upcoming"][0]["rule"] == "ambient"
     overview = call("GET", "/gate", "/gate", 200)
     assert [m["mind"] for m in overview["minds"]] == ["ada", "bo"]
 
 
 def test_sleep_and_wake(app: InProcess, mind: str, call: Any) -> None:
     slept = call("POST", "/minds/{mind}/sleep", "/minds/ada/sleep", 200, json={"for": "30m", "note": "night"})
-    assert slept["sleeping"] is True and slept["until"] == "2026-01-01T00:30:00Z" and slept["note"] == "night"
+    assert slept["sleeping"] is True and slept["until"] == "2026-01-01T00:30:00.000Z" and slept["note"] == "night"
     assert "operator" in slept["privileged"]
     event = app.api("GET", f"/events/{slept['event']}").json()
     assert event["kind"] == "mind_slept"
     status = app.api("GET", "/minds/ada/gate").json()
-    assert status["sleeping"]["until"] == "2026-01-01T00:30:00Z" and status["sleeping"]["note"] == "night"
+    assert status["sleeping"]["until"] == "2026-01-01T00:30:00.000Z" and status["sleeping"]["note"] == "night"
     woke = call("POST", "/minds/{mind}/wake", "/minds/ada/wake", 200)
     assert woke["sleeping"] is False and app.api("GET", f"/events/{woke['event']}").json()["kind"] == "mind_woke"
     assert app.api("GET", "/minds/ada/gate").json()["sleeping"] is None
     assert "event" not in call("POST", "/minds/{mind}/wake", "/minds/ada/wake", 200)  # awake already: nothing changed
     until = call("POST", "/minds/{mind}/sleep", "/minds/ada/sleep", 200, json={"until": "2026-01-02T08:00:00Z"})
-    assert until["until"] == "2026-01-02T08:00:00Z"
+    assert until["until"] == "2026-01-02T08:00:00.000Z"
 
 
 @pytest.mark.parametrize(

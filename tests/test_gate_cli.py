@@ -139,7 +139,7 @@ def test_sleep_and_wake(noemad: Noemad, mind: str) -> None:
     woke = ok(noemad.ctl("wake", mind))
     assert woke.startswith("ada is awake (event #")
     assert ok(noemad.ctl("wake", mind)) == "ada was not asleep; nothing changed\n"
-    assert noemad.ctl_json("sleep", mind, "--until", "2026-01-01T08:00:00Z")["until"] == "2026-01-01T08:00:00Z"
+    assert noemad.ctl_json("sleep", mind, "--until", "2026-01-01T08:00:00Z")["until"] == "2026-01-01T08:00:00.000Z"
     both = noemad.ctl("sleep", mind)
     assert both.returncode == 2 and "--for" in both.stderr
     past = noemad.ctl("sleep", mind, "--until", "2025-01-01T00:00:00Z")

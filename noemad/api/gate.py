@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from noemad.clock import parse_iso, span_seconds
 from noemad.errors import InvalidInput
 from noemad.gate.status import GateStatus
-from noemad.runtime.gating import GateOverview, RulesChange, RulesView, RuleView, SleepState
+from noemad.runtime.gating import GateOverview, RulesChangeView, RulesView, RuleView, SleepState
 from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -91,26 +91,26 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
         """With the default behaviour, stored rules left out (and why), clamp notes and shadow warnings."""
         return sup.rules(mind)
 
-    @api.post(V1 + "/minds/{mind}/rules", response_model=RulesChange, status_code=201, summary="Add a wake rule")
-    async def add_rule(mind: MindName, body: RuleIn) -> RulesChange:
+    @api.post(V1 + "/minds/{mind}/rules", response_model=RulesChangeView, status_code=201, summary="Add a wake rule")
+    async def add_rule(mind: MindName, body: RuleIn) -> RulesChangeView:
         """Read by the one validator: a rule of bad shape is refused (422) with a sentence saying what to write; a bound out of range is read at its nearest value, with a note. A name the mind already has is a conflict (409). The answer shows what a DM, a mention, a reply, ambient talk and an observation do before and after."""
         return await sup.add_rule(mind, body.rule, body.position)
 
     # Before /rules/{name}: "default" is not a rule's name here.
-    @api.put(V1 + "/minds/{mind}/rules/default", response_model=RulesChange, summary="Set what a stimulus no rule matches does")
-    async def set_default(mind: MindName, body: DefaultIn) -> RulesChange:
+    @api.put(V1 + "/minds/{mind}/rules/default", response_model=RulesChangeView, summary="Set what a stimulus no rule matches does")
+    async def set_default(mind: MindName, body: DefaultIn) -> RulesChangeView:
         return await sup.set_default_behaviour(mind, body.behaviour)
 
     @api.get(V1 + "/minds/{mind}/rules/{name}", response_model=RuleView, summary="One wake rule and its position")
     def rule(mind: MindName, name: RuleName) -> RuleView:
         return sup.rule(mind, name)
 
-    @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChange, summary="Remove a wake rule")
-    async def remove_rule(mind: MindName, name: RuleName) -> RulesChange:
+    @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Remove a wake rule")
+    async def remove_rule(mind: MindName, name: RuleName) -> RulesChangeView:
         return await sup.remove_rule(mind, name)
 
-    @api.post(V1 + "/minds/{mind}/rules/{name}/move", response_model=RulesChange, summary="Move a wake rule to another position")
-    async def move_rule(mind: MindName, name: RuleName, body: MoveIn) -> RulesChange:
+    @api.post(V1 + "/minds/{mind}/rules/{name}/move", response_model=RulesChangeView, summary="Move a wake rule to another position")
+    async def move_rule(mind: MindName, name: RuleName, body: MoveIn) -> RulesChangeView:
         return await sup.move_rule(mind, name, body.to)
 
     @api.get(V1 + "/minds/{mind}/gate", response_model=GateStatus, summary="A mind's gate now")

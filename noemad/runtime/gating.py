@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.config import Config
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
@@ -68,7 +69,7 @@ class ProbeLine:
 
 @wire
 @dataclass
-class RulesChange:
+class RulesChangeView:
     """A change to a mind's wake rules: what was done, the rules after it, and what it changes for each kind of stimulus."""
 
     mind: str
@@ -131,6 +132,7 @@ class Gating:
     store: Store
     clock: Clock
     actors: dict[str, MindActor]
+    config: Config
     _check_open: Callable[[], None]
 
     # rules -------------------------------------------------------------------
@@ -149,24 +151,24 @@ class Gating:
                 return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data())
         raise RuleNotFound(_no_rule(mind, name, stored))
 
-    async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChange:
+    async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
         read = read_rule(body)
         index = None if position is None else _index(position)
         return await self._change(
             mind, "add", read.rule.name, read.notes,
-            lambda db, now: table.add_rule(db, mind, read.rule, position=index, actor=actor, now=now),
+            lambda db, now: table.add_rule(db, mind, read.rule, position=index, actor=actor, now=now, notes=read.notes),
         )
 
-    async def remove_rule(self, mind: str, name: str, actor: str = "operator") -> RulesChange:
+    async def remove_rule(self, mind: str, name: str, actor: str = "operator") -> RulesChangeView:
         return await self._change(mind, "remove", name, (), lambda db, now: table.remove_rule(db, mind, name, actor=actor, now=now))
 
-    async def move_rule(self, mind: str, name: str, to: int, actor: str = "operator") -> RulesChange:
+    async def move_rule(self, mind: str, name: str, to: int, actor: str = "operator") -> RulesChangeView:
         """Move a rule to position `to` (1 first; past the end means last)."""
         index = _index(to)
         return await self._change(mind, "move", name, (), lambda db, now: table.move_rule(db, mind, name, to=index, actor=actor, now=now))
 
-    async def set_default_behaviour(self, mind: str, body: Any, actor: str = "operator") -> RulesChange:
+    async def set_default_behaviour(self, mind: str, body: Any, actor: str = "operator") -> RulesChangeView:
         """Set what a stimulus no rule matches does ("always", {"debounce": {"ms": 2000}}, ...)."""
         behaviour, notes = read_behaviour(body)
         return await self._change(
@@ -175,7 +177,7 @@ class Gating:
 
     async def _change(
         self, mind: str, action: str, name: str | None, notes: Any, write: Callable[[Database, float], Event]
-    ) -> RulesChange:
+    ) -> RulesChangeView:
         """Write one change with its event, hand the rules after it to the actor, answer with the probe table."""
         self._check_open()
         get_mind(self.store.reader(), mind)
@@ -190,7 +192,7 @@ class Gating:
         self._rules_changed(mind, after)
         names = [r.name for r in after.rules]
         position = names.index(name) + 1 if name in names and action != "remove" else None
-        return RulesChange(
+        return RulesChangeView(
             mind=mind,
             action=action,
             rule=name,
@@ -256,8 +258,7 @@ class Gating:
         return SleepState(mind=mind, sleeping=False, event=event.id if event is not None else None)
 
     def _privileged(self) -> list[str]:
-        gate = getattr(getattr(self, "config", None), "gate", None)
-        return sorted(getattr(gate, "privileged", ["operator"]))
+        return list(self.config.gate.privileged)
 
 
 def _rules_view(mind: str, stored: table.StoredRules) -> RulesView:
