@@ -13,7 +13,16 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 
-from noemactl.render import columns, plural, when
+from noemactl.render import columns as padded
+from noemactl.render import when
+
+
+def columns(headers: Sequence[str], rows: Sequence[Sequence[str | Text]], right: Sequence[int] = ()) -> list[Text]:
+    """`render.columns` without the padding an empty last cell leaves at a line's end."""
+    lines = padded(headers, rows, right)
+    for line in lines:
+        line.rstrip()
+    return lines
 
 
 # one rule -------------------------------------------------------------------------
@@ -221,8 +230,8 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
         out.append(Text("no upcoming wakes", style="dim"))
     out.append(
         Text(
-            f"held {data.get('held', 0)}, dropped {data.get('dropped', 0)} (held past 100),"
-            f" absorbed {plural(data.get('absorbed', 0), 'batch')} (taken by a turn before they fired)",
+            f"held {data.get('held', 0)} (for the running turn or a resume), dropped {data.get('dropped', 0)} (past 100),"
+            f" absorbed {data.get('absorbed', 0)} (batches a turn took before they were due)",
             style="dim",
         )
     )

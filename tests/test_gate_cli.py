@@ -6,9 +6,14 @@ Every test runs the installed noemactl; none mocks the daemon or sleeps.
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import subprocess
+import threading
 from typing import Any
 
-from conftest import Noemad
+from conftest import NOEMACTL, Noemad
 from test_cli import follower  # noqa: F401  (the fixture that starts and stops long-running noemactl processes)
 
 AMBIENT = '{"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}'
@@ -161,3 +166,35 @@ def test_gate_status_watch_stops_after_count(noemad: Noemad, mind: str) -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["mind"] == "ada"  # JSON Lines, printed when it changed
+
+
+def test_gate_status_watch_on_a_terminal_redraws_in_place(noemad: Noemad, mind: str) -> None:
+    controller, terminal = pty.openpty()
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(controller, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1", "COLUMNS": "120"}
+    try:
+        done = subprocess.run(
+            [NOEMACTL, "gate-status", mind, "--watch", "--interval", "0.05", "--count", "3"],
+            stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE, text=True, env=env, timeout=60,
+        )
+    finally:
+        os.close(terminal)
+    reader.join(60)
+    os.close(controller)
+    assert done.returncode == 0, done.stderr
+    shown = b"".join(chunks).decode()
+    assert "gate of ada" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)
+    assert "\x1b[2K" in shown  # lines erased and drawn again: a live view, not a scroll of copies
