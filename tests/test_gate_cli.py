@@ -10,11 +10,12 @@ import os
 import pty
 import re
 import subprocess
+import sys
 import threading
 from typing import Any
 
 from conftest import NOEMACTL, Noemad
-from test_cli import follower  # noqa: F401  (the fixture that starts and stops long-running noemactl processes)
+from test_cli import _forbidden_imports, follower  # noqa: F401  (follower: the fixture that starts and stops long-running noemactl)
 
 AMBIENT = '{"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}'
 
@@ -198,3 +199,11 @@ def test_gate_status_watch_on_a_terminal_redraws_in_place(noemad: Noemad, mind: 
     shown = b"".join(chunks).decode()
     assert "gate of ada" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)
     assert "\x1b[2K" in shown  # lines erased and drawn again: a live view, not a scroll of copies
+
+
+def test_the_gate_commands_do_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
+    for args in (("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"), ("rules", mind), ("gate-status", mind), ("wake", mind)):
+        out = subprocess.run([sys.executable, "-X", "importtime", "-m", "noemactl", *args], capture_output=True, text=True, timeout=60, env=env, cwd="/")
+        assert out.returncode == 0, (args, out.stderr[-2000:])
+        assert _forbidden_imports(out.stderr) == [], args
