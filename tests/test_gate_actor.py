@@ -89,7 +89,7 @@ def test_a_debounced_batch_wakes_once_with_every_stimulus_and_names_its_rule(ada
     assert started["parents"] == [first, second, third]
     assert started["causation_id"] == second  # the newest stimulus that addresses the mind, not the newest
     assert started["data"]["rule"] == "ambient" and started["data"]["batch"] == 3 and started["data"]["more"] == 0
-    assert started["text"].startswith("woke for rule ambient")
+    assert started["text"] == "woke: rule ambient: debounce 2000 ms, a batch of 3 stimuli after 2000 ms quiet"
     assert episodes_of(ada, started["cycle_id"]) == [first, second, third]
 
 
