@@ -30,6 +30,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.config import MindGate
 from noemad.errors import InvalidInput, RuleExists, RuleNotFound, RuleRefused
 from noemad.events import Event, EventDraft, append, data_of
 from noemad.minds import get_mind
@@ -44,6 +45,7 @@ __all__ = [
     "add_rule",
     "move_rule",
     "remove_rule",
+    "seed_from_config",
     "seed_rules",
     "seeded",
     "set_default",
@@ -285,3 +287,11 @@ def seed_rules(
     change = RulesChange("seed", tuple(names), default=data)
     text = f"wake rules seeded from the config: {len(rules)} rule{'s' if len(rules) != 1 else ''}, default {describe_behaviour(default)}"
     return _record(db, mind, change, "config", text, now)
+
+
+def seed_from_config(db: Database, mind: str, gate: MindGate | None, *, now: float) -> Event | None:
+    """`seed_rules` from a mind's `[minds.NAME.gate]` table (already read once at config load), if it has one."""
+    if gate is None:
+        return None
+    reads, default, _ = gate.read()
+    return seed_rules(db, mind, [r.rule for r in reads], default, now=now, notes=[r.notes for r in reads])

@@ -35,6 +35,7 @@ from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
+from noemad.rules.table import seed_from_config
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.reads import Reads
@@ -132,6 +133,7 @@ class Supervisor(Reads):
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
         self._settings_stored(minds)
+        await self._seed_rules([m.name for m in minds])
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog, db)
@@ -153,14 +155,20 @@ class Supervisor(Reads):
         await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
 
+    async def _seed_rules(self, names: Sequence[str]) -> None:
+        """Seed the wake rules of minds never seeded from their [minds.NAME.gate] (before their actors read them)."""
+        gates = {n: g for n in names if (g := self.loaded.config.minds.get(n, MindSettings()).gate) is not None}
+        if gates:
+            now = self.clock.now()
+            await self.store.writer.run(lambda db: [seed_from_config(db, n, g, now=now) for n, g in gates.items()])
+
     def _is_paused(self, mind: str) -> bool:
         actor = self.actors.get(mind)
         return bool(actor and actor.paused)
 
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
-        gate_config = getattr(self.config, "gate", None)  # [gate] (noemad.config) TODO: direct once merged
-        privileged = frozenset(gate_config.privileged) if gate_config is not None else frozenset({"operator"})
+        privileged = frozenset(self.config.gate.privileged)
         gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
         actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
@@ -181,7 +189,14 @@ class Supervisor(Reads):
         self._check_open()
         check_name(name)
         now = self.clock.now()
-        mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
+        gate = self.loaded.config.minds.get(name, MindSettings()).gate
+
+        def create(db: Database) -> Mind:
+            created = create_mind(db, name, settings, now, actor)
+            seed_from_config(db, name, gate, now=now)  # in the same job: the mind never runs without its seeded rules
+            return created
+
+        mind = await self.store.writer.run(create)
         self._settings_stored([mind])
         self._start_actor(mind)
         return mind
