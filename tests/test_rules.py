@@ -6,16 +6,20 @@ calls `read_rule`; the sentences tested here are the ones a user reads.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from noemad.errors import RuleRefused
-from noemad.events import Event, EventDraft, append
-from noemad.minds import create_mind
+from noemad.errors import MindNotFound, RuleExists, RuleNotFound, RuleRefused
+from noemad.events import Event, EventDraft, append, list_events
+from noemad.minds import create_mind, delete_mind
+from noemad.rules import table
 from noemad.rules.match import Facts, Matcher, facts_of
+from noemad.rules.probe import probe_table, shadow_warnings
 from noemad.rules.shape import (
     Always,
     Debounce,
@@ -28,6 +32,18 @@ from noemad.rules.shape import (
     read_behaviour,
     read_match,
     read_rule,
+)
+from noemad.rules.table import (
+    MAX_RULES,
+    RulesChange,
+    StoredRules,
+    add_rule,
+    move_rule,
+    remove_rule,
+    seed_rules,
+    seeded,
+    set_default,
+    stored_rules,
 )
 from noemad.stimuli import STIMULUS_KINDS, Message, Observation
 from noemad.store import Store
@@ -324,3 +340,203 @@ def test_new_message_fields_are_stored_only_when_set(store: Store) -> None:
     full = put(store, Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",)).draft("ada"))
     assert full.data == {"author": "zoe", "mentions": [], "dm": True, "reply_to": plain.id, "bot": True, "tags": ["a"]}
     assert Message.of(full) == Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",))
+
+
+# The table. ---------------------------------------------------------------------------
+
+
+def rule(name: str, behaviour: Any = "always", **match: Any) -> Rule:
+    return read_rule({"name": name, "match": match, "behaviour": behaviour}).rule
+
+
+def write(store: Store, job: Any) -> Any:
+    return store.writer.run_sync(job)
+
+
+def names(store: Store, mind: str = "ada") -> list[str]:
+    return [r.name for r in stored_rules(store.reader(), mind).rules]
+
+
+def test_rules_are_added_in_order_and_each_change_is_an_event(store: Store) -> None:
+    first = write(store, lambda db: add_rule(db, "ada", rule("a"), position=None, actor="operator", now=20.0))
+    write(store, lambda db: add_rule(db, "ada", rule("b", "defer"), position=None, actor="mind", now=21.0))
+    write(store, lambda db: add_rule(db, "ada", rule("c"), position=0, actor="operator", now=22.0))
+    write(store, lambda db: add_rule(db, "ada", rule("d"), position=99, actor="operator", now=22.0))  # past the end: last
+    assert names(store) == ["c", "a", "b", "d"]
+    assert (first.kind, first.actor, first.text) == ("gate_rules_changed", "operator", "wake rule 'a' added at position 1: always")
+    assert RulesChange.of(first) == RulesChange("add", ("a",), "a", 1, body=rule("a").to_data())
+    events = list_events(store.reader(), "ada", kinds=("gate_rules_changed",))
+    assert [(e.actor, RulesChange.of(e).rules) for e in events] == [
+        ("operator", ("a",)),
+        ("mind", ("a", "b")),
+        ("operator", ("c", "a", "b")),
+        ("operator", ("c", "a", "b", "d")),
+    ]
+    assert stored_rules(store.reader(), "bea") == StoredRules()  # another mind's rules are its own
+
+
+def test_a_duplicate_name_is_a_conflict(store: Store) -> None:
+    write(store, lambda db: add_rule(db, "ada", rule("a"), position=None, actor="operator", now=20.0))
+    with pytest.raises(RuleExists, match=r"mind 'ada' already has a wake rule named 'a'; pick another name, or remove it first \(noemactl rules rm ada a\)"):
+        write(store, lambda db: add_rule(db, "ada", rule("a", "defer"), position=None, actor="operator", now=20.0))
+    assert RuleExists.status == 409
+    write(store, lambda db: add_rule(db, "bea", rule("a"), position=None, actor="operator", now=20.0))  # another mind may
+
+
+def test_remove_and_move(store: Store) -> None:
+    for n in "abcd":
+        write(store, lambda db, n=n: add_rule(db, "ada", rule(n), position=None, actor="operator", now=20.0))
+    removed = write(store, lambda db: remove_rule(db, "ada", "b", actor="operator", now=21.0))
+    assert names(store) == ["a", "c", "d"]
+    assert RulesChange.of(removed) == RulesChange("remove", ("a", "c", "d"), "b", body=rule("b").to_data())
+    moved = write(store, lambda db: move_rule(db, "ada", "d", to=0, actor="operator", now=22.0))
+    assert names(store) == ["d", "a", "c"] and RulesChange.of(moved).position == 1
+    write(store, lambda db: move_rule(db, "ada", "d", to=50, actor="operator", now=22.0))
+    assert names(store) == ["a", "c", "d"]
+    with pytest.raises(RuleNotFound, match=r"mind 'ada' has no wake rule named 'cc'; did you mean 'c'\?"):
+        write(store, lambda db: remove_rule(db, "ada", "cc", actor="operator", now=23.0))
+    with pytest.raises(RuleNotFound, match=r"has no wake rule named 'zzz' \(its rules: a, c, d\); list them with `noemactl rules list ada`"):
+        write(store, lambda db: move_rule(db, "ada", "zzz", to=0, actor="operator", now=23.0))
+    with pytest.raises(MindNotFound):
+        write(store, lambda db: add_rule(db, "nobody", rule("a"), position=None, actor="operator", now=23.0))
+
+
+def test_the_default_behaviour(store: Store) -> None:
+    assert stored_rules(store.reader(), "ada").default == Always()
+    event = write(store, lambda db: set_default(db, "ada", Debounce(2000), actor="operator", now=20.0))
+    assert stored_rules(store.reader(), "ada").default == Debounce(2000)
+    assert event.text == "default wake behaviour set to debounce 2000 ms"
+    assert RulesChange.of(event) == RulesChange("default", (), default={"debounce": {"ms": 2000}})
+
+
+def test_two_hundred_rules_work(store: Store) -> None:
+    def add_all(db: Any) -> None:
+        for i in range(200):
+            add_rule(db, "ada", rule(f"r{i}", "defer", channel=f"c{i}"), position=None, actor="operator", now=20.0)
+
+    write(store, add_all)
+    read = stored_rules(store.reader(), "ada")
+    assert [r.name for r in read.rules] == [f"r{i}" for i in range(200)] and read.errors == ()
+    write(store, lambda db: move_rule(db, "ada", "r199", to=0, actor="operator", now=21.0))
+    assert names(store)[:2] == ["r199", "r0"]
+
+
+def test_a_mind_has_at_most_500_rules(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(table, "MAX_RULES", 3)
+    for n in "abc":
+        write(store, lambda db, n=n: add_rule(db, "ada", rule(n), position=None, actor="operator", now=20.0))
+    with pytest.raises(RuleRefused, match="mind 'ada' has 3 wake rules, the most a mind may have; remove one before adding another"):
+        write(store, lambda db: add_rule(db, "ada", rule("d"), position=None, actor="operator", now=20.0))
+    assert table.MAX_RULES == 3 and MAX_RULES == 500
+
+
+def test_a_stored_rule_that_no_longer_reads_is_left_out_and_named(store: Store) -> None:
+    for n in "abc":
+        write(store, lambda db, n=n: add_rule(db, "ada", rule(n), position=None, actor="operator", now=20.0))
+    # As an older version (or a hand) might have left them: a passthrough always, and a body that is not JSON.
+    bad = json.dumps({"name": "b", "behaviour": "always", "passthrough": True})
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE gate_rules SET body = ? WHERE mind = 'ada' AND name = 'b'", [bad])
+        conn.execute("UPDATE gate_rules SET body = '{oops' WHERE mind = 'ada' AND name = 'c'")
+        conn.execute("INSERT INTO gate_minds (mind, default_behaviour, seeded_at) VALUES ('bea', '\"sometimes\"', 'x')")
+    read = stored_rules(store.reader(), "ada")
+    assert [r.name for r in read.rules] == ["a"]
+    assert read.errors == (
+        "stored rule 'b': passthrough is only for rate_limit and passive_sample (when they deny, later rules decide); an always rule"
+        " always decides. Remove passthrough, or use one of those behaviours. It is left out; remove it (noemactl rules rm ada b)"
+        " and add it again in today's shape",
+        "stored rule 'c': its body is not JSON. It is left out; remove it (noemactl rules rm ada c) and add it again in today's shape",
+    )
+    write(store, lambda db: remove_rule(db, "ada", "c", actor="operator", now=21.0))  # a bad row can still be removed
+    assert len(stored_rules(store.reader(), "ada").errors) == 1
+    bea = stored_rules(store.reader(), "bea")
+    assert bea.default == Always() and bea.errors[0].startswith("stored default: 'sometimes' is not a behaviour")
+
+
+def test_notes_stay_with_the_rule_and_resets_of_unknown_rules_are_noted(store: Store) -> None:
+    read = read_rule({"name": "slow", "behaviour": {"debounce": {"ms": 5}}, "resets": ["later"]})
+    write(store, lambda db: add_rule(db, "ada", read.rule, position=None, actor="operator", now=20.0, notes=read.notes))
+    assert stored_rules(store.reader(), "ada").notes == (
+        "rule 'slow': behaviour.debounce.ms 5 is below the least allowed; read as 100 ms",
+        "rule 'slow' resets 'later', which is not one of the mind's rules: it resets nothing until one is added",
+    )
+    write(store, lambda db: add_rule(db, "ada", rule("later"), position=None, actor="operator", now=20.0))
+    assert len(stored_rules(store.reader(), "ada").notes) == 1
+
+
+def test_the_config_seeds_once(store: Store) -> None:
+    seed = [rule("dms", flags=["dm"]), rule("ambient", {"debounce": {"ms": 2000}})]
+    assert not seeded(store.reader(), "ada")
+    assert write(store, lambda db: seed_rules(db, "ada", [], Always(), now=20.0)) is None  # nothing to seed: nothing written
+    assert not seeded(store.reader(), "ada")
+    event = write(store, lambda db: seed_rules(db, "ada", seed, Defer(), now=20.0))
+    assert (event.actor, event.text) == ("config", "wake rules seeded from the config: 2 rules, default defer")
+    assert RulesChange.of(event) == RulesChange("seed", ("dms", "ambient"), default={"defer": {}})
+    assert seeded(store.reader(), "ada") and names(store) == ["dms", "ambient"]
+    assert write(store, lambda db: seed_rules(db, "ada", [rule("other")], Always(), now=21.0)) is None
+    assert names(store) == ["dms", "ambient"] and stored_rules(store.reader(), "ada").default == Defer()
+    # An operator's change marks a mind seeded: the config no longer applies to it.
+    write(store, lambda db: set_default(db, "bea", Always(), actor="operator", now=21.0))
+    assert write(store, lambda db: seed_rules(db, "bea", seed, Always(), now=22.0)) is None
+    assert names(store, "bea") == []
+
+
+def test_a_seed_that_names_a_rule_twice_is_refused(store: Store) -> None:
+    with pytest.raises(RuleExists, match="the rules seeded for mind 'ada' name 'a' twice; rule names are unique per mind"):
+        write(store, lambda db: seed_rules(db, "ada", [rule("a"), rule("a", "defer")], Always(), now=22.0))
+    assert not seeded(store.reader(), "ada")
+
+
+def test_a_minds_rules_go_with_it(store: Store) -> None:
+    write(store, lambda db: add_rule(db, "ada", rule("a"), position=None, actor="operator", now=20.0))
+    write(store, lambda db: delete_mind(db, "ada", "ada"))
+    db = store.reader()
+    assert db.execute("SELECT count(*) FROM gate_rules").fetchone() == (0,)
+    assert db.execute("SELECT count(*) FROM gate_minds").fetchone() == (0,)
+
+
+# The probe table and shadow warnings. ---------------------------------------------------------
+
+
+def test_the_probe_table_says_what_each_kind_of_stimulus_would_do_before_and_after() -> None:
+    after = [rule("dms", flags=["dm", "mention"]), rule("bots", "defer", flags=["from_bot"]), rule("ambient", {"debounce": {"ms": 2000}}, kinds=["message"])]
+    rows = probe_table(([], Always()), (after, Always()))
+    assert [(r.probe, r.before, r.after) for r in rows] == [
+        ("a DM", "wake (default)", "wake (rule dms)"),
+        ("a mention", "wake (default)", "wake (rule dms)"),
+        ("a reply to the mind", "wake (default)", "debounce 2000 ms (rule ambient)"),
+        ("ambient human talk", "wake (default)", "debounce 2000 ms (rule ambient)"),
+        ("ambient bot talk", "wake (default)", "defer (rule bots)"),
+        ("an observation", "wake (default)", "wake (default)"),
+    ]
+    limited = [read_rule({"name": "rl", "behaviour": {"rate_limit": {"tokens": 3, "refill_ms": 60000, "key_by": "channel"}}, "passthrough": True}).rule]
+    rows = probe_table(StoredRules(), StoredRules(tuple(limited), Defer()))
+    assert rows[0].after == "rate_limit 3 per 60000 ms per channel: wake while tokens last, else later rules (rule rl): defer (default)"
+    sampled = [rule("sample", {"passive_sample": {"every": 10}})]
+    assert probe_table(StoredRules(), (sampled, Always()))[3].after == "passive_sample 1 in 10: wake for the first of each 10, else defer (rule sample)"
+
+
+def test_a_catch_all_defer_first_is_warned_about() -> None:
+    """The framework's incident: a catch-all defer placed first made an agent deaf to everyone."""
+    rules = [rule("quiet", "defer"), rule("dms", flags=["dm"]), rule("mentions", flags=["mention"])]
+    assert shadow_warnings(rules, Always()) == [
+        "rule 'quiet' (defer) comes before rule 'dms' and takes a DM: 'dms' never sees one. Move 'dms' above 'quiet', or narrow"
+        ' the match of \'quiet\' (say, by "channel" or "flags")',
+        "a DM would not wake the mind: rule 'quiet' defers it. If the mind should answer when spoken to, add a rule such as"
+        ' {"name": "dms", "match": {"flags": ["dm"]}, "behaviour": "always"} at position 1',
+        "rule 'quiet' (defer) comes before rule 'mentions' and takes a mention: 'mentions' never sees one. Move 'mentions' above"
+        ' \'quiet\', or narrow the match of \'quiet\' (say, by "channel" or "flags")',
+        "a mention would not wake the mind: rule 'quiet' defers it. If the mind should answer when spoken to, add a rule such as"
+        ' {"name": "mentions", "match": {"flags": ["mention"]}, "behaviour": "always"} at position 1',
+    ]
+    # In the right order nothing is said; a debounce ahead of the DM rule still shadows it.
+    assert shadow_warnings([rules[1], rules[2], rules[0]], Always()) == []
+    ambient = rule("ambient", {"debounce": {"ms": 2000}}, kinds=["message"])
+    assert [w.split(":")[0] for w in shadow_warnings([ambient, rules[1]], Always())] == [
+        "rule 'ambient' (debounce) comes before rule 'dms' and takes a DM"
+    ]
+    # A default of defer with nothing for DMs or mentions: both would wake nothing.
+    assert [w.split(":")[0] for w in shadow_warnings([], Defer())] == ["a DM would not wake the mind", "a mention would not wake the mind"]
+    # A passthrough rate limit lets later rules decide, so it shadows nothing.
+    limited = read_rule({"name": "rl", "behaviour": {"rate_limit": {"tokens": 3, "refill_ms": 60000}}, "passthrough": True}).rule
+    assert shadow_warnings([limited, rules[1], rules[2]], Always()) == []

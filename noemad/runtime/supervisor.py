@@ -34,6 +34,7 @@ from noemad.background.scheduler import Scheduler
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
+from noemad.rules.table import seed_from_config
 from noemad.runtime.actor import MindActor, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.reads import Reads
@@ -131,6 +132,7 @@ class Supervisor(Reads):
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
         self._settings_stored(minds)
+        await self._seed_rules([m.name for m in minds])
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog)
@@ -149,6 +151,13 @@ class Supervisor(Reads):
             self.bus.close()
         await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
+
+    async def _seed_rules(self, names: Sequence[str]) -> None:
+        """Seed the wake rules of minds never seeded from their [minds.NAME.gate] (before their actors read them)."""
+        gates = {n: g for n in names if (g := self.loaded.config.minds.get(n, MindSettings()).gate) is not None}
+        if gates:
+            now = self.clock.now()
+            await self.store.writer.run(lambda db: [seed_from_config(db, n, g, now=now) for n, g in gates.items()])
 
     def _is_paused(self, mind: str) -> bool:
         actor = self.actors.get(mind)
@@ -175,7 +184,14 @@ class Supervisor(Reads):
         self._check_open()
         check_name(name)
         now = self.clock.now()
-        mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
+        gate = self.loaded.config.minds.get(name, MindSettings()).gate
+
+        def create(db: Database) -> Mind:
+            created = create_mind(db, name, settings, now, actor)
+            seed_from_config(db, name, gate, now=now)  # in the same job: the mind never runs without its seeded rules
+            return created
+
+        mind = await self.store.writer.run(create)
         self._settings_stored([mind])
         self._start_actor(mind)
         return mind
