@@ -156,6 +156,10 @@ class ModelGateway:
         if self.provider is not None:
             await self.provider.aclose()
 
+    def config(self) -> Config:
+        """The daemon's current config, as the gateway reads it (a turn reads `[gate] mind_tools` from it)."""
+        return self._config()
+
     def configured(self, mind: str, role: str) -> bool:
         """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
         return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
@@ -216,12 +220,17 @@ class ModelGateway:
         call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
         return replace(response, model=response.model or request.model, call_id=call_id)
 
-    async def converse(self, prompt: Prompt, handle: ToolHandler, max_rounds: int = MAX_ROUNDS) -> Conversation:
+    async def converse(
+        self, prompt: Prompt, handle: ToolHandler, max_rounds: int = MAX_ROUNDS, *, done: Callable[[], bool] = lambda: False
+    ) -> Conversation:
         """Call, run the tools the answer asks for through `handle`, call again with their results; at most `max_rounds` calls.
 
         Never raises a `ModelError`: the error that ends a conversation is in
         its `error`, beside the answers before it (their tools already ran).
         `handle` answers every tool use, unknown names too, with a `ToolResult`.
+        `done` is asked after a round's tools ran: True ends the conversation
+        there, its last answer final (a tool that ends the turn, such as
+        skip_reply, needs no further call to hear the model agree).
         """
         responses: list[ModelResponse] = []
         messages = prompt.messages
@@ -236,6 +245,8 @@ class ModelGateway:
             if round_ == max_rounds:
                 break
             results = [await handle(use) for use in response.tool_uses]
+            if done():
+                return Conversation(tuple(responses))
             messages = (*messages, response.turn(), Turn("user", tuple(results)))
         asked = ", ".join(use.name for use in responses[-1].tool_uses)
         error = ToolRoundsExhausted(
