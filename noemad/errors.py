@@ -204,6 +204,13 @@ class InvalidRequest(ModelError):
     category = "invalid"
 
 
+class ToolRoundsExhausted(ModelError):
+    """The model still asked for tools after its last allowed round; those calls were not run."""
+
+    title = "Tool rounds used up"
+    category = "tool_rounds"
+
+
 class AuthFailed(ModelError):
     """The provider refused the credentials (401/403)."""
 

@@ -89,7 +89,7 @@ def test_a_debounced_batch_wakes_once_with_every_stimulus_and_names_its_rule(ada
     assert started["parents"] == [first, second, third]
     assert started["causation_id"] == second  # the newest stimulus that addresses the mind, not the newest
     assert started["data"]["rule"] == "ambient" and started["data"]["batch"] == 3 and started["data"]["more"] == 0
-    assert started["text"].startswith("woke for rule ambient")
+    assert started["text"] == "woke: rule ambient: debounce 2000 ms, a batch of 3 stimuli after 2000 ms quiet"
     assert episodes_of(ada, started["cycle_id"]) == [first, second, third]
 
 
@@ -273,3 +273,65 @@ def test_sleep_stores_without_waking_and_the_operator_wakes_it(ada: InProcess) -
     assert len(events(ada, "mind_woke")) == 1
     store = ada.sup.store.reader()
     assert not actor.gate.sleeping(ada.clock.now()) and list_events(store, MIND, kinds=("mind_woke",))
+
+
+# --- the mind's own tools, through the scripted respond model ------------------------------------
+
+CONFIG = """
+[models]
+provider = "scripted"
+[models.scripted]
+file = "{script}"
+[models.respond]
+model = "claude-haiku-5-5"
+"""
+
+
+def with_script(tmp_path: Path, script: str) -> InProcess:
+    (tmp_path / "script.toml").write_text(script)
+    app = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
+    assert app.api("POST", "/minds", json={"name": MIND}).status_code == 201
+    return app
+
+
+def test_skip_reply_wakes_the_mind_itself_later_and_it_answers_the_message_it_skipped(tmp_path: Path) -> None:
+    app = with_script(tmp_path, '[respond]\nreplies = [{ tool = "skip_reply", input = { wake_in = 30 } }, "I am here."]\n')
+    try:
+        asked = say(app, "anyone?")
+        app.settle(MIND)
+        [skipped] = events(app, "reply_skipped")
+        [set_] = events(app, "self_wake_set")
+        assert set_["causation_id"] == asked and set_["data"]["message"] == asked
+        assert events(app, "reply") == []
+        app.advance(30)
+        app.settle(MIND)
+        _, woke = events(app, "cycle_started")
+        assert woke["causation_id"] == set_["id"] and woke["data"]["stimuli"] == 0
+        [reply] = events(app, "reply")
+        assert reply["text"] == "I am here." and reply["causation_id"] == asked and reply["cycle_id"] == woke["cycle_id"]
+        assert skipped["cycle_id"] != woke["cycle_id"]
+    finally:
+        app.stop()
+
+
+def test_a_rule_the_mind_adds_holds_from_the_next_stimulus(tmp_path: Path) -> None:
+    app = with_script(
+        tmp_path,
+        '[respond]\nreplies = [{ tool = "wake_add_rule", input = { name = "lobby", match = { channel = "irc:#lobby" },'
+        ' behaviour = "defer" } }, "Noted.", "Hello."]\n',
+    )
+    try:
+        say(app, "please ignore the lobby")
+        app.settle(MIND)
+        assert [e["text"] for e in events(app, "reply")] == ["Noted."]
+        chatter = say(app, "chatter", channel="irc:#lobby")
+        app.settle(MIND)
+        assert len(events(app, "cycle_started")) == 1  # deferred by the mind's own rule
+        status = app.sup.actors[MIND].gate.status(app.clock.now())
+        assert [r.name for r in status.rules] == ["lobby"]
+        say(app, "hi", channel="irc:#ops")
+        app.settle(MIND)
+        second = events(app, "cycle_started")[1]
+        assert second["data"]["held_back"] == [{"verdict": "defer", "rule": "lobby", "stimuli": [chatter], "more": 0}]
+    finally:
+        app.stop()

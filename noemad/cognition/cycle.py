@@ -86,7 +86,9 @@ def started_draft(mind: str, stimuli: Sequence[int], cycle_id: str, wake: Wake) 
         "batch": len(delivered),
         "more": max(0, len(delivered) - MAX_LINKS),
     }
-    text = f"woke for rule {wake.rule}: {wake.reason}" if wake.rule else f"woke: {wake.reason}"
+    # The gate's reason names the rule that decided; said here too should a reason not.
+    named = wake.rule is None or f"rule {wake.rule}" in wake.reason
+    text = f"woke: {wake.reason}" if named else f"woke for rule {wake.rule}: {wake.reason}"
     if groups:
         data["held_back"] = [
             {"verdict": verdict, "rule": rule, "stimuli": ids[:MAX_LINKS], "more": max(0, len(ids) - MAX_LINKS)}

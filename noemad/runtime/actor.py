@@ -312,10 +312,9 @@ class MindActor:
 
     async def _after(self, result: TurnResult) -> None:
         """What the turn's tools changed: the rules the gate reads, the self-wake it sets."""
-        # TODO(merge wt-tools): TurnResult gains rules_changed and skipped there; read them directly then.
-        if getattr(result, "rules_changed", False):
+        if result.rules_changed:
             self.rules_changed(stored_rules(self._store.reader(), self.name))
-        skipped = getattr(result, "skipped", None)
+        skipped = result.skipped
         if skipped is not None and skipped.wake_in is not None:
             now = self._clock.now()
             at = now + skipped.wake_in

@@ -169,8 +169,7 @@ class Supervisor(Reads, Gating):
 
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
-        gate_config = getattr(self.config, "gate", None)  # [gate] (noemad.config) TODO: direct once merged
-        privileged = frozenset(gate_config.privileged) if gate_config is not None else frozenset({"operator"})
+        privileged = frozenset(self.config.gate.privileged)
         gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
         actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor

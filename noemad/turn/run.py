@@ -5,8 +5,9 @@ A turn takes every stimulus stored since the mind's last turn:
 1. the cognitive cycle over them (one transaction: perceive, retrieve,
    deliberate, notify);
 2. with a `respond` model and a message among them, a drafted reply to the
-   newest message, from the respond context;
-3. the reply emitted as an event (or `reply_failed`);
+   newest message, from the respond context (with `[gate] mind_tools`, the
+   model may use its tools first: list and change its wake rules, or skip);
+3. the reply emitted as an event (or `reply_failed`, or `reply_skipped`);
 4. the narrative updated, after the reply so it counts among what the mind
    did recently;
 5. the narrative rephrased, if the mind's settings ask for it.
@@ -29,6 +30,7 @@ from noemad.turn.context import answered, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.narrative import rephrase_narrative, update_narrative
+from noemad.turn.tools import MindTools, SkipReply
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class TurnResult:
     reply: Event | None  # the reply or reply_failed event; None when the mind did not draft
     narrative: Event | None  # narrative_updated, when the narrative changed
     rephrased: Event | None  # narrative_rephrased, when the mind asks for a model's wording
+    skipped: SkipReply | None = None  # the mind chose not to reply (reply_skipped), and when to wake itself
+    rules_changed: bool = False  # the mind's tools added or removed a wake rule: the gate reloads them
 
 
 async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn) -> TurnResult:
@@ -66,12 +70,17 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
         message = answered(store.reader(), turn.stimuli)
         if message is None and turn.answer is not None:
             message = get_event(store.reader(), turn.answer)
+    tools: MindTools | None = None
     if message is not None:
-        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli))
+        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
+        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli), tools)
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
             parents = turn.stimuli[-MAX_LINKS:]
-            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted))
+            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted, tools and tools.skip))
     narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
     rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
-    return TurnResult(cycle, reply, narrative, rephrased)
+    skipped = None
+    if reply is not None and reply.kind == "reply_skipped" and tools is not None and tools.skip is not None:
+        skipped, reply = SkipReply(tools.skip[0], reply.causation_id or reply.id, reply.id), None  # caused by the message skipped
+    return TurnResult(cycle, reply, narrative, rephrased, skipped, rules_changed=bool(tools and tools.rules_changed))
