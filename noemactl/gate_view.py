@@ -116,6 +116,13 @@ def rule(data: dict[str, Any]) -> list[RenderableType]:
         ("passthrough", "yes" if r.get("passthrough") else "no"),
         ("resets", ", ".join(r.get("resets") or []) or "-"),
     ]
+    state = data.get("state")
+    if state:
+        rows.append(("matches", f"{state.get('matches', 0)}, last {when(state.get('last_match'))}"))
+        if state.get("pending"):
+            rows.append(("batch", f"{state['pending']} pending, delivered {when(state.get('next_delivery'))}"))
+        if _rule_state(state):
+            rows.append(("state", _rule_state(state)))
     width = max(len(k) for k, _ in rows) + 2
     return [
         Text.assemble(("rule ", "bold"), (r["name"], "bold cyan"), f" of {data['mind']}"),

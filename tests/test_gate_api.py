@@ -106,6 +106,9 @@ def test_show_move_remove_and_default(app: InProcess, mind: str, call: Any) -> N
         call("POST", RULES, "/minds/ada/rules", 201, json={"rule": rule})
     shown = call("GET", RULE, "/minds/ada/rules/ambient", 200)
     assert (shown["position"], shown["of"], shown["rule"]["name"]) == (2, 3, "ambient")
+    said = app.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()
+    state = call("GET", RULE, "/minds/ada/rules/ambient", 200)["state"]
+    assert (state["matches"], state["last_match"], state["pending"]) == (1, said["at"], 1)
     moved = call("POST", RULE + "/move", "/minds/ada/rules/mute/move", 200, json={"to": 1})
     assert [r["name"] for r in moved["rules"]] == ["mute", "dms", "ambient"]
     assert moved["position"] == 1

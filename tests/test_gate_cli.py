@@ -76,6 +76,7 @@ def test_rules_list_show_move_rm_with_rule_json(noemad: Noemad, mind: str, tmp_p
     assert ok(noemad.ctl("rules", mind)) == "\n".join(listed) + "\n"  # `rules MIND` is `rules list MIND`
     shown = ok(noemad.ctl("rules", "show", mind, "mute")).splitlines()
     assert shown[0] == "rule mute of ada" and shown[1].split() == ["position", "2", "of", "2"]
+    assert shown[-1] == "matches      0, last -"  # its state in the running gate
     moved = ok(noemad.ctl("rules", "move", mind, "mute", "--to", "1")).splitlines()
     assert moved[0].startswith("ada: moved rule mute at position 1 of 2")
     assert [r["name"] for r in noemad.ctl_json("rules", "list", mind)["rules"]] == ["mute", "ambient"]

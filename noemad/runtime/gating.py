@@ -24,7 +24,7 @@ from noemad.config import Config
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
-from noemad.gate.status import GateStatus
+from noemad.gate.status import GateStatus, RuleStatus
 from noemad.minds import get_mind
 from noemad.rules import probe, table
 from noemad.rules.shape import behaviour_data, read_behaviour, read_rule
@@ -101,6 +101,8 @@ class RuleView:
     of: int
     """How many rules the mind has."""
     rule: dict[str, Any]
+    state: RuleStatus | None = None
+    """Its counters, batch and buckets in the running gate (as gate-status shows them)."""
 
 
 @wire
@@ -148,7 +150,10 @@ class Gating:
         stored = table.stored_rules(db, mind)
         for index, rule in enumerate(stored.rules):
             if rule.name == name:
-                return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data())
+                actor = self.actors.get(mind)
+                running = actor.gate.status(self.clock.now()).rules if actor is not None else []
+                state = next((r for r in running if r.name == name), None)
+                return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data(), state=state)
         raise RuleNotFound(_no_rule(mind, name, stored))
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
