@@ -216,10 +216,8 @@ def rules_add(
 
     The answer is a probe table: what a DM, a mention, a reply to the mind, ambient human talk, ambient bot talk and an observation would do before and after.
     """
-    chosen = _behaviour_flags(always, defer, debounce, rate_limit, sample, key_by)
-    flags_given = any(
-        v for v in (name, kinds, channel, author, flags, text, regex, chosen, passthrough, resets) if v not in (None, False, [])
-    )
+    valued = (name, channel, author, text, debounce, rate_limit, sample, key_by)
+    flags_given = any(v is not None for v in valued) or any((kinds, flags, resets, regex, always, defer, passthrough))
     if rule_json is not None or file is not None:
         if rule_json is not None and file is not None:
             raise BadInput("--rule and --file both give the whole rule; pick one")
@@ -236,10 +234,6 @@ def rules_add(
     s = session(ctx)
     data = s.client.add_rule(mind, body, position)
     s.present(data, json, lambda: _view().change(data))
-
-
-def _behaviour_flags(*values: Any) -> bool:
-    return any(v not in (None, False) for v in values)
 
 
 def _read_file(path: str) -> str:
