@@ -323,9 +323,13 @@ def status(c: httpx.Client) -> dict[str, Any]:
     return resp.json()
 
 
-def wait_for_turns(c: httpx.Client, limit: float) -> tuple[dict[str, Any], float]:
-    """Wait until no turn runs and the event count stops moving; returns the status and the wait."""
+def wait_for_turns(c: httpx.Client, limit: float, quiet: float = 0.0) -> tuple[dict[str, Any], float]:
+    """Wait until no turn runs and the event count stops moving; returns the status and the wait.
+
+    `quiet`: wait at least this long first (a debounce rule's batch fires only after its quiet period).
+    """
     t0 = time.monotonic()
+    time.sleep(quiet)
     last = -1
     while True:
         st = status(c)
@@ -369,7 +373,7 @@ def socket_run(mode: str, events: int, clients: int, n_minds: int, max_seconds: 
             results, client_cpu = runner(str(d.socket), minds, counts, max_seconds)
             cpu1 = proc_cpu(d.proc.pid)
             after = status(c)
-            drained, drain_s = wait_for_turns(c, 30)
+            drained, drain_s = wait_for_turns(c, 60, quiet=DEBOUNCE_MS / 1000 + 0.25 if gated else 0.0)
             db_counts = count_rows(d)
     lat = [x for r in results for x in r.latencies]
     errors = sum(r.errors for r in results)
