@@ -190,8 +190,8 @@ def test_tool_definitions_count_in_the_estimate_and_lead_the_cached_prefix(env: 
 # -- the loop, through the real SDK against the fake Messages API -----------
 
 
-def anthropic_config(url: str) -> Config:
-    text = f"""
+def anthropic_toml(url: str) -> str:
+    return f"""
 [models]
 provider = "anthropic"
 
@@ -203,7 +203,10 @@ max_retries = 0
 [models.respond]
 model = "{HAIKU}"
 """
-    return parse_config(text, "test").config
+
+
+def anthropic_config(url: str) -> Config:
+    return parse_config(anthropic_toml(url), "test").config
 
 
 @pytest.fixture
@@ -488,31 +491,22 @@ def test_without_mind_tools_the_turn_is_one_plain_call(tmp_path: Path) -> None:
         store.close()
 
 
-def test_without_mind_tools_the_respond_request_is_byte_for_byte_todays(tmp_path: Path, api: FakeMessagesAPI) -> None:
-    """Through the real SDK in the in-process tier: the body as noemad sent it before tools existed."""
-    config = f"""
-[models]
-provider = "anthropic"
-
-[models.anthropic]
-api_key_env = "{KEY_ENV}"
-base_url = "{api.url}"
-max_retries = 0
-
-[models.respond]
-model = "{HAIKU}"
-
-[gate]
-mind_tools = false
-"""
-    app = start_app(tmp_path, config)
+def respond_request(tmp_path: Path, api: FakeMessagesAPI, gate: str = "") -> Any:
+    """The one request a turn over "hello" sends through the real SDK, in the in-process tier (`gate`: a [gate] table)."""
+    app = start_app(tmp_path, anthropic_toml(api.url) + gate)
     try:
         assert app.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
         message = say(app, "hello")
         assert app.wait_for("ada", "reply", since=message["id"])["text"] == "Hello."
     finally:
         app.stop()
-    [sent] = [r for r in api.requests if r.body["max_tokens"] == 1024]
+    [sent] = api.requests
+    return sent
+
+
+def test_without_mind_tools_the_respond_request_is_byte_for_byte_todays(tmp_path: Path, api: FakeMessagesAPI) -> None:
+    """The body as noemad sent it before tools existed."""
+    sent = respond_request(tmp_path, api, "[gate]\nmind_tools = false\n")
     expected = {
         "max_tokens": 1024,
         "messages": [{"role": "user", "content": [{"type": "text", "text": "alice (irc:#ops): hello"}]}],
@@ -523,26 +517,7 @@ mind_tools = false
 
 
 def test_with_mind_tools_the_same_request_offers_the_four_tools(tmp_path: Path, api: FakeMessagesAPI) -> None:
-    config = f"""
-[models]
-provider = "anthropic"
-
-[models.anthropic]
-api_key_env = "{KEY_ENV}"
-base_url = "{api.url}"
-max_retries = 0
-
-[models.respond]
-model = "{HAIKU}"
-"""
-    app = start_app(tmp_path, config)
-    try:
-        assert app.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
-        message = say(app, "hello")
-        app.wait_for("ada", "reply", since=message["id"])
-    finally:
-        app.stop()
-    [sent] = [r for r in api.requests if r.body["max_tokens"] == 1024]
+    sent = respond_request(tmp_path, api)
     assert [t["name"] for t in sent.body["tools"]] == ["wake_rules_list", "wake_add_rule", "wake_remove_rule", "skip_reply"]
     assert sent.body["tools"] == [t.to_data() for t in MIND_TOOLS]
 
