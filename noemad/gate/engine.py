@@ -44,6 +44,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from noemad.clock import iso
 from noemad.gate.status import Bucket, GateStatus, RuleStatus, Sampled, SelfWakeStatus, SleepStatus, UpcomingWake
@@ -64,6 +65,8 @@ from noemad.rules.shape import (
 from noemad.rules.table import StoredRules
 
 __all__ = ["HOLD_CAP", "Batch", "Decision", "Delivery", "Gate", "RuleState", "UpcomingWake", "Verdict"]
+
+V = TypeVar("V")
 
 HOLD_CAP = 100  # stimuli in held deliveries, and in the list of a sleep's stimuli
 SHOWN_BUCKETS = 20  # per rule in gate-status: the most recently used
@@ -195,7 +198,7 @@ def _key_words(key_by: KeyBy, key: str) -> str:
     return "everyone" if key_by == "none" else f"{key_by} {key or '(none)'}"
 
 
-def _remember(table: dict[str, object], key: str) -> None:
+def _remember(table: dict[str, V], key: str) -> None:
     """Keep `key` as most recently used, forgetting the least recently used past MAX_KEYS (a forgotten key starts afresh)."""
     if key in table:
         table[key] = table.pop(key)
@@ -332,7 +335,7 @@ class Gate:
         key = _key(behaviour.key_by, facts)
         number = state.samples.get(key, 0)
         state.samples[key] = number + 1
-        _remember(state.samples, key)  # type: ignore[arg-type]
+        _remember(state.samples, key)
         state.seen += 1
         who = _key_words(behaviour.key_by, key)
         if number % behaviour.every == 0:
@@ -351,7 +354,7 @@ class Gate:
         elif now > bucket.at:
             bucket.tokens = min(float(behaviour.tokens), bucket.tokens + (now - bucket.at) * 1000 / behaviour.refill_ms)
             bucket.at = now
-        _remember(state.buckets, key)  # type: ignore[arg-type]
+        _remember(state.buckets, key)
         return bucket
 
     def _fire(self, entry: _Entry, decision: Decision, delivery: Delivery) -> tuple[Decision, Delivery]:
