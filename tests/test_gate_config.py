@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Noemad
 from inprocess import InProcess, start_app
 from noemad.config import Config, parse_config, render_config
 from noemad.errors import ConfigError
@@ -156,3 +157,14 @@ def test_messages_and_observations_carry_what_rules_match(app: InProcess) -> Non
     assert bad.status_code == 422 and "reply_to" in bad.json()["detail"]
     many = app.api("POST", "/minds/ada/events", json={"kind": "message", "author": "zoe", "text": "hi", "tags": [f"t{i}" for i in range(51)]})
     assert many.status_code == 422
+
+
+def test_noemactl_say_and_observe_send_the_rule_fields(noemad: Noemad, mind: str) -> None:
+    plain = noemad.ctl_json("say", mind, "hello")
+    said = noemad.ctl_json("say", mind, "ping", "--dm", "--bot", "--reply-to", str(plain["id"]), "--tag", "ops", "--tag", "urgent")
+    assert said["data"] == {"author": said["data"]["author"], "mentions": [], "dm": True, "bot": True, "reply_to": plain["id"], "tags": ["ops", "urgent"]}
+    assert set(plain["data"]) == {"author", "mentions"}
+    seen = noemad.ctl_json("observe", mind, "green", "--source", "ci", "--tag", "build")
+    assert seen["data"] == {"source": "ci", "tags": ["build"]}
+    refused = noemad.ctl("say", mind, "x", "--reply-to", "0")
+    assert refused.returncode != 0 and "--reply-to" in refused.stderr

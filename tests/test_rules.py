@@ -21,6 +21,7 @@ from noemad.rules import table
 from noemad.rules.match import Facts, Matcher, facts_of
 from noemad.rules.probe import probe_table, shadow_warnings
 from noemad.rules.shape import (
+    KINDS,
     Always,
     Debounce,
     Defer,
@@ -195,8 +196,8 @@ def test_a_default_behaviour_is_read_the_same_way() -> None:
 
 
 def test_the_rule_kinds_are_the_stimulus_kinds() -> None:
-    for kind in STIMULUS_KINDS:
-        assert read_match({"kinds": [kind]}).kinds == (kind,)
+    assert KINDS == STIMULUS_KINDS  # shape.py sits below stimuli.py and keeps its own copy
+    assert read_match({"kinds": list(STIMULUS_KINDS)}).kinds == STIMULUS_KINDS
 
 
 # Matching. ----------------------------------------------------------------------------
@@ -540,3 +541,17 @@ def test_a_catch_all_defer_first_is_warned_about() -> None:
     # A passthrough rate limit lets later rules decide, so it shadows nothing.
     limited = read_rule({"name": "rl", "behaviour": {"rate_limit": {"tokens": 3, "refill_ms": 60000}}, "passthrough": True}).rule
     assert shadow_warnings([limited, rules[1], rules[2]], Always()) == []
+
+
+def test_only_the_table_module_runs_sql_on_the_rules_tables() -> None:
+    import ast
+    import re
+
+    tables = re.compile(r"\b(FROM|JOIN|UPDATE|INTO)\s+(gate_rules|gate_minds)\b", re.IGNORECASE)
+    root = Path(__file__).resolve().parents[1]
+    found = {
+        str(p.relative_to(root))
+        for p in (root / "noemad").rglob("*.py")
+        if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and tables.search(n.value) for n in ast.walk(ast.parse(p.read_text())))
+    }
+    assert found == {"noemad/rules/table.py"}, "read and change a mind's wake rules through noemad/rules/table.py"
