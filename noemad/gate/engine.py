@@ -216,6 +216,7 @@ class Gate:
         self.privileged = privileged
         self._entries: list[_Entry] = []
         self._by_name: dict[str, _Entry] = {}
+        self._debouncing: list[_Entry] = []
         self._default: _Entry = _Entry(None, Always(), None, RuleState(Always()))
         self._stored = StoredRules()
         self._warnings: list[str] | None = None  # worked out when first asked, for these rules
@@ -254,6 +255,8 @@ class Gate:
             self._default = _Entry(None, rules.default, None, RuleState(rules.default))
         self._entries = entries
         self._by_name = {e.rule.name: e for e in entries if e.rule is not None}
+        # Only these can hold a batch: next_due (asked after every stimulus) looks at them alone.
+        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, Debounce)]
         self._stored = rules
         self._warnings = None
 
@@ -449,7 +452,7 @@ class Gate:
         return min(times, default=None)
 
     def _batches(self) -> list[Batch]:
-        pending = [e.state.batch for e in (*self._entries, self._default) if e.state.batch is not None]
+        pending = [e.state.batch for e in self._debouncing if e.state.batch is not None]
         return [*pending, *self._orphans]
 
     def due(self, now: float) -> list[Delivery]:
@@ -462,7 +465,7 @@ class Gate:
             ended = self._sleep.ended or f"its sleep until {iso(self._sleep.until)} ended"
             out.append(self._end_sleep(ended))
         fired: list[tuple[float, Delivery]] = []
-        for entry in (*self._entries, self._default):
+        for entry in self._debouncing:
             batch = entry.state.batch
             if batch is not None and batch.due <= now:
                 entry.state.batch = None
@@ -487,7 +490,7 @@ class Gate:
         gone = set(ids)
         if not gone:
             return
-        for entry in (*self._entries, self._default):
+        for entry in self._debouncing:
             batch = entry.state.batch
             if batch is not None and self._take(batch, gone):
                 entry.state.batch = None
@@ -566,7 +569,11 @@ class Gate:
             end = None
         # During a sleep, a batch or the self-wake waits for its end.
         for batch in self._batches():
-            what = f"a debounce batch of {_count(len(batch.stimuli))}" + (" (its rule has changed since)" if batch.orphan else "")
+            what = f"a debounce batch of {_count(len(batch.stimuli))}"
+            if batch.orphan:
+                what += " (its rule has changed since)"
+            elif batch.rule is None:
+                what += " (the default, for stimuli no rule matched)"
             wakes.append(UpcomingWake(max(batch.due, end or batch.due), what, batch.rule))
         if self._self_wake is not None:
             wakes.append(UpcomingWake(max(self._self_wake.at, end or self._self_wake.at), "its own self-wake (skip_reply timer)"))
