@@ -33,6 +33,19 @@ unchanged; a rule whose behaviour changes starts afresh. A batch pending
 when its rule is removed or changed still wakes the mind at its time (the
 stimuli were promised a turn); it is listed among the upcoming wakes.
 
+Sleep: stimuli are stored and reach no rule; pending batches and the
+self-wake wait. The sleep's end (its time, or `wake_up`) delivers what was
+stored during it; a privileged author's stimulus ends it at once with the
+same. Self-wake: the mind's own timer (skip_reply); any turn start cancels
+it (`turn_started`); due together with a batch, it goes with that batch as
+one turn.
+
+What survives a restart: the rules (`noemad.rules.table`), a sleep and a
+self-wake (`noemad.gate.sleep`). Batches, buckets, sample counters, held
+deliveries and the counters gate-status shows live here and start afresh
+(`since`); stimuli a batch held are not lost: stored and never taken, they
+are taken by the first turn after the restart.
+
 Deliveries that come while a turn runs or the mind is paused are held by the
 actor here (`hold`) and go as one (`release`): at most 100 stimuli, oldest
 dropped and counted (they stay stored and in context; only the delivery's
