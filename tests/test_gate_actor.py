@@ -179,9 +179,7 @@ def test_nothing_is_delivered_once_stop_begins_and_a_restart_takes_what_was_stor
         stored = say(first, "said just before the stop")
 
         async def begin_stop() -> None:
-            first.sup.stopping = True
-            for actor in first.sup.actors.values():
-                actor.close()
+            first.sup.stopping = True  # as the daemon does first, before its HTTP server drains
 
         first.run(begin_stop())
         first.advance(5)  # the batch's quiet period ends after shutdown began
