@@ -608,12 +608,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: load average {load_before:.2f} at start, {os.getloadavg()[0]:.2f} at end"
           " (other work on the machine lowers every number)")
     print()
-    for label, picked in (("turn per stimulus", "turn per stimulus"), (f"debounce {DEBOUNCE_MS} ms on ambient talk", "debounce")):
-        rates = [r.row.rate for r in runs if picked in r.row.method]
-        if rates:
-            best = max(rates)
-            verdict = "met" if best >= GOAL else "NOT met"
-            print(f"goal: >= {GOAL:,} stimuli/s over the socket, {label}  -> best {best:,.0f}/s: {verdict}")
+    plain = [r.row.rate for r in runs if "turn per stimulus" in r.row.method]
+    gated = [r.row.rate for r in runs if "debounce" in r.row.method]
+    if plain:
+        print(f"a turn per stimulus (no wake rules; issue 4 measured ~1,060/s):  best {max(plain):,.0f} stimuli/s")
+    if gated:
+        verdict = "met" if max(gated) >= GOAL else "NOT met"
+        print(f"goal: >= {GOAL:,} stimuli/s over the socket with a debounce rule on ambient talk  -> best {max(gated):,.0f}/s: {verdict}")
     return 0 if not any(r.errors for r in runs) else 1
 
 
