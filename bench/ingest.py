@@ -24,7 +24,8 @@ What is measured
 
   * gated: the same socket run with a wake rule on each mind that debounces
     ambient talk (`{"debounce": {"ms": 500}}` on messages in channel `cli`,
-    every message the clients send), so a turn takes a batch instead of one
+    every message the clients send; seeded from `[[minds.NAME.gate.rules]]`
+    in the daemon's noemad.toml), so a turn takes a batch instead of one
     stimulus; beside the turn-per-stimulus run (no rules: the default,
     `always`). Stimuli/s counts messages committed before their 201 in both.
 
@@ -62,7 +63,12 @@ from _daemon import BenchDaemon, DaemonError, exit_on_sigterm, running_daemon, s
 
 GOAL = 2_000  # events/s over the socket
 DEBOUNCE_MS = 500  # the quiet period of the gated run's ambient-talk rule
-AMBIENT_RULE = {"name": "ambient", "match": {"kinds": ["message"], "channel": "cli"}, "behaviour": {"debounce": {"ms": DEBOUNCE_MS}}}
+
+
+def ambient_config(minds: list[str]) -> str:
+    """noemad.toml seeding each mind with a rule that debounces ambient talk (every message the clients send)."""
+    rule = f'name = "ambient"\nmatch = {{ kinds = ["message"], channel = "cli" }}\nbehaviour = {{ debounce = {{ ms = {DEBOUNCE_MS} }} }}\n'
+    return "".join(f"[[minds.{m}.gate.rules]]\n{rule}" for m in minds)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -317,9 +323,13 @@ def status(c: httpx.Client) -> dict[str, Any]:
     return resp.json()
 
 
-def wait_for_turns(c: httpx.Client, limit: float) -> tuple[dict[str, Any], float]:
-    """Wait until no turn runs and the event count stops moving; returns the status and the wait."""
+def wait_for_turns(c: httpx.Client, limit: float, quiet: float = 0.0) -> tuple[dict[str, Any], float]:
+    """Wait until no turn runs and the event count stops moving; returns the status and the wait.
+
+    `quiet`: wait at least this long first (a debounce rule's batch fires only after its quiet period).
+    """
     t0 = time.monotonic()
+    time.sleep(quiet)
     last = -1
     while True:
         st = status(c)
@@ -355,20 +365,15 @@ def socket_run(mode: str, events: int, clients: int, n_minds: int, max_seconds: 
     minds = [f"m{i}" for i in range(n_minds)]
     counts = [events // clients + (1 if w < events % clients else 0) for w in range(clients)]
     runner: Callable[..., tuple[list[WorkerResult], float]] = run_threads if mode == "threads" else run_processes
-    with running_daemon() as d:
-        d.create_minds(minds)
+    with running_daemon(config=ambient_config(minds) if gated else None) as d:
+        d.create_minds(minds)  # the config seeds each mind's rules as it is created
         with d.client() as c:
-            if gated:
-                for m in minds:
-                    resp = c.post(f"/api/v1/minds/{m}/rules", json={"rule": AMBIENT_RULE})
-                    if resp.status_code not in (200, 201):
-                        raise RuntimeError(f"adding the ambient rule to {m} answered {resp.status_code}: {resp.text}")
             before, _ = wait_for_turns(c, 10)
             cpu0 = proc_cpu(d.proc.pid)
             results, client_cpu = runner(str(d.socket), minds, counts, max_seconds)
             cpu1 = proc_cpu(d.proc.pid)
             after = status(c)
-            drained, drain_s = wait_for_turns(c, 30)
+            drained, drain_s = wait_for_turns(c, 60, quiet=DEBOUNCE_MS / 1000 + 0.25 if gated else 0.0)
             db_counts = count_rows(d)
     lat = [x for r in results for x in r.latencies]
     errors = sum(r.errors for r in results)
@@ -603,12 +608,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: load average {load_before:.2f} at start, {os.getloadavg()[0]:.2f} at end"
           " (other work on the machine lowers every number)")
     print()
-    for label, picked in (("turn per stimulus", "turn per stimulus"), (f"debounce {DEBOUNCE_MS} ms on ambient talk", "debounce")):
-        rates = [r.row.rate for r in runs if picked in r.row.method]
-        if rates:
-            best = max(rates)
-            verdict = "met" if best >= GOAL else "NOT met"
-            print(f"goal: >= {GOAL:,} stimuli/s over the socket, {label}  -> best {best:,.0f}/s: {verdict}")
+    plain = [r.row.rate for r in runs if "turn per stimulus" in r.row.method]
+    gated = [r.row.rate for r in runs if "debounce" in r.row.method]
+    if plain:
+        print(f"a turn per stimulus (no wake rules; issue 4 measured ~1,060/s):  best {max(plain):,.0f} stimuli/s")
+    if gated:
+        verdict = "met" if max(gated) >= GOAL else "NOT met"
+        print(f"goal: >= {GOAL:,} stimuli/s over the socket with a debounce rule on ambient talk  -> best {max(gated):,.0f}/s: {verdict}")
     return 0 if not any(r.errors for r in runs) else 1
 
 

@@ -179,9 +179,7 @@ def test_nothing_is_delivered_once_stop_begins_and_a_restart_takes_what_was_stor
         stored = say(first, "said just before the stop")
 
         async def begin_stop() -> None:
-            first.sup.stopping = True
-            for actor in first.sup.actors.values():
-                actor.close()
+            first.sup.stopping = True  # as the daemon does first, before its HTTP server drains
 
         first.run(begin_stop())
         first.advance(5)  # the batch's quiet period ends after shutdown began
@@ -335,3 +333,60 @@ def test_a_rule_the_mind_adds_holds_from_the_next_stimulus(tmp_path: Path) -> No
         assert second["data"]["held_back"] == [{"verdict": "defer", "rule": "lobby", "stimuli": [chatter], "more": 0}]
     finally:
         app.stop()
+
+
+def test_sleep_and_self_wake_survive_a_restart_and_the_sleep_end_takes_what_waited(tmp_path: Path) -> None:
+    first = start_app(tmp_path)
+    try:
+        first.api("POST", "/minds", json={"name": MIND})
+        asked = say(first, "anyone?")
+        first.settle(MIND)
+        self_wake(first, 600, asked)
+        now = first.clock.now()
+        first.run(first.sup.store.writer.run(lambda db: gate_sleep.sleep(db, MIND, until=now + 60, note=None, actor="operator", now=now)))
+        first.run(_call(lambda: first.sup.actors[MIND].slept(now + 60, None)))
+        waited = say(first, "while it sleeps")
+        first.settle(MIND)
+    finally:
+        first.stop()
+    second = start_app(tmp_path, start="2026-01-01T00:00:10Z")
+    try:
+        second.settle(MIND)
+        assert len(events(second, "cycle_started")) == 1  # asleep: the stored message waits, no backlog turn
+        second.advance(50)  # the sleep ends
+        second.settle(MIND)
+        _, woke = events(second, "cycle_started")
+        assert episodes_of(second, woke["cycle_id"]) == [waited]
+        assert len(events(second, "self_wake_cancelled")) == 1  # that turn cancelled the stored self-wake
+        second.advance(600)
+        second.settle(MIND)
+        assert len(events(second, "cycle_started")) == 2
+    finally:
+        second.stop()
+
+
+def test_a_stored_self_wake_fires_after_a_restart(tmp_path: Path) -> None:
+    first = start_app(tmp_path)
+    try:
+        first.api("POST", "/minds", json={"name": MIND})
+        asked = say(first, "anyone?")
+        first.settle(MIND)
+        cause = self_wake(first, 30, asked)
+    finally:
+        first.stop()
+    second = start_app(tmp_path, start="2026-01-01T00:00:10Z")
+    try:
+        second.settle(MIND)
+        assert len(events(second, "cycle_started")) == 1
+        second.advance(20)
+        second.settle(MIND)
+        _, woke = events(second, "cycle_started")
+        assert woke["causation_id"] == cause
+    finally:
+        second.stop()
+    third = start_app(tmp_path, start="2026-01-01T00:01:00Z")
+    try:
+        third.settle(MIND)
+        assert len(events(third, "cycle_started")) == 2  # a self-wake that fired is not stored any more
+    finally:
+        third.stop()

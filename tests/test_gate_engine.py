@@ -166,6 +166,9 @@ def test_a_stimulus_no_rule_matches_goes_to_the_default_behaviour() -> None:
     decision, delivery = gate.offer(1, OBSERVED, T0)
     assert decision.reason == "the default (no rule matched): debounce 500 ms, due at 2026-01-01T00:00:00.500Z (1 stimulus in the batch)"
     assert (decision.verdict, decision.rule, delivery) == (Verdict.BATCH, None, None)
+    assert [(u.what, u.rule) for u in gate.upcoming_wakes(T0)] == [
+        ("a debounce batch of 1 stimulus (the default, for stimuli no rule matched)", None)
+    ]
     assert [(d.rule, d.stimuli) for d in gate.due(T0 + 0.5)] == [(None, (1,))]
     assert dump(gate.status(T0))["default"] == {"debounce": {"ms": 500}}
 

@@ -107,3 +107,17 @@ def test_the_row_goes_with_its_mind(store: Store) -> None:
     store.writer.run_sync(lambda db: gate_sleep.sleep(db, "ada", T0 + 3600, None, actor="operator", now=T0))
     store.writer.run_sync(lambda db: delete_mind(db, "ada", "ada"))
     assert store.reader().execute("SELECT count(*) FROM gate_sleep").fetchone() == (0,)
+
+
+def test_only_the_sleep_module_runs_sql_on_its_table() -> None:
+    import ast
+    import re
+
+    table = re.compile(r"\b(FROM|JOIN|UPDATE|INTO)\s+gate_sleep\b", re.IGNORECASE)
+    root = Path(__file__).resolve().parents[1]
+    found = {
+        str(p.relative_to(root))
+        for p in (root / "noemad").rglob("*.py")
+        if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and table.search(n.value) for n in ast.walk(ast.parse(p.read_text())))
+    }
+    assert found == {"noemad/gate/sleep.py"}, "read and change a mind's sleep and self-wake through noemad/gate/sleep.py"

@@ -33,6 +33,19 @@ unchanged; a rule whose behaviour changes starts afresh. A batch pending
 when its rule is removed or changed still wakes the mind at its time (the
 stimuli were promised a turn); it is listed among the upcoming wakes.
 
+Sleep: stimuli are stored and reach no rule; pending batches and the
+self-wake wait. The sleep's end (its time, or `wake_up`) delivers what was
+stored during it; a privileged author's stimulus ends it at once with the
+same. Self-wake: the mind's own timer (skip_reply); any turn start cancels
+it (`turn_started`); due together with a batch, it goes with that batch as
+one turn.
+
+What survives a restart: the rules (`noemad.rules.table`), a sleep and a
+self-wake (`noemad.gate.sleep`). Batches, buckets, sample counters, held
+deliveries and the counters gate-status shows live here and start afresh
+(`since`); stimuli a batch held are not lost: stored and never taken, they
+are taken by the first turn after the restart.
+
 Deliveries that come while a turn runs or the mind is paused are held by the
 actor here (`hold`) and go as one (`release`): at most 100 stimuli, oldest
 dropped and counted (they stay stored and in context; only the delivery's
@@ -44,6 +57,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from noemad.clock import iso
 from noemad.gate.status import Bucket, GateStatus, RuleStatus, Sampled, SelfWakeStatus, SleepStatus, UpcomingWake
@@ -64,6 +78,8 @@ from noemad.rules.shape import (
 from noemad.rules.table import StoredRules
 
 __all__ = ["HOLD_CAP", "Batch", "Decision", "Delivery", "Gate", "RuleState", "UpcomingWake", "Verdict"]
+
+V = TypeVar("V")
 
 HOLD_CAP = 100  # stimuli in held deliveries, and in the list of a sleep's stimuli
 SHOWN_BUCKETS = 20  # per rule in gate-status: the most recently used
@@ -195,7 +211,7 @@ def _key_words(key_by: KeyBy, key: str) -> str:
     return "everyone" if key_by == "none" else f"{key_by} {key or '(none)'}"
 
 
-def _remember(table: dict[str, object], key: str) -> None:
+def _remember(table: dict[str, V], key: str) -> None:
     """Keep `key` as most recently used, forgetting the least recently used past MAX_KEYS (a forgotten key starts afresh)."""
     if key in table:
         table[key] = table.pop(key)
@@ -213,6 +229,7 @@ class Gate:
         self.privileged = privileged
         self._entries: list[_Entry] = []
         self._by_name: dict[str, _Entry] = {}
+        self._debouncing: list[_Entry] = []
         self._default: _Entry = _Entry(None, Always(), None, RuleState(Always()))
         self._stored = StoredRules()
         self._warnings: list[str] | None = None  # worked out when first asked, for these rules
@@ -251,6 +268,8 @@ class Gate:
             self._default = _Entry(None, rules.default, None, RuleState(rules.default))
         self._entries = entries
         self._by_name = {e.rule.name: e for e in entries if e.rule is not None}
+        # Only these can hold a batch: next_due (asked after every stimulus) looks at them alone.
+        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, Debounce)]
         self._stored = rules
         self._warnings = None
 
@@ -332,7 +351,7 @@ class Gate:
         key = _key(behaviour.key_by, facts)
         number = state.samples.get(key, 0)
         state.samples[key] = number + 1
-        _remember(state.samples, key)  # type: ignore[arg-type]
+        _remember(state.samples, key)
         state.seen += 1
         who = _key_words(behaviour.key_by, key)
         if number % behaviour.every == 0:
@@ -351,7 +370,7 @@ class Gate:
         elif now > bucket.at:
             bucket.tokens = min(float(behaviour.tokens), bucket.tokens + (now - bucket.at) * 1000 / behaviour.refill_ms)
             bucket.at = now
-        _remember(state.buckets, key)  # type: ignore[arg-type]
+        _remember(state.buckets, key)
         return bucket
 
     def _fire(self, entry: _Entry, decision: Decision, delivery: Delivery) -> tuple[Decision, Delivery]:
@@ -446,7 +465,7 @@ class Gate:
         return min(times, default=None)
 
     def _batches(self) -> list[Batch]:
-        pending = [e.state.batch for e in (*self._entries, self._default) if e.state.batch is not None]
+        pending = [e.state.batch for e in self._debouncing if e.state.batch is not None]
         return [*pending, *self._orphans]
 
     def due(self, now: float) -> list[Delivery]:
@@ -459,7 +478,7 @@ class Gate:
             ended = self._sleep.ended or f"its sleep until {iso(self._sleep.until)} ended"
             out.append(self._end_sleep(ended))
         fired: list[tuple[float, Delivery]] = []
-        for entry in (*self._entries, self._default):
+        for entry in self._debouncing:
             batch = entry.state.batch
             if batch is not None and batch.due <= now:
                 entry.state.batch = None
@@ -484,7 +503,7 @@ class Gate:
         gone = set(ids)
         if not gone:
             return
-        for entry in (*self._entries, self._default):
+        for entry in self._debouncing:
             batch = entry.state.batch
             if batch is not None and self._take(batch, gone):
                 entry.state.batch = None
@@ -563,7 +582,11 @@ class Gate:
             end = None
         # During a sleep, a batch or the self-wake waits for its end.
         for batch in self._batches():
-            what = f"a debounce batch of {_count(len(batch.stimuli))}" + (" (its rule has changed since)" if batch.orphan else "")
+            what = f"a debounce batch of {_count(len(batch.stimuli))}"
+            if batch.orphan:
+                what += " (its rule has changed since)"
+            elif batch.rule is None:
+                what += " (the default, for stimuli no rule matched)"
             wakes.append(UpcomingWake(max(batch.due, end or batch.due), what, batch.rule))
         if self._self_wake is not None:
             wakes.append(UpcomingWake(max(self._self_wake.at, end or self._self_wake.at), "its own self-wake (skip_reply timer)"))

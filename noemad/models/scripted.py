@@ -35,12 +35,6 @@ A reply is a string (its text) or a table holding one of:
                               `tool_use`); `input = { ... }` is the call's
                               input (default {}), and a `text` may go with it
 
-A tool call answers only a request that offers tools; the caller
-(`ModelGateway.converse`) runs it and calls again with its result as the last
-message, so rules then see what the tool answered: write a rule that calls a
-tool so that it does not also match that result, or it calls again every round.
-Tool call ids are `toolu_scripted_1`, `_2`, ... in the order calls are answered.
-
 and, with a fault, these optional keys:
 
     retry_after = 30          seconds to wait (rate_limited, overloaded); the
@@ -51,6 +45,12 @@ and, with a fault, these optional keys:
 Faults: `rate_limited`, `overloaded`, `unavailable`, `timeout`,
 `context_length`, `invalid`, `auth`. `default` is a reply too (a string or a
 table). A rule is a reply table with a `match` key.
+
+A tool call answers only a request that offers tools; the caller
+(`ModelGateway.converse`) runs it and calls again with its result as the last
+message, so rules then see what the tool answered: write a rule that calls a
+tool so that it does not also match that result, or it calls again every round.
+Tool call ids are `toolu_scripted_1`, `_2`, ... in the order calls are answered.
 
 How a call is answered: the rules are tried first, in order, against the
 text of the request's last message (what was just said, not the history or

@@ -99,6 +99,20 @@ class Supervisor(Reads, Gating):
         self._scheduler_task: asyncio.Task[None] | None = None
 
     @property
+    def stopping(self) -> bool:
+        """Whether shutdown has begun: no new work is taken."""
+        return self._stopping
+
+    @stopping.setter
+    def stopping(self, value: bool) -> None:
+        # Set on the loop when shutdown begins, before the HTTP server drains: from then on the
+        # gates deliver nothing (a batch whose time comes meanwhile stays stored for the next start).
+        self._stopping = value
+        if value:
+            for actor in self.actors.values():
+                actor.close()
+
+    @property
     def config(self) -> Config:
         """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
         return self._config
@@ -142,9 +156,7 @@ class Supervisor(Reads, Gating):
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
-        self.stopping = True
-        for actor in self.actors.values():
-            actor.close()  # from here on the gates deliver nothing
+        self.stopping = True  # the gates deliver nothing more
         if self._scheduler_task is not None:
             self._scheduler_task.cancel()
             await asyncio.gather(self._scheduler_task, return_exceptions=True)

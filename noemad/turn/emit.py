@@ -45,9 +45,9 @@ def reply_event(
     stimuli: Sequence[int],
     cycle_id: str,
     drafted: Conversation,
-    skipped: tuple[int | None] | None = None,
+    skipped: ReplySkipped | None = None,
 ) -> EventDraft:
-    """The event that records `drafted`: the reply, why there is none, or that the mind chose none (`skipped`: (wake_in,))."""
+    """The event that records `drafted`: the reply, why there is none, or that the mind chose none (`skipped`)."""
     reply = EventDraft(
         mind=mind,
         kind="reply",
@@ -59,9 +59,9 @@ def reply_event(
         refs=[Ref("model_call", call) for call in drafted.call_ids],
     )
     if skipped is not None:
-        (wake_in,) = skipped
+        wake_in = skipped.wake_in
         text = "chose not to reply" + (f"; will wake itself in {wake_in} s" if wake_in is not None else "")
-        return replace(reply, kind="reply_skipped", text=text, data=ReplySkipped(answered.id, wake_in).to_data())
+        return replace(reply, kind="reply_skipped", text=text, data=skipped.to_data())
     if drafted.error is not None:
         error = drafted.error
         failure = {"category": error.category, "detail": error.detail, "retry_after": error.retry_after}

@@ -81,6 +81,6 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
     narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
     rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
     skipped = None
-    if reply is not None and reply.kind == "reply_skipped" and tools is not None and tools.skip is not None:
-        skipped, reply = SkipReply(tools.skip[0], reply.causation_id or reply.id, reply.id), None  # caused by the message skipped
+    if reply is not None and tools is not None and tools.skip is not None:  # the event written is reply_skipped
+        skipped, reply = SkipReply(tools.skip.wake_in, tools.skip.in_reply_to, reply.id), None
     return TurnResult(cycle, reply, narrative, rephrased, skipped, rules_changed=bool(tools and tools.rules_changed))

@@ -37,6 +37,7 @@ from noemad.rules.probe import shadow_warnings
 from noemad.rules.shape import behaviour_data, read_rule
 from noemad.rules.table import add_rule, remove_rule, stored_rules
 from noemad.store import Store
+from noemad.turn.emit import ReplySkipped
 
 WAKE_IN = (1, 3600)  # seconds a skipped reply may wait before the mind wakes itself
 ACTOR = "model:respond"  # who calls the tools: the respond model, as it writes the reply
@@ -189,7 +190,7 @@ class MindTools:
         self._answered = answered
         self._cycle_id = cycle_id
         self.rules_changed = False  # a rule was added or removed: the gate reloads its rules after the turn
-        self.skip: tuple[int | None] | None = None  # (wake_in,) once skip_reply was called
+        self.skip: ReplySkipped | None = None  # once skip_reply was called: the message not answered, and wake_in
         self.calls: list[int] = []  # the tool_called events, in order
 
     @property
@@ -287,6 +288,6 @@ class MindTools:
     def _skip(self, db: Database, data: dict[str, Any]) -> str:
         _only(data, ("wake_in",), SKIP_REPLY.name)
         wake_in, note = _read_wake_in(data.get("wake_in"))
-        self.skip = (wake_in,)
+        self.skip = ReplySkipped(self._answered.id, wake_in)
         then = f"; you will wake yourself in {wake_in} s{note}" if wake_in is not None else ""
         return f"no reply will be sent this turn{then}"
