@@ -5,6 +5,6 @@ self-wake, in memory); `status` is what gate-status shows of it; `sleep`
 stores a sleep and a self-wake so they survive a restart.
 """
 
-from noemad.gate.decision import Action, Decision, decide
+from noemad.gate.engine import Decision, Delivery, Gate, Verdict
 
-__all__ = ["Action", "Decision", "decide"]
+__all__ = ["Decision", "Delivery", "Gate", "Verdict"]
