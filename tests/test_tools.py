@@ -23,7 +23,7 @@ from noemad.config import Config, MindSettings, parse_config
 from noemad.errors import ConfigError, InvalidRequest, RateLimited, RuleRefused, ToolRoundsExhausted
 from noemad.events import EventDraft, append, get_event, list_events
 from noemad.minds import create_mind
-from noemad.models import Conversation, ModelGateway, Prompt, Tool, ToolResult, ToolUse, Turn
+from noemad.models import Conversation, ModelGateway, ModelResponse, Prompt, Tool, ToolResult, ToolUse, Turn
 from noemad.models.anthropic import AnthropicProvider
 from noemad.models.scripted import ScriptedProvider
 from noemad.rules.shape import read_rule
@@ -65,8 +65,9 @@ class Env:
     def gateway(self, config: Config, provider: Any = None) -> ModelGateway:
         return ModelGateway(config=lambda: config, clock=self.clock, writer=self.store.writer, provider=provider)
 
-    async def handle(self, use: ToolUse) -> ToolResult:
+    async def handle(self, use: ToolUse, asked: ModelResponse) -> ToolResult:
         """A handler: echo says its word back; anything else is an error the model reads."""
+        assert use in asked.tool_uses and asked.call_id is not None
         self.handled.append(use)
         if use.name == "echo":
             return ToolResult(use.id, f"echoed {use.input.get('word')}")
@@ -399,6 +400,8 @@ def test_a_refused_rule_goes_back_to_the_model_as_its_sentence(engine: InProcess
     calls = [r["id"] for r in reply["refs"] if r["type"] == "model_call"]
     rows = engine.sup.store.reader().execute("SELECT id, stop_reason FROM model_calls ORDER BY id").fetchall()
     assert [tuple(r) for r in rows] == [(calls[0], "tool_use"), (calls[1], "end_turn")]
+    # The tool call cites the model call that asked for it.
+    assert called["refs"] == [{"type": "model_call", "id": calls[0]}]
 
 
 def test_a_rule_the_mind_adds_is_stored_listed_and_removed_by_actor_mind(engine: InProcess) -> None:

@@ -57,7 +57,7 @@ class Prompt:
     tools: tuple[Tool, ...] = ()  # what the model may call (see `ModelGateway.converse`)
 
 
-ToolHandler = Callable[[ToolUse], Awaitable[ToolResult]]
+ToolHandler = Callable[[ToolUse, ModelResponse], Awaitable[ToolResult]]  # a call, and the answer (ledger row) that asked for it
 MAX_ROUNDS = 4  # calls one conversation may make: enough to look, change and answer
 
 
@@ -227,7 +227,8 @@ class ModelGateway:
 
         Never raises a `ModelError`: the error that ends a conversation is in
         its `error`, beside the answers before it (their tools already ran).
-        `handle` answers every tool use, unknown names too, with a `ToolResult`.
+        `handle` answers every tool use, unknown names too, with a `ToolResult`; it is
+        given the answer that asked for it too (its `call_id` is the ledger row to cite).
         `done` is asked after a round's tools ran: True ends the conversation
         there, its last answer final (a tool that ends the turn, such as
         skip_reply, needs no further call to hear the model agree).
@@ -244,7 +245,7 @@ class ModelGateway:
                 return Conversation(tuple(responses))
             if round_ == max_rounds:
                 break
-            results = [await handle(use) for use in response.tool_uses]
+            results = [await handle(use, response) for use in response.tool_uses]
             if done():
                 return Conversation(tuple(responses))
             messages = (*messages, response.turn(), Turn("user", tuple(results)))

@@ -16,7 +16,8 @@ reader every other way in uses (`read_rule`); whatever is wrong with it
 error result it can read and act on, never out of the turn. Rule edits go
 through `noemad.rules.table` on the writer with actor "mind" (each a
 `gate_rules_changed` event), and every call is a `tool_called` event caused
-by the message the turn answers, in the same writer job as the change it made.
+by the message the turn answers and citing the model call that asked for it,
+in the same writer job as the change it made.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from sqlite_utils import Database
 
 from noemad.clock import Clock
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, append, data_of
-from noemad.models import Tool, ToolResult, ToolUse
+from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.models import ModelResponse, Tool, ToolResult, ToolUse
 from noemad.rules.probe import shadow_warnings
 from noemad.rules.shape import behaviour_data, read_rule
 from noemad.rules.table import add_rule, remove_rule, stored_rules
@@ -197,14 +198,15 @@ class MindTools:
     def skipping(self) -> bool:
         return self.skip is not None
 
-    async def handle(self, use: ToolUse) -> ToolResult:
+    async def handle(self, use: ToolUse, asked: ModelResponse) -> ToolResult:
         """Run one call; a wrong call is an error result the model reads, never an exception out of the turn."""
         job = self._job(use)
+        call = asked.call_id
         try:
-            result, is_error = await self._store.writer.run(lambda db: self._record(db, use, job(db), False))
+            result, is_error = await self._store.writer.run(lambda db: self._record(db, use, call, job(db), False))
         except (InvalidInput, NotFound, Conflict) as exc:  # the mind's mistakes; a failing store still fails the turn
             # The change (if any) was rolled back with its job; the call is still recorded.
-            result, is_error = await self._store.writer.run(lambda db: self._record(db, use, exc.detail, True))
+            result, is_error = await self._store.writer.run(lambda db: self._record(db, use, call, exc.detail, True))
         return ToolResult(use.id, result, is_error)
 
     def _job(self, use: ToolUse) -> Callable[[Database], str]:
@@ -224,7 +226,7 @@ class MindTools:
             return unknown
         return lambda db: run(db, use.input)
 
-    def _record(self, db: Database, use: ToolUse, result: str, is_error: bool) -> tuple[str, bool]:
+    def _record(self, db: Database, use: ToolUse, call: int | None, result: str, is_error: bool) -> tuple[str, bool]:
         called = ToolCalled(use.name, dict(use.input), _clip(result), is_error)
         event = append(
             db,
@@ -235,6 +237,7 @@ class MindTools:
                 channel=self._answered.channel,
                 cycle_id=self._cycle_id,
                 causation_id=self._answered.id,
+                refs=[Ref("model_call", call)] if call is not None else [],  # the model call that asked for it
                 text=f"{use.name}{' failed' if is_error else ''}: {_clip(result)[:200]}",
                 data=called.to_data(),
             ),
