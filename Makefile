@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/cli_status.py
 	$(VENV)/bin/python bench/retrieval.py
 	$(VENV)/bin/python bench/cycle.py
+	$(VENV)/bin/python bench/gate.py
 	$(VENV)/bin/python bench/consolidation.py
 	$(VENV)/bin/python bench/reflection.py
 	$(VENV)/bin/python bench/guard.py

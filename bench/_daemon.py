@@ -122,8 +122,8 @@ class BenchDaemon:
 
 
 @contextlib.contextmanager
-def running_daemon(args: tuple[str, ...] = (), keep: bool = False) -> Iterator[BenchDaemon]:
-    """A noemad on a fresh temporary home, on the system clock; stopped and removed afterwards."""
+def running_daemon(args: tuple[str, ...] = (), keep: bool = False, config: str | None = None) -> Iterator[BenchDaemon]:
+    """A noemad on a fresh temporary home (with `config` as its noemad.toml), on the system clock; stopped and removed afterwards."""
     if not NOEMAD.exists():
         raise DaemonError(f"{NOEMAD} not found; run the bench with the venv's python (.venv/bin/python)")
     place = short_dir()
@@ -132,6 +132,8 @@ def running_daemon(args: tuple[str, ...] = (), keep: bool = False) -> Iterator[B
     try:
         home = place / "home"
         home.mkdir()
+        if config is not None:
+            (home / "noemad.toml").write_text(config)
         sock = place / "s.sock"
         notify_path = place / "n.sock"
         notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

@@ -274,6 +274,9 @@ def _stored(s: Session, event: dict[str, Any], json: bool) -> None:
     s.present(event, json, lambda: f"stored event {event['id']} ({event['kind']})")
 
 
+TagOption = Annotated[list[str] | None, typer.Option("--tag", metavar="NAME", help="A tag wake rules can match (repeatable).")]
+
+
 @app.command(cls=PlainCommand)
 def say(
     ctx: typer.Context,
@@ -287,18 +290,29 @@ def say(
     mentions: Annotated[
         list[str] | None, typer.Option("--mention", metavar="NAME", help="A name the message mentions (repeatable).")
     ] = None,
+    dm: Annotated[bool, typer.Option("--dm", help="Said in a direct channel (wake rules' dm flag).")] = False,
+    reply_to: Annotated[
+        int | None,
+        typer.Option("--reply-to", metavar="ID", min=1, help="The id of the event it answers (one of the mind's replies: wake rules' reply flag)."),
+    ] = None,
+    bot: Annotated[bool, typer.Option("--bot", help="The author is a bot (wake rules' from_bot flag).")] = False,
+    tags: TagOption = None,
     json: JsonFlag = False,
 ) -> None:
     """Send a message to a mind; print the id of the stored event."""
     from noemactl import inputs
 
-    body = {
+    body: dict[str, Any] = {
         "kind": "message",
         "author": inputs.name(author if author is not None else inputs.default_author(), "--from"),
         "channel": inputs.name(channel, "--channel"),
         "text": inputs.text(text, "message"),
         "mentions": [inputs.name(m, "--mention") for m in mentions or []],
     }
+    # Only what is given: a plain `say` sends the body it always sent.
+    body.update({k: v for k, v in (("dm", dm), ("reply_to", reply_to), ("bot", bot)) if v})
+    if tags:
+        body["tags"] = [inputs.name(t, "--tag") for t in tags]
     s = session(ctx)
     _stored(s, s.client.ingest(mind, body), json)
 
@@ -319,6 +333,7 @@ def observe(
         str | None, typer.Option("--contradicts", metavar="PROPOSITION", help="A proposition the observation contradicts (needs --subject).")
     ] = None,
     subject: Annotated[str | None, typer.Option("--subject", metavar="SUBJECT", help="What the proposition is about.")] = None,
+    tags: TagOption = None,
     json: JsonFlag = False,
 ) -> None:
     """Record an observation from a named source; print the id of the stored event.
@@ -337,6 +352,8 @@ def observe(
         body["claim"] = inputs.claim(supports, contradicts, subject)
     elif subject is not None:
         raise BadInput("--subject goes with --supports or --contradicts; say which proposition the observation bears on")
+    if tags:
+        body["tags"] = [inputs.name(t, "--tag") for t in tags]
     s = session(ctx)
     _stored(s, s.client.ingest(mind, body), json)
 
@@ -975,6 +992,11 @@ def demo(
 
     s = session(ctx)
     scenarios.play(s, scenario, replace, s.wants_json(json))
+
+
+# the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
+
+from noemactl import gate as _gate  # noqa: E402,F401
 
 
 # entry point -------------------------------------------------------------------

@@ -304,3 +304,45 @@ class Client:
     def memory(self, memory_id: int) -> dict[str, Any]:
         """One memory."""
         return self.request("GET", f"/memories/{memory_id}")
+
+    # the gate -----------------------------------------------------------------
+
+    def rules(self, mind: str) -> dict[str, Any]:
+        """A mind's wake rules in order, its default behaviour, reading errors, notes and shadow warnings."""
+        return self.request("GET", f"/minds/{_segment(mind)}/rules")
+
+    def rule(self, mind: str, name: str) -> dict[str, Any]:
+        """One wake rule and its position."""
+        return self.request("GET", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
+
+    def add_rule(self, mind: str, rule: Any, position: int | None) -> dict[str, Any]:
+        """Add a wake rule; the change with its probe table."""
+        body: dict[str, Any] = {"rule": rule}
+        if position is not None:
+            body["position"] = position
+        return self.request("POST", f"/minds/{_segment(mind)}/rules", json=body)
+
+    def remove_rule(self, mind: str, name: str) -> dict[str, Any]:
+        """Remove a wake rule; the change with its probe table."""
+        return self.request("DELETE", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
+
+    def move_rule(self, mind: str, name: str, to: int) -> dict[str, Any]:
+        """Move a wake rule to position `to` (1 first); the change with its probe table."""
+        return self.request("POST", f"/minds/{_segment(mind)}/rules/{_segment(name)}/move", json={"to": to})
+
+    def set_default(self, mind: str, behaviour: Any) -> dict[str, Any]:
+        """Set what a stimulus no rule matches does; the change with its probe table."""
+        return self.request("PUT", f"/minds/{_segment(mind)}/rules/default", json={"behaviour": behaviour})
+
+    def gate(self, mind: str | None) -> dict[str, Any]:
+        """A mind's gate now, or every mind's (`{"minds": [...]}`) when `mind` is None."""
+        return self.request("GET", "/gate" if mind is None else f"/minds/{_segment(mind)}/gate")
+
+    def sleep(self, mind: str, until: str | None, span: str | None, note: str | None) -> dict[str, Any]:
+        """Put a mind to sleep until a time or for a span."""
+        body = {k: v for k, v in (("until", until), ("for", span), ("note", note)) if v is not None}
+        return self.request("POST", f"/minds/{_segment(mind)}/sleep", json=body)
+
+    def wake(self, mind: str) -> dict[str, Any]:
+        """End a mind's sleep now."""
+        return self.request("POST", f"/minds/{_segment(mind)}/wake")

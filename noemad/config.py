@@ -13,11 +13,16 @@ sentences; the running settings of a mind are the stored keys over the
 table's keys over the defaults (`MindSettings.effective`), so a live change
 needs no reload and `mind set --unset KEY` hands the key back to the file.
 
-Where the next settings go. Wake rules are rows of a SQLite table owned by
-a `noemad.gate` module (added and removed at run time by `noemactl rules`,
-the API and a mind's own tools, each change an event), seeded once per mind
-from a `[minds.NAME.gate]` table here: the file seeds, the table then rules,
-and a seed never overwrites a rule an operator or the mind changed. A judge
+Wake rules are rows of a SQLite table owned by `noemad.rules.table` (added,
+removed and moved at run time by `noemactl rules`, the API and a mind's own
+tools, each change a `gate_rules_changed` event), seeded once per mind from
+its `[minds.NAME.gate]` table here (rules read by the one validator,
+`noemad.rules.shape.read_rule`, when the file is loaded: a bad rule makes
+the file invalid). The file seeds, the table then rules: the seed is written
+when the mind is created, or at the first start that finds the table for a
+mind whose rules were never written; afterwards the stored rules win, and a
+change to `[minds.NAME.gate]` does not reach that mind. So `gate` is not a
+stored setting (`mind set` refuses it). Where the next settings go. A judge
 instruction is a column of the rule it belongs to, not a setting. Governance
 is host policy like budgets: a global `[governance]` section and a
 `[minds.NAME.governance]` table, fields of this same `MindSettings` (so a
@@ -40,7 +45,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from noemad.errors import ConfigError, InvalidInput
+from noemad.errors import ConfigError, InvalidInput, RuleRefused
+from noemad.rules.shape import Behaviour, ReadRule, read_behaviour, read_rule
 
 MiB = 1024 * 1024
 
@@ -313,6 +319,62 @@ def parse_cooldown(value: Any) -> float:
     return seconds
 
 
+class GateSettings(_Section):
+    """`[gate]`: the event gate on every mind (each mind's wake rules are in [minds.NAME.gate] and the database)."""
+
+    mind_tools: bool = Field(
+        True, description="Give each mind's respond model the wake-rule tools and skip_reply; false leaves the respond request as it was."
+    )
+    privileged: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=lambda: ["operator"], max_length=100, description="Authors whose messages wake a sleeping mind."
+    )
+
+
+def _read_gate_rule(index: int, value: Any) -> ReadRule:
+    try:
+        return read_rule(value, f"rule {index}")
+    except RuleRefused as exc:
+        raise ValueError(exc.detail) from None
+
+
+class MindGate(_Section):
+    """`[minds.NAME.gate]`: the wake rules that seed the mind when it is created (see WAKE RULES)."""
+
+    default: str | dict[str, Any] = Field(
+        "always", description='What a stimulus no rule matches does: "always", "defer", or a table such as { debounce = { ms = 2000 } }.'
+    )
+    rules: list[dict[str, Any]] = Field(
+        default_factory=list,
+        max_length=500,
+        description="[[minds.NAME.gate.rules]] tables in the order they are asked: name, match, behaviour, passthrough, resets.",
+    )
+
+    @field_validator("default")
+    @classmethod
+    def _behaviour(cls, value: Any) -> Any:
+        try:
+            read_behaviour(value)
+        except RuleRefused as exc:
+            raise ValueError(exc.detail.removeprefix("default: ")) from None  # the key is named already
+        return value
+
+    @field_validator("rules")
+    @classmethod
+    def _rules(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        seen: set[str] = set()
+        for index, rule in enumerate(value, 1):
+            name = _read_gate_rule(index, rule).rule.name
+            if name in seen:
+                raise ValueError(f"rule {index}: the name {name!r} is taken by an earlier rule; rule names are unique per mind")
+            seen.add(name)
+        return value
+
+    def read(self) -> tuple[list[ReadRule], Behaviour, list[str]]:
+        """The rules as read (each with its clamp notes), the default behaviour, and its notes."""
+        default, notes = read_behaviour(self.default)
+        return [_read_gate_rule(i, rule) for i, rule in enumerate(self.rules, 1)], default, notes
+
+
 class MindSettings(_Section):
     """`[minds.NAME]`: one mind's settings, here or stored with the mind (see MIND SETTINGS)."""
 
@@ -346,6 +408,7 @@ class MindSettings(_Section):
     models: RoleOverrides = RoleOverrides()
     schedules: ScheduleOverrides = ScheduleOverrides()
     budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
+    gate: MindGate | None = Field(None, description="The wake rules that seed the mind; only in this file, never stored.")
 
     def effective(self, stored: MindSettings) -> MindSettings:
         """These settings (the file's) with `stored` over them, key by key, tables merged."""
@@ -383,6 +446,11 @@ def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
     """A mind's settings from JSON, or `InvalidInput` with one sentence per problem naming its key and what to write."""
     if not isinstance(raw, dict):
         raise InvalidInput(f"{where} must be a JSON object such as {{\"persona\": \"You are Ada.\"}}, not {raw!r:.60}")
+    if "gate" in raw:
+        raise InvalidInput(
+            f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, rm, move, default)"
+            " or the rules API, /api/v1/minds/NAME/rules"
+        )
     try:
         return MindSettings.model_validate(raw)
     except ValidationError as exc:
@@ -430,6 +498,7 @@ class Config(_Section):
     models: ModelsSettings = ModelsSettings()
     budgets: BudgetSettings = BudgetSettings()
     schedules: ScheduleSettings = ScheduleSettings()
+    gate: GateSettings = GateSettings()
     pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
     minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
 
@@ -569,6 +638,10 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):  # an inline table; TOML has no null, so an unset key is left out
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items() if v is not None) + "}"
     return json.dumps(str(value))  # a TOML basic string is a JSON string
 
 
@@ -584,7 +657,7 @@ def render_config(config: BaseModel, prefix: str = "") -> str:
         name = f"{prefix}.{_toml_key(key)}" if prefix else _toml_key(key)
         if isinstance(value, BaseModel):
             tables.append(render_config(value, name))
-        elif isinstance(value, dict):
+        elif isinstance(value, dict) and all(isinstance(item, BaseModel) for item in value.values()):
             tables.extend(render_config(item, f"{name}.{_toml_key(k)}") for k, item in sorted(value.items()))
         elif value is None:
             scalars.append(f"# {key} is unset")

@@ -46,6 +46,12 @@ class InvalidLink(InvalidInput):
     title = "Invalid link"
 
 
+class RuleRefused(InvalidInput):
+    """A wake rule or default behaviour is of bad shape; `detail` says what is wrong and what to write."""
+
+    title = "Rule refused"
+
+
 class NotFound(NoemaError):
     """Something named does not exist."""
 
@@ -59,6 +65,12 @@ class MindNotFound(NotFound):
     title = "Mind not found"
 
 
+class RuleNotFound(NotFound):
+    """The mind has no wake rule of that name."""
+
+    title = "Rule not found"
+
+
 class EventNotFound(NotFound):
     """No event has that id."""
 
@@ -70,6 +82,12 @@ class Conflict(NoemaError):
 
     status = 409
     title = "Conflict"
+
+
+class RuleExists(Conflict):
+    """The mind already has a wake rule of that name."""
+
+    title = "Rule exists"
 
 
 class MindExists(Conflict):
@@ -184,6 +202,13 @@ class InvalidRequest(ModelError):
     status = 422
     title = "Invalid model request"
     category = "invalid"
+
+
+class ToolRoundsExhausted(ModelError):
+    """The model still asked for tools after its last allowed round; those calls were not run."""
+
+    title = "Tool rounds used up"
+    category = "tool_rounds"
 
 
 class AuthFailed(ModelError):

@@ -22,6 +22,7 @@ from noemad.wire import wire
 RefType = Literal["event", "memory", "belief", "model_call"]
 _REF_TABLES: dict[str, str] = {"event": "events", "memory": "memories", "belief": "beliefs", "model_call": "model_calls"}
 _MAX_LINKS = 64  # parents or refs on one event; more is a bug upstream
+MAX_LINKS = _MAX_LINKS  # for writers that cap what they link (a turn over a large batch)
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,12 @@ def list_events(
     sql += " ORDER BY id LIMIT ?"
     params.append(limit)
     return _rows_to_events(db, db.execute(sql, params).fetchall())
+
+
+def count_events(db: Database, mind: str, kind: str) -> int:
+    """How many events of `kind` a mind has (e.g. the cycles it has run)."""
+    (count,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND kind = ?", [mind, kind]).fetchone()
+    return int(count)
 
 
 def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:

@@ -60,9 +60,24 @@ class Message:
     text: str
     channel: str = "cli"
     mentions: tuple[str, ...] = ()
+    # What wake rules match on (noemad.rules); stored only when set, so a
+    # message without them stores what it always did.
+    dm: bool = False  # said in a direct channel
+    reply_to: int | None = None  # the event it answers (a mind's reply, for the `reply` flag)
+    bot: bool = False  # the author is a bot
+    tags: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
-        return {"author": self.author, "mentions": list(self.mentions)}
+        data: dict[str, Any] = {"author": self.author, "mentions": list(self.mentions)}
+        if self.dm:
+            data["dm"] = True
+        if self.reply_to is not None:
+            data["reply_to"] = self.reply_to
+        if self.bot:
+            data["bot"] = True
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="message", actor=f"user:{self.author}", channel=self.channel, text=self.text, data=self.to_data())
@@ -75,7 +90,19 @@ class Message:
             text=event.text or "",
             channel=event.channel or "cli",
             mentions=tuple(str(m) for m in data.get("mentions") or ()),
+            dm=data.get("dm") is True,
+            reply_to=_event_id(data.get("reply_to")),
+            bot=data.get("bot") is True,
+            tags=_tags(data.get("tags")),
         )
+
+
+def _event_id(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    return tuple(str(t) for t in value) if isinstance(value, list) else ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +113,7 @@ class Observation:
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     claim: Claim | None = None
+    tags: tuple[str, ...] = ()  # for wake rules; stored only when set
 
     def to_data(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"source": self.source}
@@ -93,6 +121,8 @@ class Observation:
             extra["data"] = self.data
         if self.claim:
             extra["claim"] = self.claim.to_data()
+        if self.tags:
+            extra["tags"] = list(self.tags)
         return extra
 
     def draft(self, mind: str) -> EventDraft:
@@ -115,6 +145,7 @@ class Observation:
             text=event.text or "",
             data=dict(given) if isinstance(given, dict) else {},
             claim=Claim.from_data(data.get("claim")),
+            tags=_tags(data.get("tags")),
         )
 
 

@@ -803,6 +803,16 @@ A mind's settings are the keys of [minds.NAME] above, from either of two places,
 An unknown key or a bad value is refused with a message that names the key and what to write, e.g. settings.attention_capacity: write a whole number from 1 to 16, not 'x'. A change is recorded as a settings_changed event on the mind's timeline, naming each key with its old and new value, and the mind's next turn runs with it; its history is kept. A stored key that a newer noemad no longer accepts is left out (its default applies), kept in the database, logged when noemad starts, and shown by noemactl mind show until it is set or unset."""
 
 
+CONFIG_GATE = """\
+Each mind's wake rules decide when a stored stimulus wakes it for a turn: the first rule whose match holds decides, and a stimulus no rule matches meets the mind's default behaviour. They are stored in the database and changed at run time with noemactl rules (list, add, rm, move, show, default), the rules API (/api/v1/minds/MIND/rules) and the mind's own tools; each change is a gate_rules_changed event on the mind's timeline.
+
+[minds.NAME.gate] seeds them: default = "always" (or "defer", or a table such as { debounce = { ms = 2000 } }) and one [[minds.NAME.gate.rules]] table per rule, in the order they are asked, of the same shape as the API's: name, match (kinds, channel, author, flags, text, regex, tags_any, tags_all, tags_none), behaviour (one of always, defer, debounce, rate_limit, passive_sample), passthrough, resets. They are read by the same validator when the file is loaded: a rule of bad shape makes the file invalid, with the sentence the API would answer, and a bound out of range is read at its nearest value.
+
+The file seeds and the database then rules. The seed is written when the mind is created, or at the first start of noemad that finds [minds.NAME.gate] for a mind whose rules were never written. After that the stored rules win: editing [minds.NAME.gate] does not change a seeded mind's rules (use noemactl rules), and gate is not a stored setting (noemactl mind set refuses it).
+
+[gate] holds what applies to every mind: mind_tools gives the respond model the wake-rule tools, and privileged names the authors whose messages wake a sleeping mind."""
+
+
 def models_sections() -> list[str]:
     """COSTS AND BUDGETS and MODEL SCRIPTS, from the code's own documentation."""
     from noemad.models import pricing, scripted
@@ -849,6 +859,7 @@ def render_config(config: Any | None = None) -> str:
         for key, field in keys(model):
             lines += key_entry(key, field)
     lines += section("MIND SETTINGS") + paragraphs(CONFIG_MINDS)
+    lines += section("WAKE RULES") + paragraphs(CONFIG_GATE)
     lines += section("RELOAD") + paragraphs(CONFIG_RELOAD)
     lines += models_sections()
     lines += section("EXAMPLE") + example_config(config)

@@ -2,8 +2,8 @@
 
 `FakeMessagesAPI` serves `POST /v1/messages` on 127.0.0.1 (a random port) from
 a thread. It records every request (headers and JSON body) and answers each
-from a queue of scripted replies: a message, an error in the API's JSON shape,
-or a reply held back (`slow`) until the test releases it or the client goes
+from a queue of scripted replies: a message (text, or a `tool_use` call), an
+error in the API's JSON shape, or a reply held back (`slow`) until the test releases it or the client goes
 away. With nothing queued it answers a plain message.
 
 Like the real API it checks the credentials first: a request without an
@@ -118,6 +118,7 @@ class Recorded:
     headers: dict[str, str]  # names in lowercase
     body: Any  # the decoded JSON body (None if it was not JSON)
     disconnected: bool = False  # the client went away before the reply was sent
+    raw: bytes = b""  # the body as sent, byte for byte
 
 
 def message_reply(
@@ -140,6 +141,13 @@ def message_reply(
         "usage": usage_ if usage_ is not None else usage(),
     }
     return Reply(200, body)
+
+
+def tool_use_reply(name: str, input_: dict[str, Any], *, id_: str = "toolu_fake_1", text: str | None = None) -> Reply:
+    """A 200 whose message calls a tool (stop reason `tool_use`), after a text block if `text` is given."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content.append({"type": "tool_use", "id": id_, "name": name, "input": input_})
+    return message_reply(stop_reason="tool_use", content=content)
 
 
 def error_reply(status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Reply:
@@ -175,6 +183,9 @@ class FakeMessagesAPI:
 
     def message(self, text: str = "Hello.", **kwargs: Any) -> Reply:
         return self.push(message_reply(text, **kwargs))
+
+    def tool_use(self, name: str, input_: dict[str, Any], **kwargs: Any) -> Reply:
+        return self.push(tool_use_reply(name, input_, **kwargs))
 
     def error(self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Reply:
         return self.push(error_reply(status, error_type, message, headers))
@@ -264,7 +275,7 @@ class FakeMessagesAPI:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
-                recorded = Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                recorded = Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw=raw)
                 with api._lock:
                     api.requests.append(recorded)
                 reply = api._next_reply(recorded)

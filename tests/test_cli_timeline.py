@@ -80,7 +80,8 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
     # edge kinds on the branches: the message both caused and is a parent of the cycle
     assert f'◀ caused, parent  #{m} message user:alice [cli] "what is the weather like?"' in lines[cause]
     assert f"▶ caused  #{c} cycle_completed process:runtime  cycle ada/1" in lines[after]
-    assert lines[root].endswith(f"#{s} cycle_started process:runtime  cycle ada/1")
+    # the cycle's text says why the mind woke (the default behaviour: no wake rule)
+    assert f'#{s} cycle_started process:runtime "woke: ' in lines[root] and lines[root].endswith("  cycle ada/1")
 
     # the cycle group: correlation, not causation
     group = index(lines, "cycles (correlation, not causation):")
@@ -123,7 +124,7 @@ def test_dot_is_graphviz_with_a_cluster_per_cycle_and_labelled_edges(noemad: Noe
     assert f'  e{m} -> e{s} [label="caused", style=solid];' in dot
     assert f'  e{m} -> e{s} [label="parent", style=dashed];' in dot
     assert f'  e{s} -> e{c} [label="caused", style=solid];' in dot
-    assert f'  e{s} [label="#{s} cycle_started\\nprocess:runtime", style=bold, penwidth=2];' in dot
+    assert f'  e{s} [label="#{s} cycle_started\\nprocess:runtime\\nwoke: ' in dot and "style=bold, penwidth=2];" in dot
     assert f'  e{m} [label="#{m} message\\nuser:alice [cli]\\nwhat is the weather like?"];' in dot
 
 

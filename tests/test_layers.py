@@ -27,10 +27,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("background", ("noemad.background",)),
     ("cognition", ("noemad.cognition",)),
     ("models", ("noemad.models",)),
-    ("records", ("noemad.stimuli", "noemad.minds", "noemad.timeline")),
+    ("records", ("noemad.stimuli", "noemad.minds", "noemad.timeline", "noemad.rules")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),
-    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.paths", "noemad.wire", "noemad.words")),
+    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.paths", "noemad.wire", "noemad.words", "noemad.rules.shape")),
 ]
 
 # Known upward imports, each with the work that removes it. The test fails

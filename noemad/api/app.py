@@ -13,6 +13,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.gate import add_gate_routes
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
@@ -330,6 +331,8 @@ def create_app(sup: Supervisor) -> FastAPI:
     async def reject(memory_id: Annotated[int, Path(ge=1)], body: RejectIn | None = None) -> dict:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
+
+    add_gate_routes(api, sup)
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

@@ -49,9 +49,12 @@ def _claim(body: ClaimIn | None) -> Claim | None:
 def to_stimulus(body: StimulusIn, now: float) -> Stimulus:
     """The engine's stimulus for a validated request body; `now` (the daemon's clock) places a prediction's due span."""
     if isinstance(body, MessageIn):
-        return Message(author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions))
+        return Message(
+            author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions),
+            dm=body.dm, reply_to=body.reply_to, bot=body.bot, tags=tuple(dict.fromkeys(body.tags)),
+        )
     if isinstance(body, ObservationIn):
-        return Observation(source=body.source, text=body.text, data=body.data, claim=_claim(body.claim))
+        return Observation(source=body.source, text=body.text, data=body.data, claim=_claim(body.claim), tags=tuple(dict.fromkeys(body.tags)))
     if isinstance(body, AssertionIn):
         claim = _claim(body.claim)
         assert claim is not None

@@ -34,7 +34,7 @@ Channel = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern
 
 # The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
 # noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
-_SETTING_KEYS = ", ".join(MindSettings.model_fields) + " (see noemad.toml(5), MIND SETTINGS)"
+_SETTING_KEYS = ", ".join(k for k in MindSettings.model_fields if k != "gate") + " (see noemad.toml(5), MIND SETTINGS)"  # gate: only the file seeds it
 
 
 class _In(BaseModel):
@@ -71,6 +71,12 @@ class MessageIn(_In):
     channel: Channel = Field("cli", description="Where it was said, e.g. discord:guild:chan.")
     text: Text
     mentions: list[Name] = Field(default_factory=list, max_length=100)
+    dm: bool = Field(False, description="Said in a direct channel (the `dm` flag of wake rules).")
+    reply_to: int | None = Field(
+        None, ge=1, le=2**63 - 1, description="The event it answers; one of the mind's replies sets the `reply` flag of wake rules."
+    )
+    bot: bool = Field(False, description="The author is a bot (the `from_bot` flag of wake rules).")
+    tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
 
 
 Proposition = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
@@ -92,6 +98,7 @@ class ObservationIn(_In):
     text: Text
     data: dict[str, Any] = Field(default_factory=dict)
     claim: ClaimIn | None = None
+    tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
 
 
 class AssertionIn(_In):

@@ -1,7 +1,10 @@
 """One cognitive cycle over a turn's stimuli.
 
-`cycle_started` (caused by the stimulus that woke the mind, its parents every
-stimulus taken); perceive (episodes; evidence and corrections applied to
+`cycle_started` (caused by the newest stimulus that addresses the mind among
+those the gate delivered, else the newest; its parents the delivered stimuli,
+the newest up to an event's link limit; its text names the rule that woke
+the mind, and its data which rule held back each other stimulus it takes);
+perceive (episodes; evidence and corrections applied to
 beliefs); retrieve (the memories most worth recalling for what arrived,
 recorded as `memory_retrieved`); deliberate (the processes propose thoughts —
 perception, evidence, goals, due predictions, metacognition —, attention admits the most salient few
@@ -13,7 +16,9 @@ same events. The cycle is one transaction on the writer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -26,10 +31,86 @@ from noemad.cognition.perceive import Perception, perceive
 from noemad.cognition.goals import active_goals
 from noemad.cognition.predictions import due_predictions
 from noemad.cognition.thoughts import Thought, evidence_thoughts, goal_thoughts, perception_thoughts, prediction_thoughts
-from noemad.events import Event, EventDraft, append, get_events
+from noemad.events import MAX_LINKS, Event, EventDraft, Ref, append, get_events
 from noemad.store import Store
 
 RECALL = 5  # memories retrieved per cycle
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """A stimulus a cycle takes that did not wake the mind, and what the gate said of it."""
+
+    stimulus: int
+    verdict: str  # defer, deny, batch (taken before its batch fired), asleep
+    rule: str | None  # the rule that decided; None for the default behaviour or sleep
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Why a cycle runs, as the gate delivered it."""
+
+    reason: str
+    rule: str | None = None  # the wake rule that woke the mind; None: the default behaviour, a restart, a resume
+    delivered: tuple[int, ...] | None = None  # the stimuli the gate delivered; None: every stimulus the cycle takes
+    addressed: tuple[int, ...] = ()  # those of them that address the mind (a mention, a DM, a reply to it)
+    cause: int | None = None  # what woke it when no stimulus did (a self-wake: its self_wake_set event)
+    held_back: tuple[HeldBack, ...] = ()
+
+
+def started_draft(mind: str, stimuli: Sequence[int], cycle_id: str, wake: Wake) -> EventDraft:
+    """The `cycle_started` of a cycle taking `stimuli` (oldest first) because of `wake`.
+
+    A batch may hold more stimuli than an event may link: the parents are the
+    newest `MAX_LINKS` delivered, and `more` counts the rest (each is still an
+    episode of the cycle, caused by its stimulus). Stimuli taken without
+    having woken the mind (deferred, denied...) are grouped by verdict and
+    rule in `held_back` and cited, the newest `MAX_LINKS`, so a walk from one
+    of them reaches the cycle that took it and says which rule held it back.
+    """
+    taken = set(stimuli)
+    delivered: list[int] = sorted((i for i in (stimuli if wake.delivered is None else wake.delivered) if i in taken), reverse=True)
+    addressed = set(wake.addressed)
+    cause = wake.cause
+    if cause is None:
+        cause = next((i for i in delivered if i in addressed), delivered[0] if delivered else (stimuli[-1] if stimuli else None))
+    groups: dict[tuple[str, str | None], list[int]] = {}
+    woke = set(delivered)
+    for held in sorted(wake.held_back, key=lambda h: -h.stimulus):
+        if held.stimulus in taken and held.stimulus not in woke:
+            groups.setdefault((held.verdict, held.rule), []).append(held.stimulus)
+    data: dict[str, Any] = {
+        "stimuli": len(stimuli),
+        "wake": wake.reason,
+        "rule": wake.rule,
+        "batch": len(delivered),
+        "more": max(0, len(delivered) - MAX_LINKS),
+    }
+    # The gate's reason names the rule that decided; said here too should a reason not.
+    named = wake.rule is None or f"rule {wake.rule}" in wake.reason
+    text = f"woke: {wake.reason}" if named else f"woke for rule {wake.rule}: {wake.reason}"
+    if groups:
+        data["held_back"] = [
+            {"verdict": verdict, "rule": rule, "stimuli": ids[:MAX_LINKS], "more": max(0, len(ids) - MAX_LINKS)}
+            for (verdict, rule), ids in groups.items()
+        ]
+        text += "; also took " + ", ".join(
+            f"{len(ids)} {verdict}" + (f" by rule {rule}" if rule else "") for (verdict, rule), ids in groups.items()
+        )
+    cited = sorted((i for ids in groups.values() for i in ids), reverse=True)[:MAX_LINKS]
+    return EventDraft(
+        mind=mind,
+        kind="cycle_started",
+        actor="process:runtime",
+        text=text,
+        cycle_id=cycle_id,
+        causation_id=cause,
+        # The newest MAX_LINKS, in id order: the store keeps parents as a set and reads them back in
+        # id order, so the event the bus publishes and the one the API reads name them alike.
+        parents=sorted(delivered[:MAX_LINKS]),
+        refs=[Ref("event", i) for i in sorted(cited)],
+        data=data,
+    )
 
 
 @dataclass
@@ -64,22 +145,10 @@ def deliberate(
 
 
 def cycle(
-    db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: MindSettings, now: float
+    db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: Wake | str, settings: MindSettings, now: float
 ) -> CycleResult:
     """One whole cycle as one writer job: it commits whole or not at all."""
-    started = append(
-        db,
-        EventDraft(
-            mind=mind,
-            kind="cycle_started",
-            actor="process:runtime",
-            cycle_id=cycle_id,
-            causation_id=stimuli[-1],
-            parents=stimuli,
-            data={"stimuli": len(stimuli), "wake": wake},
-        ),
-        now,
-    )
+    started = append(db, started_draft(mind, stimuli, cycle_id, Wake(wake) if isinstance(wake, str) else wake), now)
     found = get_events(db, stimuli)
     events = [found[i] for i in stimuli if i in found]
     perception = perceive(db, mind, events, cycle_id, now)
@@ -128,7 +197,7 @@ def cycle(
 
 
 async def run_cycle(
-    store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: str, settings: MindSettings | None = None
+    store: Store, clock: Clock, mind: str, stimuli: list[int], cycle_id: str, wake: Wake | str, settings: MindSettings | None = None
 ) -> CycleResult:
     """Run one cycle over the stored stimuli `stimuli` (ids, oldest first) on the writer.
 

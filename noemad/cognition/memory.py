@@ -309,6 +309,23 @@ def get_memory(db: Database, memory_id: int) -> Memory:
     return found[memory_id]
 
 
+def without_episode(db: Database, mind: str, kinds: Sequence[str]) -> list[int]:
+    """The mind's stored events of `kinds` that no episodic memory records yet, oldest first.
+
+    Perception writes an episode for every stimulus a cycle takes, in the
+    cycle's one transaction, so this is the set of stimuli no cycle has
+    taken: deferred, denied or stored just before a crash alike. A set, not a
+    high-water mark, so a turn's links may be capped without losing track.
+    """
+    marks = ",".join("?" * len(kinds))
+    rows = db.execute(
+        f"SELECT e.id FROM events e WHERE e.mind = ? AND e.kind IN ({marks})"
+        " AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.event_id = e.id AND m.kind = 'episodic') ORDER BY e.id",
+        [mind, *kinds],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
 def list_memories(
     db: Database, mind: str, kind: str | None = None, status: str | None = None, limit: int = 100, since: int = 0
 ) -> list[Memory]:

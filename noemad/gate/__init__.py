@@ -1,5 +1,10 @@
-"""The event gate: whether a stored stimulus wakes its mind."""
+"""The event gate: whether, when and why a stored stimulus wakes its mind.
 
-from noemad.gate.decision import Action, Decision, decide
+`engine.Gate` is a mind's gate (its wake rules' state, batches, sleep and
+self-wake, in memory); `status` is what gate-status shows of it; `sleep`
+stores a sleep and a self-wake so they survive a restart.
+"""
 
-__all__ = ["Action", "Decision", "decide"]
+from noemad.gate.engine import Decision, Delivery, Gate, Verdict
+
+__all__ = ["Decision", "Delivery", "Gate", "Verdict"]

@@ -7,6 +7,14 @@ exactly where a `Block` has `cache` set, `output_config.effort` only when the
 role's effort is not `none`, and the request's timeout. The answer's text
 blocks are joined; usage is split four ways, cache writes also by TTL.
 
+Tools, as the Messages API has them: a request's `Tool`s become `tools`
+(`{"name", "description", "input_schema"}`, sent only when there are any, so
+a request without tools is byte for byte what it was before tools existed);
+a `ToolUse` in an assistant turn is a `{"type": "tool_use", "id", "name",
+"input"}` block and a `ToolResult` in a user turn a `{"type": "tool_result",
+"tool_use_id", "content"}` block with `"is_error": true` when it failed. The
+answer's `tool_use` blocks come back as the response's `tool_uses`.
+
 The API key comes from `[models.anthropic] api_key_file` (a bare name is
 looked up in `$CREDENTIALS_DIRECTORY`, as systemd's `LoadCredential=` puts it)
 or else from the variable `api_key_env`. Without a usable key the provider
@@ -68,7 +76,7 @@ from noemad.errors import (
     Refused,
     Unavailable,
 )
-from noemad.models.types import Block, ModelRequest, ModelResponse, Turn, Usage
+from noemad.models.types import Block, Content, ModelRequest, ModelResponse, ToolResult, ToolUse, Turn, Usage
 
 log = logging.getLogger("noemad.models.anthropic")
 
@@ -121,8 +129,19 @@ def _block(block: Block) -> dict[str, Any]:
     return param
 
 
+def _content(block: Content) -> dict[str, Any]:
+    if isinstance(block, ToolUse):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResult):
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": block.content}
+        if block.is_error:
+            result["is_error"] = True
+        return result
+    return _block(block)
+
+
 def _turn(turn: Turn) -> dict[str, Any]:
-    return {"role": turn.role, "content": [_block(b) for b in turn.content]}
+    return {"role": turn.role, "content": [_content(b) for b in turn.content]}
 
 
 def request_params(request: ModelRequest) -> dict[str, Any]:
@@ -137,6 +156,8 @@ def request_params(request: ModelRequest) -> dict[str, Any]:
         params["system"] = [_block(b) for b in request.system]
     if request.effort != "none":
         params["output_config"] = {"effort": request.effort}
+    if request.tools:
+        params["tools"] = [tool.to_data() for tool in request.tools]
     return params
 
 
@@ -275,7 +296,12 @@ class AnthropicProvider:
             cache_write_1h_tokens=(creation.ephemeral_1h_input_tokens or 0) if creation is not None else 0,
             output_tokens=u.output_tokens or 0,
         )
-        return ModelResponse(text=text, stop_reason=message.stop_reason or "", usage=usage, model=message.model or request.model)
+        uses = tuple(
+            ToolUse(b.id, b.name, dict(b.input)) for b in message.content if getattr(b, "type", None) == "tool_use"
+        )
+        return ModelResponse(
+            text=text, stop_reason=message.stop_reason or "", usage=usage, model=message.model or request.model, tool_uses=uses
+        )
 
     def _error(self, exc: anthropic.AnthropicError, request: ModelRequest) -> ModelError:
         """Our error for an SDK exception, in words composed here (never the SDK's own text)."""

@@ -8,6 +8,16 @@ whatever happened, and arms a hold when the provider states a wait.
 
 Auxiliary roles (critic, judge, narrate, summarise) are refused under a hold;
 `respond` waits for the hold to end instead, on the daemon's clock.
+
+Tool use (`converse`) is a bounded loop of such calls: each round is one
+`complete` (so each is admitted, budgeted and in the ledger with its tokens
+like any other call). A round whose answer asks for tools has them run by the
+caller's `handle` and their results sent back in the next round. The loop
+ends at the first answer that asks for no tools, at the first error, or after
+`max_rounds` calls: if the last allowed answer still asks for tools, those
+calls are NOT run and the conversation ends with `ToolRoundsExhausted` (an
+honest failure, rather than one more call made without the tools: the API
+refuses a conversation holding tool_use blocks when no tools are offered).
 """
 
 from __future__ import annotations
@@ -15,20 +25,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
-from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused, Unavailable
+from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
 from noemad.models.ledger import CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
 from noemad.models.provider import Provider
 from noemad.models.settings import budget, price, role_settings
-from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Turn, Usage
+from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Tool, ToolResult, ToolUse, Turn, Usage
 from noemad.store.writer import Writer
 
 log = logging.getLogger("noemad.models")
@@ -44,6 +54,32 @@ class Prompt:
     messages: tuple[Turn, ...]
     system: tuple[Block, ...] = ()
     max_tokens: int | None = None  # None: the role's configured limit
+    tools: tuple[Tool, ...] = ()  # what the model may call (see `ModelGateway.converse`)
+
+
+ToolHandler = Callable[[ToolUse, ModelResponse], Awaitable[ToolResult]]  # a call, and the answer (ledger row) that asked for it
+MAX_ROUNDS = 4  # calls one conversation may make: enough to look, change and answer
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A bounded tool-use exchange: every answer, in order, and the error that ended it, if one did."""
+
+    responses: tuple[ModelResponse, ...]
+    error: ModelError | None = None
+
+    @property
+    def final(self) -> ModelResponse | None:
+        """The answer that ended the conversation (None when an error ended it)."""
+        return self.responses[-1] if self.error is None and self.responses else None
+
+    @property
+    def call_ids(self) -> tuple[int, ...]:
+        """The ledger rows of every call made, the failed one too, in order."""
+        ids = [r.call_id for r in self.responses]
+        if self.error is not None:
+            ids.append(self.error.call_id)
+        return tuple(dict.fromkeys(i for i in ids if i is not None))
 
 
 def estimate_tokens(request: ModelRequest) -> int:
@@ -120,6 +156,10 @@ class ModelGateway:
         if self.provider is not None:
             await self.provider.aclose()
 
+    def config(self) -> Config:
+        """The daemon's current config, as the gateway reads it (a turn reads `[gate] mind_tools` from it)."""
+        return self._config()
+
     def configured(self, mind: str, role: str) -> bool:
         """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
         return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
@@ -138,6 +178,7 @@ class ModelGateway:
             max_tokens=prompt.max_tokens or settings.max_tokens,
             effort=settings.effort,
             timeout=settings.timeout,
+            tools=prompt.tools,
         )
 
     async def complete(self, prompt: Prompt) -> ModelResponse:
@@ -177,7 +218,43 @@ class ModelGateway:
             error.call_id = await self._record(request, provider, "error", Usage(), started, category="unexpected", detail=error.detail)
             raise error from None
         call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
-        return ModelResponse(response.text, response.stop_reason, response.usage, response.model or request.model, call_id)
+        return replace(response, model=response.model or request.model, call_id=call_id)
+
+    async def converse(
+        self, prompt: Prompt, handle: ToolHandler, max_rounds: int = MAX_ROUNDS, *, done: Callable[[], bool] = lambda: False
+    ) -> Conversation:
+        """Call, run the tools the answer asks for through `handle`, call again with their results; at most `max_rounds` calls.
+
+        Never raises a `ModelError`: the error that ends a conversation is in
+        its `error`, beside the answers before it (their tools already ran).
+        `handle` answers every tool use, unknown names too, with a `ToolResult`; it is
+        given the answer that asked for it too (its `call_id` is the ledger row to cite).
+        `done` is asked after a round's tools ran: True ends the conversation
+        there, its last answer final (a tool that ends the turn, such as
+        skip_reply, needs no further call to hear the model agree).
+        """
+        responses: list[ModelResponse] = []
+        messages = prompt.messages
+        for round_ in range(1, max_rounds + 1):
+            try:
+                response = await self.complete(replace(prompt, messages=messages))
+            except ModelError as exc:
+                return Conversation(tuple(responses), exc)
+            responses.append(response)
+            if not response.asks_for_tools:
+                return Conversation(tuple(responses))
+            if round_ == max_rounds:
+                break
+            results = [await handle(use, response) for use in response.tool_uses]
+            if done():
+                return Conversation(tuple(responses))
+            messages = (*messages, response.turn(), Turn("user", tuple(results)))
+        asked = ", ".join(use.name for use in responses[-1].tool_uses)
+        error = ToolRoundsExhausted(
+            f"the {prompt.role} model still asked for tools ({asked}) after {max_rounds} rounds; those calls were not run"
+        )
+        error.call_id = responses[-1].call_id
+        return Conversation(tuple(responses), error)
 
     def _release(self, key: tuple[str, str], reserved: tuple[int, float]) -> None:
         tokens, dollars = self._inflight.get(key, (0, 0.0))

@@ -27,10 +27,13 @@ or a table with any of these keys::
     match = "(?i)weather"     # a Python regular expression, searched in the last message
     text = "It is sunny."
 
-A reply is a string (its text) or a table holding exactly one of:
+A reply is a string (its text) or a table holding one of:
 
     text = "..."              what the model says
     fault = "KIND"            the call fails with that error instead
+    tool = "NAME"             the model calls the tool NAME (stop reason
+                              `tool_use`); `input = { ... }` is the call's
+                              input (default {}), and a `text` may go with it
 
 and, with a fault, these optional keys:
 
@@ -43,6 +46,12 @@ Faults: `rate_limited`, `overloaded`, `unavailable`, `timeout`,
 `context_length`, `invalid`, `auth`. `default` is a reply too (a string or a
 table). A rule is a reply table with a `match` key.
 
+A tool call answers only a request that offers tools; the caller
+(`ModelGateway.converse`) runs it and calls again with its result as the last
+message, so rules then see what the tool answered: write a rule that calls a
+tool so that it does not also match that result, or it calls again every round.
+Tool call ids are `toolu_scripted_1`, `_2`, ... in the order calls are answered.
+
 How a call is answered: the rules are tried first, in order, against the
 text of the request's last message (what was just said, not the history or
 the system blocks); a matching rule answers and does not use up a reply.
@@ -51,7 +60,8 @@ otherwise `default`. When none of these answers (or the script has no entry
 for the role), the call fails as `invalid`: the script for that role is used
 up. The same script and the same calls always give the same answers.
 
-Usage estimates: the request's input is `len(text) // 4 + 1` tokens. The text
+Usage estimates: the request's input is `len(text) // 4 + 1` tokens (its text
+being its tools' definitions as JSON, then the system blocks and the messages). The text
 up to each cache breakpoint (a block with `cache = "5m"` or `"1h"`) is a
 cacheable prefix: the longest prefix this provider has already seen for the
 model is read from the cache; the rest up to the last breakpoint is written
@@ -60,7 +70,7 @@ follows the last breakpoint is uncached input. Cached prefixes do not expire
 within one provider (a config reload that changes `[models]` starts afresh).
 Output is `len(reply) // 4 + 1` tokens, at most `max_tokens`; a reply longer
 than `max_tokens * 4` characters is cut there and stops with `max_tokens`,
-otherwise with `end_turn`.
+otherwise with `end_turn`. A tool call's output is its text and its call as JSON.
 """
 
 from __future__ import annotations
@@ -86,7 +96,7 @@ from noemad.errors import (
     RateLimited,
     Unavailable,
 )
-from noemad.models.types import ROLES, ModelRequest, ModelResponse, Usage
+from noemad.models.types import ROLES, ModelRequest, ModelResponse, ToolUse, Usage
 
 CHARS_PER_TOKEN = 4
 
@@ -101,7 +111,7 @@ FAULTS: dict[str, type[ModelError]] = {
 }
 RETRY_AFTER_FAULTS = ("rate_limited", "overloaded")
 ROLE_KEYS = ("replies", "rules", "default", "repeat")
-REPLY_KEYS = ("text", "fault", "retry_after", "tokens", "detail")
+REPLY_KEYS = ("text", "fault", "retry_after", "tokens", "detail", "tool", "input")
 RULE_KEYS = ("match", *REPLY_KEYS)
 
 
@@ -114,6 +124,8 @@ class Reply:
     retry_after: float | None = None
     tokens: int | None = None
     detail: str | None = None
+    tool: str | None = None  # a tool call, with its input
+    input: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -200,7 +212,7 @@ class _Parser:
 
     def rule(self, where: str, item: Any) -> Rule | None:
         if not isinstance(item, Mapping):
-            self.problem(where, "must be a table with `match` and a reply (`text` or `fault`)")
+            self.problem(where, "must be a table with `match` and a reply (`text`, `fault` or `tool`)")
             return None
         for key in item:
             if key not in RULE_KEYS:
@@ -225,19 +237,28 @@ class _Parser:
         if isinstance(item, str):
             return Reply(text=item)
         if not isinstance(item, Mapping):
-            self.problem(where, "a reply must be a string or a table with `text` or `fault`")
+            self.problem(where, "a reply must be a string or a table with `text`, `fault` or `tool`")
             return None
         before = len(self.problems)
         if not known_checked:
             for key in item:
                 if key not in REPLY_KEYS:
                     self.problem(f"{where}.{key}", f"unknown key{_near(key, REPLY_KEYS)} (valid here: {', '.join(REPLY_KEYS)})")
-        text, fault = item.get("text"), item.get("fault")
-        if (text is None) == (fault is None):
-            self.problem(where, "a reply needs exactly one of `text` or `fault`")
+        text, fault, tool = item.get("text"), item.get("fault"), item.get("tool")
+        if fault is not None and (text is not None or tool is not None):
+            self.problem(where, "a reply needs exactly one of `text` or `fault` (a `fault` fails the call, so it takes no `text` or `tool`)")
+        elif text is None and fault is None and tool is None:
+            self.problem(where, "a reply needs exactly one of `text` or `fault`, or a `tool` call")
+        if tool is not None and (not isinstance(tool, str) or not tool):
+            self.problem(f"{where}.tool", "must be the name of a tool, a string")
+        if "input" in item:
+            if tool is None:
+                self.problem(f"{where}.input", "only a `tool` reply takes an input")
+            elif not isinstance(item["input"], Mapping):
+                self.problem(f"{where}.input", "must be a table, the tool call's input (such as input = { name = \"x\" })")
         if text is not None and not isinstance(text, str):
             self.problem(f"{where}.text", "must be a string")
-        if text is not None:
+        if fault is None:
             for key in ("retry_after", "tokens", "detail"):
                 if key in item:
                     self.problem(f"{where}.{key}", "only a `fault` reply takes this key")
@@ -267,6 +288,8 @@ class _Parser:
             retry_after=None if ra is None else float(ra),
             tokens=item.get("tokens"),
             detail=item.get("detail"),
+            tool=tool,
+            input=dict(item.get("input") or {}) if tool is not None else None,
         )
 
 
@@ -296,6 +319,7 @@ class ScriptedProvider:
         self._cached: set[tuple[str, str]] = set()  # (model, prefix text) written to the cache
         self.requests: list[ModelRequest] = []  # every request answered or failed, in order
         self._file: tuple[Path, FileStamp | None] | None = None  # the script file and its version, if read from one
+        self._tool_calls = 0  # tool call ids answered so far
 
     @classmethod
     def from_text(cls, text: str, source: str = "(in memory)") -> ScriptedProvider:
@@ -352,6 +376,8 @@ class ScriptedProvider:
         reply = self._choose(request)
         if reply.fault is not None:
             raise self._fault(request, reply)
+        if reply.tool is not None:
+            return self._tool_call(request, reply)
         assert reply.text is not None
         text, stop_reason = reply.text, "end_turn"
         limit = request.max_tokens * CHARS_PER_TOKEN
@@ -360,6 +386,20 @@ class ScriptedProvider:
         output = min(_tokens(len(text)) + 1, request.max_tokens)
         usage = self._input_usage(request, output)
         return ModelResponse(text, stop_reason, usage, request.model)
+
+    def _tool_call(self, request: ModelRequest, reply: Reply) -> ModelResponse:
+        assert reply.tool is not None
+        if not any(tool.name == reply.tool for tool in request.tools):
+            offered = ", ".join(tool.name for tool in request.tools) or "none"
+            raise InvalidRequest(
+                f"the script answers the {request.role} role with a call of the tool {reply.tool!r},"
+                f" which the request does not offer (tools offered: {offered}); {self.source}"
+            )
+        self._tool_calls += 1
+        use = ToolUse(f"toolu_scripted_{self._tool_calls}", reply.tool, dict(reply.input or {}))
+        text = reply.text or ""
+        output = min(_tokens(len(text) + len(use.text)) + 1, request.max_tokens)
+        return ModelResponse(text, "tool_use", self._input_usage(request, output), request.model, tool_uses=(use,))
 
     def _choose(self, request: ModelRequest) -> Reply:
         role = request.role
@@ -397,17 +437,16 @@ class ScriptedProvider:
 
     def _input_usage(self, request: ModelRequest, output: int) -> Usage:
         """Split the request's estimated input into uncached, cache read and cache write (5m and 1h)."""
-        blocks = [*request.system, *(b for turn in request.messages for b in turn.content)]
         total = _tokens(len(request.text())) + 1
         # Prefixes ending at each breakpoint: (tokens up to it, its text, its TTL).
         prefixes: list[tuple[int, str, str]] = []
         length = -1  # blocks are joined by one newline; the first has none before it
         texts: list[str] = []
-        for block in blocks:
-            texts.append(block.text)
-            length += len(block.text) + 1
-            if block.cache is not None:
-                prefixes.append((_tokens(length), "\n".join(texts), block.cache))
+        for text, cache in request.pieces():  # tools first, as the API caches them
+            texts.append(text)
+            length += len(text) + 1
+            if cache is not None:
+                prefixes.append((_tokens(length), "\n".join(texts), cache))
         if not prefixes:
             return Usage(input_tokens=total, output_tokens=output)
         hit = -1  # the last breakpoint whose prefix is already cached

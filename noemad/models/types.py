@@ -1,9 +1,17 @@
-"""What a model call asks for and what it answers, for every role and provider."""
+"""What a model call asks for and what it answers, for every role and provider.
+
+Tool use: a request may offer `tools`; an answer may then carry `tool_uses`
+(stop reason `tool_use`), which the caller runs and answers with
+`ToolResult` blocks in the next user turn (`ModelGateway.converse` runs that
+loop). A request without tools is exactly the request it was before tools
+existed, so nothing changes for a caller that offers none.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, Union
 
 Role = Literal["respond", "critic", "judge", "narrate", "summarise"]
 ROLES: tuple[Role, ...] = ("respond", "critic", "judge", "narrate", "summarise")
@@ -21,11 +29,62 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Tool:
+    """A tool the model may call: its name, what it is for, and the JSON schema of its input.
+
+    Callers define their tools once, as module constants, so their bytes are
+    the same on every call and stay inside the cached prefix (the API caches
+    tools before the system prompt).
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    def to_data(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A content block of an assistant turn: the model calls `name` with `input`; `id` pairs it with its result."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        return json.dumps({"tool_use": self.name, "input": self.input}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A content block of a user turn: what the tool call `tool_use_id` gave, or why it failed (`is_error`)."""
+
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.content
+
+
+Content = Union[Block, ToolUse, ToolResult]
+
+
+def cache_of(block: Content) -> CacheTTL | None:
+    """The cache breakpoint after a content block (only text blocks carry one here)."""
+    return block.cache if isinstance(block, Block) else None
+
+
+@dataclass(frozen=True)
 class Turn:
     """One message of the conversation sent to the model."""
 
     role: Literal["user", "assistant"]
-    content: tuple[Block, ...]
+    content: tuple[Content, ...]
 
     @classmethod
     def user(cls, text: str, cache: CacheTTL | None = None) -> Turn:
@@ -44,12 +103,18 @@ class ModelRequest:
     max_tokens: int = 1024
     effort: Effort = "none"
     timeout: float = 60.0
+    tools: tuple[Tool, ...] = ()
+
+    def pieces(self) -> list[tuple[str, CacheTTL | None]]:
+        """The request's text in the order the API reads it (tools, system, messages), each with its cache breakpoint."""
+        parts: list[tuple[str, CacheTTL | None]] = [(json.dumps(tool.to_data(), sort_keys=True), None) for tool in self.tools]
+        parts += [(b.text, b.cache) for b in self.system]
+        parts += [(b.text, cache_of(b)) for turn in self.messages for b in turn.content]
+        return parts
 
     def text(self) -> str:
-        """Everything the request says, system first (for scripted rules and estimates)."""
-        parts = [b.text for b in self.system]
-        parts += [b.text for turn in self.messages for b in turn.content]
-        return "\n".join(parts)
+        """Everything the request says, tools and system first (for scripted rules and estimates)."""
+        return "\n".join(text for text, _ in self.pieces())
 
 
 @dataclass(frozen=True)
@@ -76,7 +141,18 @@ class ModelResponse:
     """What the model said, why it stopped, and what it cost in tokens."""
 
     text: str
-    stop_reason: str
+    stop_reason: str  # "tool_use" when it asks for tool_uses
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     call_id: int | None = None  # the model_calls row that records it
+    tool_uses: tuple[ToolUse, ...] = ()  # the tools it calls, in order
+
+    @property
+    def asks_for_tools(self) -> bool:
+        """Whether the answer stops to have tools run (a cut-off tool call, stop reason max_tokens, is not run)."""
+        return bool(self.tool_uses) and self.stop_reason == "tool_use"
+
+    def turn(self) -> Turn:
+        """The answer as the assistant turn that goes back in the conversation (an empty text block is left out: the API refuses it)."""
+        text: tuple[Content, ...] = (Block(self.text),) if self.text.strip() else ()
+        return Turn("assistant", text + self.tool_uses)

@@ -1,52 +1,68 @@
-"""A mind's actor: a queue of stored stimuli that asks the gate, and runs the turns it wakes for.
+"""A mind's actor: it offers each stored stimulus to the mind's gate and runs the turns the gate wakes it for.
 
-Stimuli are stored before they reach the actor (they are in the mind's
-context whatever the gate decides). The gate decides per stimulus; a wake
-runs one turn (`noemad.turn`) over everything new since the last turn, and
-stimuli that arrive during a turn wait for the next one. The actor holds no
-step of the turn itself: only when turns run, one at a time.
+Stimuli are stored before they reach the actor: they are in the mind's
+context whatever the gate decides, and a turn takes every stimulus no turn
+has taken yet (deferred, denied, still in a batch alike). The gate
+(`noemad.gate.engine`) decides only when a turn runs and why; its answer for
+a stimulus that woke nothing is written on the `cycle_started` of the turn
+that takes it (`held_back`), not as an event of its own, so ingest writes one
+event per stimulus.
+
+Deliveries (a wake now, a batch whose quiet period ended, the mind's
+self-wake) that come while a turn runs or the mind is paused are held by the
+gate (at most 100 stimuli, oldest dropped and counted) and go as one turn
+when the turn ends or the mind resumes. One timer task waits on the
+injectable clock for the gate's next due time. Nothing is delivered once
+shutdown has begun. The actor holds no step of the turn itself: only when
+turns run, one at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.cognition.cycle import HeldBack, Wake
+from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
-from noemad.events import Event
-from noemad.gate import Action, decide
+from noemad.events import Event, count_events, get_event
+from noemad.gate import sleep as gate_sleep
+from noemad.gate.engine import Decision, Delivery, Gate, Verdict
 from noemad.models import ModelGateway
+from noemad.rules.match import Facts
+from noemad.rules.table import StoredRules, stored_rules
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
-from noemad.turn.run import Turn, run_turn
+from noemad.turn.run import Turn, TurnResult, run_turn
 
 log = logging.getLogger("noemad.actor")
+BACKLOG = "stimuli stored before noemad restarted"
 
 
 def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
-    """How many cycles a mind has run, and its stored stimuli no cycle has taken yet."""
-    (last_taken,) = db.execute(
-        "SELECT coalesce(max(p.parent_id), 0) FROM events e"
-        " JOIN event_parents p ON p.event_id = e.id WHERE e.mind = ? AND e.kind = 'cycle_started'",
-        [mind],
-    ).fetchone()
-    (cycles,) = db.execute(
-        "SELECT count(*) FROM events WHERE mind = ? AND kind = 'cycle_started'", [mind]
-    ).fetchone()
-    marks = ",".join("?" * len(STIMULUS_KINDS))
-    rows = db.execute(
-        f"SELECT id FROM events WHERE mind = ? AND kind IN ({marks}) AND id > ? ORDER BY id",
-        [mind, *STIMULUS_KINDS, last_taken],
-    ).fetchall()
-    return int(cycles), [r[0] for r in rows]
+    """How many cycles a mind has run, and its stored stimuli no cycle has taken yet (oldest first)."""
+    return count_events(db, mind, "cycle_started"), without_episode(db, mind, STIMULUS_KINDS)
+
+
+def mind_gate(db: Database, mind: str, privileged: frozenset[str], now: float) -> Gate:
+    """A mind's gate as stored: its rules, and its sleep and self-wake if they are still to come."""
+    gate = Gate(mind, stored_rules(db, mind), privileged=privileged, since=now)
+    state = gate_sleep.sleep_state(db, mind)
+    if state is not None:
+        if state.until is not None and state.until > now:
+            gate.sleep(state.until, state.note)
+        if state.self_wake_at is not None and state.self_wake_cause is not None:
+            gate.set_self_wake(state.self_wake_at, state.self_wake_cause)  # one already due fires at once
+    return gate
 
 
 class MindActor:
-    """Runs one mind's turns, one at a time."""
+    """Runs one mind's turns, one at a time, when its gate says so."""
 
     def __init__(
         self,
@@ -55,57 +71,108 @@ class MindActor:
         clock: Clock,
         gateway: ModelGateway,
         settings: Callable[[], MindSettings],  # the mind's running settings, read at each turn
+        gate: Gate,
         cycles_done: int = 0,
         paused: bool = False,
     ) -> None:
         self.name = name
-        self.paused = paused  # an operator pause: stimuli are stored and wait for resume
+        self.gate = gate
+        self.paused = paused  # an operator pause: stimuli are stored and offered, deliveries held until resume
         self._store = store
         self._clock = clock
         self._gateway = gateway
         self._settings = settings
-        self._pending: list[int] = []  # stored stimuli not yet taken by a turn
-        self._wake_reason = ""  # why the next turn runs, as the gate said
+        # Every stored stimulus no turn has taken yet, in id order, with what the gate said of
+        # those that did not wake the mind (None: it woke it, or the gate has not said).
+        self._untaken: dict[int, HeldBack | None] = {}
+        self._ready: Delivery | None = None  # a delivery the loop takes next (others are held by the gate)
         self._wake = asyncio.Event()
         self._cycles = cycles_done
         self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.Task[None] | None = None
+        self._armed: float | None = None  # when the timer fires
+        self._writes: set[asyncio.Task[Any]] = set()  # sleep bookkeeping written off the offer path
+        self._closed = False  # shutdown has begun: nothing more is delivered
         self.turn_running = False
         self._turn_over = asyncio.Event()
         self.on_turn_done: Callable[[str], None] | None = None
 
     def start(self, backlog: list[int] | None = None) -> None:
-        """Start the turn loop; `backlog` holds stimuli stored before a restart."""
+        """Start the turn loop and the timer; `backlog` holds stimuli stored but never taken before a restart.
+
+        The backlog is one turn, as before wake rules (the gate's batches
+        lived in memory and are gone), unless the mind sleeps: then it waits,
+        in context, for the next turn.
+        """
         if backlog:
-            self._pending.extend(backlog)
-            self._wake_reason = "stimuli stored before noemad restarted"
-            self._wake.set()
+            asleep = self.gate.sleeping(self._clock.now())
+            for stimulus in sorted(backlog):
+                self._untaken[stimulus] = HeldBack(stimulus, "asleep", None) if asleep else None
+            if not asleep:
+                self._deliver(Delivery(rule=None, stimuli=tuple(sorted(backlog)), addressed=(), reason=BACKLOG))
         self._task = asyncio.create_task(self._loop(), name=f"mind:{self.name}")
+        self._arm()
+
+    # the seam the supervisor calls ------------------------------------------------
+
+    def offer(self, stimulus: Event, facts: Facts) -> Decision:
+        """A stimulus was stored: the gate decides whether it wakes the mind, now or later."""
+        now = self._clock.now()
+        was_asleep = self.gate.sleeping(now)
+        decision, delivery = self.gate.offer(stimulus.id, facts, now)
+        if decision.verdict is Verdict.WAKE:
+            self._untaken[stimulus.id] = None
+        else:
+            self._untaken[stimulus.id] = HeldBack(stimulus.id, decision.verdict.value, decision.rule)
+        if was_asleep and not self.gate.sleeping(now):
+            # A privileged author ended the sleep: stored, so it does not come back at a restart.
+            self._write(lambda db: gate_sleep.record_woke(db, self.name, actor=facts.author, cause=stimulus.id, now=now))
+        if delivery is not None:
+            self._deliver(delivery)
+        self._arm()
+        return decision
+
+    def rules_changed(self, stored: StoredRules) -> None:
+        """The mind's rules were written (API, config or its own tools): the next stimulus meets them."""
+        self.gate.set_rules(stored)
+        self._arm()
+
+    def slept(self, until: float, note: str | None) -> None:
+        """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule."""
+        self.gate.sleep(until, note)
+        self._arm()
+
+    def woke(self) -> None:
+        """The mind's sleep was ended (stored by `noemad.gate.sleep`): what it stored meanwhile is delivered at once."""
+        self.gate.wake_up(self._clock.now())
+        self._arm()
 
     def pause(self) -> None:
-        """Take no new turns (a running one finishes); stimuli keep being stored."""
+        """Take no new turns (a running one finishes); stimuli keep being stored and offered."""
         self.paused = True
 
     def resume(self) -> None:
-        """Take turns again, starting with whatever arrived during the pause."""
+        """Take turns again, starting with whatever the gate delivered during the pause."""
         self.paused = False
-        if self._pending:
-            self._wake_reason = "resumed with stimuli that arrived while paused"
-            self._wake.set()
-
-    def offer(self, stimulus: Event) -> None:
-        """A stimulus was stored: let the gate decide what it does."""
-        self._pending.append(stimulus.id)
-        decision = decide(stimulus)
-        if decision.action is Action.WAKE:
-            self._wake_reason = decision.reason
-            self._wake.set()
+        self._wake.set()
 
     @property
     def idle(self) -> bool:
-        return not self.turn_running and not self._wake.is_set()
+        """No turn runs, none is about to, and no delivery of the gate is due."""
+        due = self.gate.next_due()
+        waiting = self._wake.is_set() and not self.paused
+        return not self.turn_running and not waiting and not (due is not None and due <= self._clock.now() and not self._closed)
+
+    def close(self) -> None:
+        """Shutdown has begun: deliver nothing more (a running turn may finish)."""
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def stop(self, timeout: float) -> None:
         """Let a running turn finish within `timeout` seconds of the clock, then cancel the loop."""
+        self.close()
         if self._task is None:
             return
         if self.turn_running and timeout > 0:
@@ -120,20 +187,81 @@ class MindActor:
         except asyncio.CancelledError:
             pass
         self._task = None
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+
+    # delivery -----------------------------------------------------------------------
+
+    def _deliver(self, delivery: Delivery) -> None:
+        """Hand a delivery to the loop, or to the gate to hold while a turn runs or the mind is paused."""
+        if self._closed:
+            return
+        if self.turn_running or self.paused or self._ready is not None:
+            self.gate.hold(delivery)
+        else:
+            self._ready = delivery
+        self._wake.set()
+
+    def _arm(self) -> None:
+        """Have the timer fire at the gate's next due time.
+
+        Re-armed only when that time comes sooner: a debounce pushed back by
+        each stimulus would otherwise cost a task per stimulus. A timer that
+        fires early finds nothing due and arms for the new time.
+        """
+        due = self.gate.next_due()
+        if due is None or self._closed or (self._armed is not None and self._armed <= due):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._armed = due
+        self._timer = asyncio.get_running_loop().create_task(self._fire_at(due), name=f"gate:{self.name}")
+
+    async def _fire_at(self, due: float) -> None:
+        await self._clock.sleep(due - self._clock.now())
+        self._timer = None
+        self._armed = None
+        for delivery in self.gate.due(self._clock.now()):
+            self._deliver(delivery)
+        self._arm()
+
+    def _write(self, job: Callable[[Database], Any]) -> None:
+        """Run a writer job off the caller's path (the offer is synchronous); its failure is logged."""
+
+        async def run() -> None:
+            try:
+                await self._store.writer.run(job)
+            except Exception:
+                log.exception("mind %s: could not record its gate state", self.name)
+
+        self._spawn(run())
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    # turns ----------------------------------------------------------------------------
 
     async def _loop(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self.paused:
-                continue  # resume() wakes the loop again
-            batch, self._pending = self._pending, []
-            if not batch:
+            if self.paused or self._closed:
+                continue  # resume() wakes the loop again; after close nothing starts
+            delivery, self._ready = self._ready, None
+            if delivery is None:
+                delivery = self.gate.release()
+            if delivery is None:
                 continue
+            if not delivery.self_wake and not (
+                any(s in self._untaken for s in delivery.stimuli) if delivery.stimuli else self._untaken
+            ):
+                continue  # a turn took its stimuli meanwhile (or a sleep ended with nothing stored): it wakes nothing
             self.turn_running = True
             self._turn_over.clear()
             try:
-                await self._turn(batch)
+                await self._turn(delivery)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -141,12 +269,57 @@ class MindActor:
             finally:
                 self.turn_running = False
                 self._turn_over.set()
+                self._wake.set()  # what the gate held during the turn goes next
                 if self.on_turn_done:
                     self.on_turn_done(self.name)
 
-    async def _turn(self, stimuli: list[int]) -> None:
-        """Hand the next turn, over `stimuli`, to `noemad.turn`."""
+    async def _turn(self, delivery: Delivery) -> None:
+        """Hand the next turn, over every stimulus not yet taken, to `noemad.turn`."""
+        now = self._clock.now()
+        stimuli = sorted(self._untaken)
+        held = tuple(h for h in self._untaken.values() if h is not None)
+        self._untaken.clear()
+        cancelled = self.gate.turn_started(now)
+        self.gate.taken(stimuli)
+        self._arm()
+        cause: int | None = None
+        answer: int | None = None
+        if delivery.self_wake:
+            cause, answer = self._self_wake(delivery, now)
+        elif cancelled:
+            self._write(lambda db: gate_sleep.record_self_wake_cancelled(db, self.name, now=now))
         self._cycles += 1
+        wake = Wake(
+            reason=delivery.reason,
+            rule=delivery.rule,
+            delivered=tuple(delivery.stimuli),
+            addressed=tuple(delivery.addressed),
+            cause=cause,
+            held_back=held,
+        )
         # The settings are read now: a change made since the last turn applies from this one.
-        turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=self._wake_reason, settings=self._settings())
-        await run_turn(self._store, self._clock, self._gateway, turn)
+        turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=wake, settings=self._settings(), answer=answer)
+        result = await run_turn(self._store, self._clock, self._gateway, turn)
+        await self._after(result)
+
+    def _self_wake(self, delivery: Delivery, now: float) -> tuple[int | None, int | None]:
+        """The self_wake_set event that caused a self-wake turn, and the message it skipped (to answer now)."""
+        cause = delivery.cause
+        self._write(lambda db: gate_sleep.record_self_wake_fired(db, self.name, now=now))
+        if cause is None:
+            return None, None
+        return cause, gate_sleep.SelfWakeSet.of(get_event(self._store.reader(), cause)).message
+
+    async def _after(self, result: TurnResult) -> None:
+        """What the turn's tools changed: the rules the gate reads, the self-wake it sets."""
+        if result.rules_changed:
+            self.rules_changed(stored_rules(self._store.reader(), self.name))
+        skipped = result.skipped
+        if skipped is not None and skipped.wake_in is not None:
+            now = self._clock.now()
+            at = now + skipped.wake_in
+            event = await self._store.writer.run(
+                lambda db: gate_sleep.set_self_wake(db, self.name, at=at, message=skipped.cause, now=now)
+            )
+            self.gate.set_self_wake(at, event.id)
+            self._arm()

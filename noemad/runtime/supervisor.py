@@ -34,8 +34,11 @@ from noemad.background.scheduler import Scheduler
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
-from noemad.runtime.actor import MindActor, pending_stimuli
+from noemad.rules.match import Facts, facts_of
+from noemad.rules.table import seed_from_config
+from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.runtime.gating import Gating
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
@@ -69,7 +72,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads):
+class Supervisor(Reads, Gating):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -94,6 +97,20 @@ class Supervisor(Reads):
         self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
+
+    @property
+    def stopping(self) -> bool:
+        """Whether shutdown has begun: no new work is taken."""
+        return self._stopping
+
+    @stopping.setter
+    def stopping(self, value: bool) -> None:
+        # Set on the loop when shutdown begins, before the HTTP server drains: from then on the
+        # gates deliver nothing (a batch whose time comes meanwhile stays stored for the next start).
+        self._stopping = value
+        if value:
+            for actor in self.actors.values():
+                actor.close()
 
     @property
     def config(self) -> Config:
@@ -131,14 +148,15 @@ class Supervisor(Reads):
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
         self._settings_stored(minds)
+        await self._seed_rules([m.name for m in minds])
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
-            self._start_actor(mind, cycles, backlog)
+            self._start_actor(mind, cycles, backlog, db)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
-        self.stopping = True
+        self.stopping = True  # the gates deliver nothing more
         if self._scheduler_task is not None:
             self._scheduler_task.cancel()
             await asyncio.gather(self._scheduler_task, return_exceptions=True)
@@ -150,13 +168,22 @@ class Supervisor(Reads):
         await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
 
+    async def _seed_rules(self, names: Sequence[str]) -> None:
+        """Seed the wake rules of minds never seeded from their [minds.NAME.gate] (before their actors read them)."""
+        gates = {n: g for n in names if (g := self.loaded.config.minds.get(n, MindSettings()).gate) is not None}
+        if gates:
+            now = self.clock.now()
+            await self.store.writer.run(lambda db: [seed_from_config(db, n, g, now=now) for n, g in gates.items()])
+
     def _is_paused(self, mind: str) -> bool:
         actor = self.actors.get(mind)
         return bool(actor and actor.paused)
 
-    def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None) -> None:
+    def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, cycles, paused=mind.mode == "paused")
+        privileged = frozenset(self.config.gate.privileged)
+        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
+        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
         self.actors[mind.name] = actor
         actor.start(backlog)
 
@@ -175,7 +202,14 @@ class Supervisor(Reads):
         self._check_open()
         check_name(name)
         now = self.clock.now()
-        mind = await self.store.writer.run(lambda db: create_mind(db, name, settings, now, actor))
+        gate = self.loaded.config.minds.get(name, MindSettings()).gate
+
+        def create(db: Database) -> Mind:
+            created = create_mind(db, name, settings, now, actor)
+            seed_from_config(db, name, gate, now=now)  # in the same job: the mind never runs without its seeded rules
+            return created
+
+        mind = await self.store.writer.run(create)
         self._settings_stored([mind])
         self._start_actor(mind)
         return mind
@@ -339,12 +373,13 @@ class Supervisor(Reads):
         draft = stimulus.draft(mind)
         now = self.clock.now()
 
-        def store(db: Database) -> Event:
+        def store(db: Database) -> tuple[Event, Facts]:
             intake.check(db, mind, stimulus)
-            return append(db, draft, now)
+            event = append(db, draft, now)
+            return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
 
-        event = await self.store.writer.run(store)
-        actor.offer(event)
+        event, facts = await self.store.writer.run(store)
+        actor.offer(event, facts)
         return event
 
     def follow(self, mind: str, since: int | None = None) -> Following:

@@ -359,3 +359,52 @@ def m008_background_jobs(db: Database) -> None:
         CREATE INDEX memories_mind_kind_created ON memories(mind, kind, created_at);
         """,
     )
+
+
+@migrations()
+def m009_gate_rules(db: Database) -> None:
+    # Each mind's wake rules, written by noemad.rules.table with a
+    # `gate_rules_changed` event each. `body` is the rule in its one JSON
+    # shape, read back by the one validator (a row that no longer reads is
+    # left out and named, the others work); `notes` the clamp notes it was
+    # read with. `position` orders a mind's rules (0 is asked first).
+    # `gate_minds` holds each mind's default behaviour and whether its rules
+    # were written yet (the config seeds only a mind whose rules never were).
+    _run(
+        db,
+        """
+        CREATE TABLE gate_rules (
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            notes TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (mind, name)
+        ) WITHOUT ROWID;
+        CREATE INDEX gate_rules_order ON gate_rules(mind, position);
+        CREATE TABLE gate_minds (
+            mind TEXT PRIMARY KEY REFERENCES minds(name) ON DELETE CASCADE,
+            default_behaviour TEXT NOT NULL DEFAULT '{"always":{}}',
+            seeded_at TEXT NOT NULL
+        );
+        """,
+    )
+
+
+@migrations()
+def m010_gate_sleep(db: Database) -> None:
+    # A mind's sleep and self-wake, written by noemad.gate.sleep with their
+    # events, read back at start-up (the gate keeps them in memory). One row
+    # per mind, deleted when it holds neither. Times are ISO text.
+    _run(
+        db,
+        """
+        CREATE TABLE gate_sleep (
+            mind TEXT PRIMARY KEY REFERENCES minds(name) ON DELETE CASCADE,
+            until TEXT,
+            note TEXT,
+            self_wake_at TEXT,
+            self_wake_cause INTEGER REFERENCES events(id) ON DELETE SET NULL
+        );
+        """,
+    )

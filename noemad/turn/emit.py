@@ -1,24 +1,53 @@
 """The emitted reply: the draft becomes an event caused by the message it answers.
 
 A reply is actor `model:respond` on the answered message's channel, its
-parents the turn's stimuli, citing the model call; a call that failed is a
-`reply_failed` event with the error's category, detail and retry-after.
+parents the turn's stimuli, citing every model call of the draft (one, or
+each round of a tool conversation); a draft that failed is a `reply_failed`
+event with the error's category, detail and retry-after; a draft whose model
+called skip_reply is a `reply_skipped` event (`ReplySkipped`), with when the
+mind wakes itself again if it asked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from noemad.clock import Clock
-from noemad.errors import ModelError
-from noemad.events import Event, EventDraft, Ref, append
-from noemad.models import ModelResponse
+from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.models import Conversation
 from noemad.store import Store
 
 
-def reply_event(mind: str, answered: Event, stimuli: Sequence[int], cycle_id: str, drafted: ModelResponse | ModelError) -> EventDraft:
-    """The event that records `drafted`: the reply, or why there is none."""
+@dataclass(frozen=True)
+class ReplySkipped:
+    """The data of a `reply_skipped` event: the message not answered, and the seconds until the mind wakes itself (if asked)."""
+
+    in_reply_to: int
+    wake_in: int | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"in_reply_to": self.in_reply_to}
+        if self.wake_in is not None:
+            data["wake_in"] = self.wake_in
+        return data
+
+    @classmethod
+    def of(cls, event: Event) -> ReplySkipped:
+        data = data_of(event, "reply_skipped")
+        return cls(data["in_reply_to"], data.get("wake_in"))
+
+
+def reply_event(
+    mind: str,
+    answered: Event,
+    stimuli: Sequence[int],
+    cycle_id: str,
+    drafted: Conversation,
+    skipped: ReplySkipped | None = None,
+) -> EventDraft:
+    """The event that records `drafted`: the reply, why there is none, or that the mind chose none (`skipped`)."""
     reply = EventDraft(
         mind=mind,
         kind="reply",
@@ -27,14 +56,21 @@ def reply_event(mind: str, answered: Event, stimuli: Sequence[int], cycle_id: st
         cycle_id=cycle_id,
         causation_id=answered.id,
         parents=stimuli,
-        refs=[Ref("model_call", drafted.call_id)] if drafted.call_id else [],
+        refs=[Ref("model_call", call) for call in drafted.call_ids],
     )
-    if isinstance(drafted, ModelError):
-        failure = {"category": drafted.category, "detail": drafted.detail, "retry_after": drafted.retry_after}
+    if skipped is not None:
+        wake_in = skipped.wake_in
+        text = "chose not to reply" + (f"; will wake itself in {wake_in} s" if wake_in is not None else "")
+        return replace(reply, kind="reply_skipped", text=text, data=skipped.to_data())
+    if drafted.error is not None:
+        error = drafted.error
+        failure = {"category": error.category, "detail": error.detail, "retry_after": error.retry_after}
         return replace(reply, kind="reply_failed", data=failure)
-    return replace(reply, text=drafted.text, data={"model": drafted.model, "stop_reason": drafted.stop_reason, "in_reply_to": answered.id})
+    final = drafted.final
+    assert final is not None
+    return replace(reply, text=final.text, data={"model": final.model, "stop_reason": final.stop_reason, "in_reply_to": answered.id})
 
 
 async def emit(store: Store, clock: Clock, draft: EventDraft) -> Event:
-    """Append the reply (or its failure) on the writer."""
+    """Append the reply (or its failure, or its skipping) on the writer."""
     return await store.writer.run(lambda db: append(db, draft, clock.now()))

@@ -5,8 +5,9 @@ A turn takes every stimulus stored since the mind's last turn:
 1. the cognitive cycle over them (one transaction: perceive, retrieve,
    deliberate, notify);
 2. with a `respond` model and a message among them, a drafted reply to the
-   newest message, from the respond context;
-3. the reply emitted as an event (or `reply_failed`);
+   newest message, from the respond context (with `[gate] mind_tools`, the
+   model may use its tools first: list and change its wake rules, or skip);
+3. the reply emitted as an event (or `reply_failed`, or `reply_skipped`);
 4. the narrative updated, after the reply so it counts among what the mind
    did recently;
 5. the narrative rephrased, if the mind's settings ask for it.
@@ -21,14 +22,15 @@ from dataclasses import dataclass
 
 from noemad.clock import Clock
 from noemad.config import MindSettings
-from noemad.cognition.cycle import CycleResult, run_cycle
-from noemad.events import Event
+from noemad.cognition.cycle import CycleResult, Wake, run_cycle
+from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway
 from noemad.store import Store
 from noemad.turn.context import answered, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.narrative import rephrase_narrative, update_narrative
+from noemad.turn.tools import MindTools, SkipReply
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,9 @@ class Turn:
     mind: str
     number: int  # the mind's cycles so far, this one included
     stimuli: list[int]  # stored stimulus ids, oldest first
-    wake: str  # why the turn runs, as the gate said
+    wake: Wake | str  # why the turn runs, as the gate delivered it (a str: the reason, every stimulus delivered)
     settings: MindSettings
+    answer: int | None = None  # the message to answer when none is among the stimuli (a self-wake: the one it skipped)
 
     @property
     def cycle_id(self) -> str:
@@ -54,17 +57,30 @@ class TurnResult:
     reply: Event | None  # the reply or reply_failed event; None when the mind did not draft
     narrative: Event | None  # narrative_updated, when the narrative changed
     rephrased: Event | None  # narrative_rephrased, when the mind asks for a model's wording
+    skipped: SkipReply | None = None  # the mind chose not to reply (reply_skipped), and when to wake itself
+    rules_changed: bool = False  # the mind's tools added or removed a wake rule: the gate reloads them
 
 
 async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn) -> TurnResult:
     """Run `turn`: cycle, draft (with a respond model and a message to answer), emit, narrative, rephrase."""
     cycle = await run_cycle(store, clock, turn.mind, turn.stimuli, turn.cycle_id, wake=turn.wake, settings=turn.settings)
     reply: Event | None = None
-    message = answered(store.reader(), turn.stimuli) if gateway.configured(turn.mind, "respond") else None
+    message: Event | None = None
+    if gateway.configured(turn.mind, "respond"):
+        message = answered(store.reader(), turn.stimuli)
+        if message is None and turn.answer is not None:
+            message = get_event(store.reader(), turn.answer)
+    tools: MindTools | None = None
     if message is not None:
-        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli))
+        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
+        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli), tools)
         if drafted is not None:
-            reply = await emit(store, clock, reply_event(turn.mind, message, turn.stimuli, turn.cycle_id, drafted))
+            # A batch may be larger than an event may link: the reply names the newest of it.
+            parents = turn.stimuli[-MAX_LINKS:]
+            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted, tools and tools.skip))
     narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
     rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
-    return TurnResult(cycle, reply, narrative, rephrased)
+    skipped = None
+    if reply is not None and tools is not None and tools.skip is not None:  # the event written is reply_skipped
+        skipped, reply = SkipReply(tools.skip.wake_in, tools.skip.in_reply_to, reply.id), None
+    return TurnResult(cycle, reply, narrative, rephrased, skipped, rules_changed=bool(tools and tools.rules_changed))

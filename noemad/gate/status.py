@@ -1,0 +1,123 @@
+"""What `GET /api/v1/minds/{mind}/gate` and `noemactl gate-status` show: a mind's gate now.
+
+`Gate.status(now)` builds these from its rules' state; the dataclasses are
+the one definition of that JSON (`@wire`). Counters are kept in memory and
+count from `since` (when the daemon started the mind's gate); what survives
+a restart (the rules, a sleep, the self-wake) is stored and shown again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from noemad.wire import IsoTime, wire
+
+
+@wire
+@dataclass(frozen=True)
+class Bucket:
+    """A rate_limit rule's token bucket for one key."""
+
+    key: str
+    """The channel or author it counts for; empty when the rule keys by nothing (one bucket for all)."""
+    tokens: float
+    """Tokens left now (a part-token is on its way back); a stimulus that finds one wakes the mind."""
+
+
+@wire
+@dataclass(frozen=True)
+class Sampled:
+    """A passive_sample rule's counts since `since`."""
+
+    seen: int
+    """Stimuli the rule sampled from."""
+    woke: int
+    """Of those, the ones that woke the mind (the 1st, every+1th, ... per key)."""
+
+
+@wire
+@dataclass(frozen=True)
+class RuleStatus:
+    """One wake rule, in the order the rules are asked, with its state and counters."""
+
+    name: str
+    behaviour: dict[str, Any]
+    """The behaviour as its one-key object, e.g. {"debounce": {"ms": 2000}}."""
+    match: dict[str, Any]
+    """What it matches, every field present (null or empty: any)."""
+    passthrough: bool
+    resets: list[str]
+    matches: int
+    """Stimuli it matched since `since` (a passthrough rule that let a stimulus on counts it too)."""
+    last_match: IsoTime | None
+    pending: int
+    """Stimuli in its debounce batch, waiting for the quiet period to end."""
+    next_delivery: IsoTime | None
+    """When its batch wakes the mind if nothing new pushes it back."""
+    buckets: list[Bucket]
+    denials: int
+    """Stimuli it denied (rate_limit with no token, passive_sample not sampled): stored, in context, no turn."""
+    sampled: Sampled
+
+
+@wire
+@dataclass(frozen=True)
+class SleepStatus:
+    """The mind sleeps: stimuli are stored and reach no rule; privileged authors still wake it."""
+
+    until: IsoTime
+    note: str | None
+
+
+@wire
+@dataclass(frozen=True)
+class SelfWakeStatus:
+    """The mind's own timer (its skip_reply): a turn with nothing new at `at`, unless a turn starts first."""
+
+    at: IsoTime
+    cause: int
+    """The self_wake_set event that set it."""
+
+
+@wire
+@dataclass(frozen=True)
+class UpcomingWake:
+    """Something that will wake the mind with no new stimulus (what the reply judge will be told about)."""
+
+    at: IsoTime
+    what: str
+    """In words: "a debounce batch of 3", "its own self-wake", "the end of its sleep"."""
+    rule: str | None = None
+    """The rule whose batch it is."""
+    maybe: bool = False
+    """A wake that may not happen (a judge rule's batch, from the next issue on)."""
+
+
+@wire
+@dataclass(frozen=True)
+class GateStatus:
+    """A mind's gate now: its rules and their state, sleep, self-wake, upcoming wakes, and what it held back."""
+
+    mind: str
+    default: dict[str, Any]
+    """What a stimulus no rule matches does, e.g. {"always": {}}."""
+    rules: list[RuleStatus]
+    sleeping: SleepStatus | None
+    self_wake: SelfWakeStatus | None
+    upcoming: list[UpcomingWake]
+    """Soonest first."""
+    held: int
+    """Stimuli in deliveries held while a turn runs or the mind is paused (at most 100)."""
+    dropped: int
+    """Stimuli dropped from held deliveries past the cap of 100, oldest first (still stored and in context)."""
+    absorbed: int
+    """Batches a turn took every stimulus of before they were due: they woke nothing."""
+    errors: list[str]
+    """Stored rules left out because they no longer read, each with why."""
+    notes: list[str]
+    """Bounds read at their nearest value."""
+    warnings: list[str]
+    """Rules that would swallow DMs or mentions ahead of the rules that handle them."""
+    since: IsoTime
+    """When these counters started (the gate started with the daemon)."""

@@ -1,0 +1,210 @@
+"""noemactl's gate commands against a real noemad: rules, gate-status (and --watch), sleep and wake.
+
+Every test runs the installed noemactl; none mocks the daemon or sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import threading
+from typing import Any
+
+from conftest import NOEMACTL, Noemad
+from test_cli import _forbidden_imports, follower  # noqa: F401  (follower: the fixture that starts and stops long-running noemactl)
+
+AMBIENT = '{"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}'
+
+
+def ok(out: Any) -> str:
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    return str(out.stdout)
+
+
+def test_rules_add_from_flags_shows_the_change_and_its_probe_table(noemad: Noemad, mind: str) -> None:
+    lines = ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always")).splitlines()
+    assert lines[0].startswith("ada: added rule dms at position 1 of 1  (event #")
+    header = lines[1].split()
+    assert header == ["STIMULUS", "BEFORE", "AFTER"]
+    assert len(lines) == 2 + 6  # the six probes
+    sent = noemad.api("GET", "/minds/ada/rules").json()["rules"]
+    assert sent == [
+        {
+            "name": "dms",
+            "match": {"kinds": [], "channel": None, "author": None, "flags": ["dm"], "text": None, "regex": False,
+                      "tags_any": [], "tags_all": [], "tags_none": []},
+            "behaviour": {"always": {}},
+            "passthrough": False,
+            "resets": [],
+        }
+    ]
+
+
+def test_every_flag_reaches_the_rule(noemad: Noemad, mind: str) -> None:
+    change = noemad.ctl_json(
+        "rules", "add", mind, "--name", "bots", "--kind", "message", "--channel", "discord:*", "--author", "*bot*",
+        "--flag", "from_bot", "--text", "deploy|release", "--regex", "--rate-limit", "3/60000", "--key-by", "channel",
+        "--passthrough", "--resets", "a,b", "--resets", "c",
+    )
+    [rule] = change["rules"]
+    assert rule["match"] == {
+        "kinds": ["message"], "channel": "discord:*", "author": "*bot*", "flags": ["from_bot"], "text": "deploy|release",
+        "regex": True, "tags_any": [], "tags_all": [], "tags_none": [],
+    }
+    assert rule["behaviour"] == {"rate_limit": {"tokens": 3, "refill_ms": 60000, "key_by": "channel"}}
+    assert rule["passthrough"] is True and rule["resets"] == ["a", "b", "c"]
+    sampled = noemad.ctl_json("rules", "add", mind, "--name", "sample", "--sample", "10", "--position", "1")
+    assert sampled["rules"][0]["behaviour"] == {"passive_sample": {"every": 10, "key_by": "none"}}
+
+
+def test_rules_list_show_move_rm_with_rule_json(noemad: Noemad, mind: str, tmp_path: Any) -> None:
+    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
+    path = tmp_path / "rule.json"
+    path.write_text('{"name": "mute", "match": {"author": "spam*"}, "behaviour": "defer"}')
+    ok(noemad.ctl("rules", "add", mind, "--file", str(path)))
+    listed = ok(noemad.ctl("rules", "list", mind)).splitlines()
+    assert listed[0].split() == ["#", "RULE", "BEHAVIOUR", "MATCH", "ALSO"]
+    assert listed[1].split()[:4] == ["1", "ambient", "debounce", "2000"]
+    assert "kinds message; channel discord:*" in listed[1]
+    assert listed[2].split()[:3] == ["2", "mute", "defer"] and "author spam*" in listed[2]
+    assert listed[3] == "default: always (for stimuli no rule matches)"
+    assert ok(noemad.ctl("rules", mind)) == "\n".join(listed) + "\n"  # `rules MIND` is `rules list MIND`
+    shown = ok(noemad.ctl("rules", "show", mind, "mute")).splitlines()
+    assert shown[0] == "rule mute of ada" and shown[1].split() == ["position", "2", "of", "2"]
+    assert shown[-1] == "matches      0, last -"  # its state in the running gate
+    moved = ok(noemad.ctl("rules", "move", mind, "mute", "--to", "1")).splitlines()
+    assert moved[0].startswith("ada: moved rule mute at position 1 of 2")
+    assert [r["name"] for r in noemad.ctl_json("rules", "list", mind)["rules"]] == ["mute", "ambient"]
+    removed = ok(noemad.ctl("rules", "rm", mind, "mute")).splitlines()
+    assert removed[0].startswith("ada: removed rule mute")
+    assert [r["name"] for r in noemad.ctl_json("rules", "list", mind)["rules"]] == ["ambient"]
+    kinds = [e["data"]["action"] for e in noemad.api("GET", "/minds/ada/events", params={"kind": "gate_rules_changed"}).json()["events"]]
+    assert kinds == ["add", "add", "move", "remove"]
+
+
+def test_a_catch_all_defer_first_is_warned_about(noemad: Noemad, mind: str) -> None:
+    ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
+    out = ok(noemad.ctl("rules", "add", mind, "--name", "quiet", "--defer", "--position", "1"))
+    dm = next(line for line in out.splitlines() if line.startswith("*"))
+    assert "defer" in dm and "quiet" in dm
+    assert any(line.startswith("warning: ") for line in out.splitlines()), out
+    assert any(line.startswith("warning: ") for line in ok(noemad.ctl("rules", "list", mind)).splitlines())
+
+
+def test_a_refusal_is_the_validators_sentence_not_a_traceback(noemad: Noemad, mind: str) -> None:
+    out = noemad.ctl("rules", "add", mind, "--name", "x", "--always", "--defer")
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("noemactl: ") and "exactly one behaviour" in out.stderr
+    assert "Traceback" not in out.stderr
+    regex = noemad.ctl("rules", "add", mind, "--name", "x", "--text", "(?=a)", "--regex", "--always")
+    assert regex.returncode == 1 and "RE2" in regex.stderr
+    dup = [noemad.ctl("rules", "add", mind, "--rule", AMBIENT) for _ in range(2)][1]
+    assert dup.returncode == 1 and "ambient" in dup.stderr
+    missing = noemad.ctl("rules", "rm", mind, "nope")
+    assert missing.returncode == 1 and "nope" in missing.stderr
+    # Bad command lines send nothing (exit 2).
+    for args in (["--rule", "{"], ["--rate-limit", "fast"], ["--key-by", "channel", "--always", "--name", "x"], []):
+        bad = noemad.ctl("rules", "add", mind, *args)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr, (args, bad.stderr)
+    assert noemad.api("GET", "/minds/ada/rules").json()["rules"][0]["name"] == "ambient"
+
+
+def test_rules_default_shows_and_sets(noemad: Noemad, mind: str) -> None:
+    assert ok(noemad.ctl("rules", "default", mind)) == "default: always (for stimuli no rule matches)\n"
+    out = ok(noemad.ctl("rules", "default", mind, "--debounce", "5000")).splitlines()
+    assert out[0].startswith("ada: default is now debounce 5000 ms")
+    assert noemad.ctl_json("rules", "default", mind) == {"mind": "ada", "default": {"debounce": {"ms": 5000}}}
+
+
+def test_gate_status_text_and_json(noemad: Noemad, mind: str) -> None:
+    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
+    ok(noemad.ctl("say", mind, "hello", "--channel", "discord:general"))
+    data = noemad.ctl_json("gate-status", mind)
+    assert data == noemad.api("GET", "/minds/ada/gate").json()
+    assert data["rules"][0]["pending"] == 1
+    lines = ok(noemad.ctl("gate-status", mind)).splitlines()
+    assert lines[0] == "gate of ada  (counters since 2026-01-01 00:00:00)"
+    assert lines[1] == "awake"
+    row = next(line for line in lines if line.split()[:2] == ["1", "ambient"])
+    assert "debounce 2000 ms" in row and "2026-01-01 00:00:02" in row
+    assert "upcoming wakes (1)" in lines
+    every = ok(noemad.ctl("gate-status"))
+    assert every.startswith("gate of ada")
+    assert noemad.ctl_json("gate-status")["minds"][0]["mind"] == "ada"
+
+
+def test_sleep_and_wake(noemad: Noemad, mind: str) -> None:
+    out = ok(noemad.ctl("sleep", mind, "--for", "30m", "--note", "night shift"))
+    assert out == "ada sleeps until 2026-01-01 00:30:00 (night shift); messages from operator still wake it\n"
+    lines = ok(noemad.ctl("gate-status", mind)).splitlines()
+    assert lines[1] == "sleeping until 2026-01-01 00:30:00 (night shift)"
+    woke = ok(noemad.ctl("wake", mind))
+    assert woke.startswith("ada is awake (event #")
+    assert ok(noemad.ctl("wake", mind)) == "ada was not asleep; nothing changed\n"
+    assert noemad.ctl_json("sleep", mind, "--until", "2026-01-01T08:00:00Z")["until"] == "2026-01-01T08:00:00.000Z"
+    both = noemad.ctl("sleep", mind)
+    assert both.returncode == 2 and "--for" in both.stderr
+    past = noemad.ctl("sleep", mind, "--until", "2025-01-01T00:00:00Z")
+    assert past.returncode == 1 and "future" in past.stderr
+
+
+def test_gate_status_watch_piped_prints_changed_lines(noemad: Noemad, mind: str, follower: Any) -> None:
+    proc, out, _ = follower("gate-status", mind, "--watch", "--interval", "0.05")
+    out.until(lambda line: line.startswith("held "))  # the whole view first
+    seen = len(out.seen)
+    assert noemad.api("POST", "/minds/ada/rules", json={"rule": json.loads(AMBIENT)}).status_code == 201
+    out.until(lambda line: "ambient" in line)
+    fresh = out.seen[seen:]
+    assert not any(line.startswith("gate of ada") for line in fresh), fresh  # unchanged lines are not printed again
+
+
+def test_gate_status_watch_stops_after_count(noemad: Noemad, mind: str) -> None:
+    out = noemad.ctl("--json", "gate-status", mind, "--watch", "--interval", "0.05", "--count", "3")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["mind"] == "ada"  # JSON Lines, printed when it changed
+
+
+def test_gate_status_watch_on_a_terminal_redraws_in_place(noemad: Noemad, mind: str) -> None:
+    controller, terminal = pty.openpty()
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(controller, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1", "COLUMNS": "120"}
+    try:
+        done = subprocess.run(
+            [NOEMACTL, "gate-status", mind, "--watch", "--interval", "0.05", "--count", "3"],
+            stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE, text=True, env=env, timeout=60,
+        )
+    finally:
+        os.close(terminal)
+    reader.join(60)
+    os.close(controller)
+    assert done.returncode == 0, done.stderr
+    shown = b"".join(chunks).decode()
+    assert "gate of ada" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)
+    assert "\x1b[2K" in shown  # lines erased and drawn again: a live view, not a scroll of copies
+
+
+def test_the_gate_commands_do_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:
+    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
+    for args in (("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"), ("rules", mind), ("gate-status", mind), ("wake", mind)):
+        out = subprocess.run([sys.executable, "-X", "importtime", "-m", "noemactl", *args], capture_output=True, text=True, timeout=60, env=env, cwd="/")
+        assert out.returncode == 0, (args, out.stderr[-2000:])
+        assert _forbidden_imports(out.stderr) == [], args
