@@ -189,6 +189,36 @@ def test_a_config_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path
     assert outcome[0].detail == f"{path} is {what}, not a regular file; noemad reads its config from a regular file only."
 
 
+@pytest.mark.parametrize("what", ["model script", "API key file"])
+def test_a_fifo_as_the_model_script_or_key_file_is_refused_without_waiting(tmp_path: Path, what: str) -> None:
+    # Both are read when a reload rebuilds the provider, on the event loop: a FIFO must not block it.
+    from noemad.config import AnthropicSettings
+    from noemad.models.anthropic import resolve_api_key
+    from noemad.models.scripted import ScriptedProvider
+
+    fifo = tmp_path / "file"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | object] = []
+
+    def attempt() -> None:
+        try:
+            if what == "model script":
+                outcome.append(ScriptedProvider.from_file(fifo))
+            else:
+                outcome.append(resolve_api_key(AnthropicSettings(api_key_file=str(fifo)), {}))
+        except BaseException as exc:  # the outcome is the assertion
+            outcome.append(exc)
+
+    reader = threading.Thread(target=attempt, daemon=True)
+    reader.start()
+    reader.join(TIMEOUT)
+    if reader.is_alive():
+        _release(fifo)
+        reader.join(TIMEOUT)
+        pytest.fail(f"reading the {what} waited on a FIFO")
+    assert "FIFO" in str(getattr(outcome[0], "detail", outcome[0]))
+
+
 def _attempt(path: Path) -> BaseException | object:
     try:
         return load_config(path)
