@@ -18,14 +18,17 @@ export NOEMA_SOCKET="$home/noemad.sock"
 mkdir -p "$home"
 log="$home/noemad.log"
 
-noemad >"$log" 2>&1 &
+# The daemon runs in its own session, so the terminal's Ctrl-C (and a hangup)
+# reaches only this script, whose cleanup sends the one SIGTERM that stops it.
+# Letting Ctrl-C reach both raced: bash could deliver its TERM twice around the
+# INT, and three stop signals within 5 s is noemad's "force the stop now".
+# (setsid execs in place here: a background job is never a group leader.)
+setsid noemad >"$log" 2>&1 &
 pid=$!
 
-# Ctrl-C reaches the daemon and this script together; the daemon takes the
-# stop, and the TERM sent here lands during it ("already stopping"), which
-# noemad treats as the same stop. One cleanup, run once, on every way out.
+# One cleanup, run once, on every way out.
 cleanup() {
-    trap - EXIT INT TERM
+    trap - EXIT INT TERM HUP
     kill -TERM "$pid" 2>/dev/null || true
     status=0
     wait "$pid" 2>/dev/null || status=$?
@@ -39,6 +42,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # Wait for the socket to answer (the daemon says READY to systemd; here we ask it).
 for _ in $(seq 1 100); do
