@@ -46,6 +46,13 @@ class JudgeOutcome:
     cache_read: int = 0
     cache_write: int = 0
     output_tokens: int = 0
+    # Added by JUDGECALL after the contract (defaults keep the contract's constructor calls valid):
+    unwired: bool = False  # no judge model for the mind: the rule runs as a debounce (not a failure, not a hold)
+
+    @property
+    def refused(self) -> bool:
+        """The call was not made (R1-1): hold the batch until `refused_until`, then judge it."""
+        return self.refusal is not None and not self.unwired
 
 
 class Judge(Protocol):

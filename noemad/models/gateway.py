@@ -38,7 +38,7 @@ from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
 from noemad.models.provider import Provider
 from noemad.models.settings import budget, price, role_settings
-from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Tool, ToolResult, ToolUse, Turn, Usage
+from noemad.models.types import AUXILIARY_ROLES, Block, Effort, ModelRequest, ModelResponse, Role, Tool, ToolResult, ToolUse, Turn, Usage
 from noemad.store.writer import Writer
 
 log = logging.getLogger("noemad.models")
@@ -55,6 +55,8 @@ class Prompt:
     system: tuple[Block, ...] = ()
     max_tokens: int | None = None  # None: the role's configured limit
     tools: tuple[Tool, ...] = ()  # what the model may call (see `ModelGateway.converse`)
+    effort: Effort | None = None  # None: the role's configured effort (the reply judge sends [gate.judge] effort)
+    timeout: float | None = None  # None: the role's configured timeout
 
 
 ToolHandler = Callable[[ToolUse, ModelResponse], Awaitable[ToolResult]]  # a call, and the answer (ledger row) that asked for it
@@ -176,8 +178,8 @@ class ModelGateway:
             messages=prompt.messages,
             system=prompt.system,
             max_tokens=prompt.max_tokens or settings.max_tokens,
-            effort=settings.effort,
-            timeout=settings.timeout,
+            effort=prompt.effort or settings.effort,
+            timeout=prompt.timeout or settings.timeout,
             tools=prompt.tools,
         )
 
