@@ -448,3 +448,38 @@ async def test_through_the_real_sdk_a_slow_answer_past_the_timeout_is_cancelled(
         await hold.wait_disconnected()  # the HTTP request went away with the cancelled call
         hold.release()
     assert env.rows()[-1]["outcome"] == "cancelled"
+
+
+async def test_usage_by_role_shows_the_judges_spend_cache_hits_and_cancelled_calls(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from noemactl.render import usage as render_usage
+
+    env = Env(tmp_path)
+    for i in range(100):  # more than one full chunk of ~6K tokens: the chunk's breakpoint is read from the cache
+        env.say("eve", f"message {i}: " + "the courgettes are taking over the north bed " * 4)
+    first = env.say("bob", "@gardener how much water?")
+    judge, _ = env.judge(ScriptedProvider({"judge": {"default": "WAIT: chatter"}}))
+    await judge.decide(ask(first))
+    second = env.say("eve", "they really are")
+    await judge.decide(ask(second))
+    held = Held()
+    judge_held, _ = env.judge(held)
+    task = asyncio.ensure_future(judge_held.decide(ask(second)))
+    while held.answer is None:
+        await asyncio.sleep(0)
+    env.clock.advance(20)  # timed out: cancelled, not failed
+    await task
+    rows = ledger_usage(env.store.reader(), None, "role", None)
+    assert [(r["role"], r["calls"], r["ok"], r["failed"], r["cancelled"]) for r in rows] == [("judge", 3, 2, 0, 1)]
+    assert env.rows()[1]["cache_read_tokens"] > 0  # the second request read the conversation's full chunk from the cache
+    assert rows[0]["cache_hit_rate"] == round(env.rows()[1]["cache_read_tokens"] / sum(
+        r["input_tokens"] + r["cache_read_tokens"] + r["cache_write_tokens"] for r in env.rows()), 4)
+    console = Console(width=200, no_color=True, highlight=False, markup=False, soft_wrap=True)
+    with console.capture() as captured:
+        for item in render_usage({"by": "role", "mind": None, "since": None, "rows": rows}):
+            console.print(item)
+    lines = captured.get().splitlines()
+    assert lines[0].split()[:6] == ["ROLE", "CALLS", "OK", "FAILED", "REFUSED", "CANCELLED"]
+    judge_line = lines[1].split()
+    assert judge_line[:6] == ["judge", "3", "2", "0", "0", "1"] and judge_line[-2] == f"{rows[0]['cache_hit_rate']:.0%}"

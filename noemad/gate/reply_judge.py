@@ -57,7 +57,7 @@ DEFAULT_MAX_INPUT_TOKENS = 90_000
 MIN_INPUT_TOKENS = 4_000
 MAX_TOKENS = 4096  # only what is generated is billed; a low-effort verdict is ~50-70 tokens
 REFUSAL_RETRY = 60.0  # seconds: when to ask again after a refusal that states no end
-CHUNK_TOKENS = 6_000
+CHUNK_CHARS = 16_000  # ~6K tokens of chat: fixed in characters so a recalibrated ratio moves no chunk boundary
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,12 @@ def _conversation(db: Database, mind: str, chars: int) -> list[Event]:
 
 
 def _chunks(lines: Sequence[str], chunk_chars: int, ttl: str) -> list[Block]:
-    """Whole envelopes in chunks of about `chunk_chars`; breakpoints after the last full chunk and at the end."""
+    """Whole envelopes in full chunks of about `chunk_chars`, then the rest one block per envelope.
+
+    Breakpoints after the last full chunk and after the last envelope: the
+    next request, one message longer, finds the previous one's end at a block
+    boundary within the service's lookback and reads it from the cache.
+    """
     chunks: list[str] = []
     current: list[str] = []
     size = 0
@@ -140,11 +145,8 @@ def _chunks(lines: Sequence[str], chunk_chars: int, ttl: str) -> list[Block]:
         if size >= chunk_chars:
             chunks.append("\n".join(current) + "\n")
             current, size = [], 0
-    full = len(chunks)
-    if current:
-        chunks.append("\n".join(current) + "\n")
-    blocks = [Block(c) for c in chunks]
-    marks = {full - 1, len(chunks) - 1} - {-1}
+    blocks = [Block(c) for c in chunks] + [Block(line + "\n") for line in current]
+    marks = {len(chunks) - 1, len(blocks) - 1} - {-1}
     return [Block(b.text, ttl if i in marks else None) for i, b in enumerate(blocks)]  # type: ignore[arg-type]
 
 
@@ -197,7 +199,7 @@ class ReplyJudge:
         room = max(0, total - len(system) - len(tail) - 200)
         lines = [text.render_event(e, mind) for e in _conversation(db, mind, room)]
         head = "<conversation>\n"
-        blocks = _chunks(lines, int(CHUNK_TOKENS * ratio), cfg.cache_ttl)
+        blocks = _chunks(lines, CHUNK_CHARS, cfg.cache_ttl)
         conversation = [Block(head), *blocks, Block("</conversation>\n\n" + tail)] if blocks else [Block(head + "</conversation>\n\n" + tail)]
         prompt = Prompt(
             role="judge",
