@@ -766,6 +766,11 @@ class Gate:
         ]
 
     @property
+    def holding(self) -> bool:
+        """A held delivery waits (a self-wake holds no stimuli, so `held` may be 0)."""
+        return bool(self._held)
+
+    @property
     def held(self) -> int:
         """Stimuli in held deliveries."""
         return len({s for d in self._held for s in d.stimuli})

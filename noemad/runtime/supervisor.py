@@ -36,6 +36,7 @@ from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
+from noemad.gate.judging import Judge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.gating import Gating
@@ -179,11 +180,22 @@ class Supervisor(Reads, Gating):
         actor = self.actors.get(mind)
         return bool(actor and actor.paused)
 
+    def judge_for(self, mind: str) -> Judge | None:
+        """The reply judge a mind's actor calls about its judge rules' batches.
+
+        None until the model judge (`noemad.gate.judging`) is wired here; the
+        actor then runs judge rules as a debounce and gate-status says so.
+        """
+        return None
+
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
         privileged = frozenset(self.config.gate.privileged)
         gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
+        actor = MindActor(
+            mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused",
+            judge=self.judge_for(mind.name),
+        )
         self.actors[mind.name] = actor
         actor.start(backlog)
 
