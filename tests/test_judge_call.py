@@ -23,7 +23,7 @@ from noemad.errors import Refused
 from noemad.events import Event, EventDraft, append, count_events
 from noemad.gate.judge_prompt import parse_verdict, render_if_you_wait
 from noemad.gate.judging import JudgeOutcome, JudgeRequest, available
-from noemad.gate.reply_judge import MAX_TOKENS, MIN_INPUT_TOKENS, ReplyJudge
+from noemad.gate.reply_judge import MAX_TOKENS, ReplyJudge
 from noemad.gate.status import UpcomingWake
 from noemad.minds import create_mind
 from noemad.models.anthropic import AnthropicProvider
@@ -290,7 +290,8 @@ async def test_without_a_judge_model_the_rule_is_unwired_not_failed(tmp_path: Pa
     judge, gateway = env.judge(ScriptedProvider({"judge": {"default": "REPLY: hello"}}))
     assert not available(gateway, MIND)
     outcome = await judge.decide(ask(event))
-    assert outcome.unwired and not outcome.refused and not outcome.failed and outcome.refused_until is None
+    # A refusal the actor asks again after, by when it sees the rule unwired and runs it as a debounce.
+    assert outcome.unwired and outcome.refused and not outcome.failed and outcome.refused_until == START + 60
     none = Env(tmp_path / "none", "")  # provider none: no role has a model
     judge, gateway = none.judge(None)
     assert not available(gateway, MIND) and (await judge.decide(ask(none.say("bob", "hi")))).unwired

@@ -1,10 +1,12 @@
 """The seam between a judge rule and the reply judge: what the gate asks, what it is answered.
 
-The actor hands a fired judge batch to a `Judge` as a `JudgeRequest` and acts
-on the `JudgeOutcome`: REPLY delivers the batch, WAIT delivers nothing, a
-failure takes `[gate.judge] on_error`'s path, and a refusal (R1-1) holds the
-batch until `refused_until`. `decide` never raises but `CancelledError` (a turn
-that starts while the judge decides cancels the call: no verdict, no failure).
+The actor (`noemad.runtime.actor`) holds the timing and hands a fired judge
+batch to a `Judge` as a `JudgeRequest`; the judge (`noemad.gate.reply_judge`)
+makes the one model call. On the `JudgeOutcome`: REPLY delivers the batch,
+WAIT delivers nothing, a failure takes `[gate.judge] on_error`'s path, and a
+refusal (R1-1, `refusal` set) holds the batch until `refused_until`, which a
+refusal always states. `decide` never raises but `CancelledError` (a turn that
+starts while the judge decides cancels the call: no verdict, no failure).
 """
 
 from __future__ import annotations
@@ -47,12 +49,12 @@ class JudgeOutcome:
     cache_write: int = 0
     output_tokens: int = 0
     # Added by JUDGECALL after the contract (defaults keep the contract's constructor calls valid):
-    unwired: bool = False  # no judge model for the mind: the rule runs as a debounce (not a failure, not a hold)
+    unwired: bool = False  # a refusal because no judge model is configured: asked again, the rule runs as a debounce
 
     @property
     def refused(self) -> bool:
         """The call was not made (R1-1): hold the batch until `refused_until`, then judge it."""
-        return self.refusal is not None and not self.unwired
+        return self.refusal is not None
 
 
 class Judge(Protocol):

@@ -19,8 +19,10 @@ and there is no verdict). Every other way it can end is an outcome:
   under a model hold (until the hold ends), a budget (until the next UTC
   day), an operator pause, a stopping daemon or a provider being swapped
   (until `REFUSAL_RETRY` from now: the gate holds the batch and asks again);
-- unwired (`unwired`): no judge model is configured for the mind; the rule
-  runs as a debounce.
+- unwired (`unwired`, a refusal too): no judge model is configured for the
+  mind (the actor checks before it asks; this is the config changing in
+  between); asked again, the actor finds the rule unwired and runs it as a
+  debounce.
 
 The budget (R1-4) is an estimate: characters at a calibrated
 characters-per-token ratio. `[gate.judge] max_input_tokens` (default 90,000,
@@ -39,7 +41,7 @@ from datetime import timedelta
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config import Config, MindSettings
+from noemad.config import JudgeSettings, MindSettings
 from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused
 from noemad.events import Event, get_events, latest_events
 from noemad.gate import judge_prompt as text
@@ -52,39 +54,9 @@ from noemad.turn.context import DEFAULT_PERSONA
 
 log = logging.getLogger("noemad.judge")
 
-DEFAULT_TIMEOUT = 20.0
-DEFAULT_MAX_INPUT_TOKENS = 90_000
-MIN_INPUT_TOKENS = 4_000
 MAX_TOKENS = 4096  # only what is generated is billed; a low-effort verdict is ~50-70 tokens
 REFUSAL_RETRY = 60.0  # seconds: when to ask again after a refusal that states no end
 CHUNK_CHARS = 16_000  # ~6K tokens of chat: fixed in characters so a recalibrated ratio moves no chunk boundary
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """`[gate.judge]` as the call reads it (defaults where the section or a key is absent)."""
-
-    enabled: bool = False
-    timeout: float = DEFAULT_TIMEOUT
-    on_error: str = "wake"
-    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS
-    effort: str = "low"
-    cache_ttl: str = "5m"
-
-    @property
-    def budget(self) -> int:
-        """The input budget in tokens: under 4,000 is read as 4,000 (the gate notes it), never as the default."""
-        return max(MIN_INPUT_TOKENS, self.max_input_tokens)
-
-
-def judge_settings(config: Config) -> JudgeSettings:
-    """The `[gate.judge]` section, read key by key so a config without it (or with fewer keys) still reads."""
-    section = getattr(config.gate, "judge", None)
-    if section is None:
-        return JudgeSettings()
-    base = JudgeSettings()
-    values = {name: getattr(section, name, getattr(base, name)) for name in JudgeSettings.__dataclass_fields__}
-    return JudgeSettings(**values)
 
 
 class _Ratios:
@@ -174,7 +146,7 @@ class ReplyJudge:
         db = self._store.reader()
         mind = request.mind
         ratio = self.ratios.get(mind, model)
-        total = int(cfg.budget * ratio)
+        total = int(cfg.input_budget * ratio)
         settings = self._settings(mind)
         persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
         ids = list(dict.fromkeys([*request.unanswered, *request.batch]))
@@ -225,9 +197,9 @@ class ReplyJudge:
 
     async def _decide(self, request: JudgeRequest) -> JudgeOutcome:
         config = self._gateway.config()
-        cfg = judge_settings(config)
+        cfg = config.gate.judge
         if not available(self._gateway, request.mind):
-            return JudgeOutcome(None, "no judge model is configured", refusal="no judge model is configured", unwired=True)
+            return self._unwired(NoModelConfigured("no judge model is configured (the judge role in [models] has none)"))
         model = role_settings(config, request.mind, "judge").model or ""
         built = self.build(request, cfg, model)
         call = asyncio.ensure_future(self._gateway.complete(built.prompt))
@@ -249,7 +221,7 @@ class ReplyJudge:
 
     def _answer(self, mind: str, model: str, built: Built, cfg: JudgeSettings, response: ModelResponse) -> JudgeOutcome:
         usage = response.usage
-        self.ratios.calibrate(mind, model, built.chars, usage.total_input, cfg.budget)
+        self.ratios.calibrate(mind, model, built.chars, usage.total_input, cfg.input_budget)
         reading = text.parse_verdict(response.text)
         tokens = dict(
             call_id=response.call_id,
@@ -262,13 +234,18 @@ class ReplyJudge:
             return JudgeOutcome(None, reading.reason, failed=True, **tokens)  # type: ignore[arg-type]
         return JudgeOutcome(reading.verdict, reading.reason, **tokens)  # type: ignore[arg-type]
 
+    def _unwired(self, error: NoModelConfigured) -> JudgeOutcome:
+        """No judge model: a refusal the gate asks again after (by then it sees the rule unwired and runs it as a debounce)."""
+        until = self._clock.now() + REFUSAL_RETRY
+        return JudgeOutcome(None, error.detail, refused_until=until, refusal=error.detail, call_id=error.call_id, unwired=True)
+
     def _error(self, mind: str, model: str, built: Built, error: BaseException) -> JudgeOutcome:
         if not isinstance(error, ModelError):
             log.error("mind %s: the reply judge's call failed unexpectedly: %r", mind, error)
             return JudgeOutcome(None, f"the judge's call failed unexpectedly ({type(error).__name__})", failed=True)
         call_id = error.call_id
         if isinstance(error, NoModelConfigured):
-            return JudgeOutcome(None, error.detail, refusal=error.detail, call_id=call_id, unwired=True)
+            return self._unwired(error)
         if isinstance(error, Refused):
             now = self._clock.now()
             if isinstance(error, BudgetExceeded):

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from noemad.errors import ModelError, NoModelConfigured
 from noemad.models import Conversation, ModelGateway, Prompt
-from noemad.turn.tools import MIND_TOOLS, MindTools
+from noemad.turn.tools import MindTools
 
 log = logging.getLogger("noemad.reply")
 
@@ -35,7 +35,7 @@ async def draft_reply(gateway: ModelGateway, context: Prompt, tools: MindTools |
         except ModelError as exc:
             log.warning("mind %s could not reply: %s", context.mind, exc.detail)
             return Conversation((), exc)
-    drafted = await gateway.converse(replace(context, tools=MIND_TOOLS), tools.handle, done=lambda: tools.skipping)
+    drafted = await gateway.converse(replace(context, tools=tools.definitions), tools.handle, done=lambda: tools.skipping)
     if isinstance(drafted.error, NoModelConfigured) and not drafted.responses:
         return None
     if drafted.error is not None:
