@@ -187,7 +187,8 @@ class MindActor:
         due = self.gate.next_due()
         waiting = self._wake.is_set() and not self.paused
         judging = bool(self._judge_tasks) and not self._closed
-        return not self.turn_running and not waiting and not judging and not (
+        writing = bool(self._writes)  # a judge_verdict (or sleep bookkeeping) not yet committed
+        return not self.turn_running and not waiting and not judging and not writing and not (
             due is not None and due <= self._clock.now() and not self._closed
         )
 
