@@ -373,3 +373,32 @@ def test_the_minds_tools_name_the_judge_only_when_judging_is_on() -> None:
     add_rule = on.definitions[1]
     assert "Keep your rules for direct messages and mentions ahead of it" in add_rule.description
     assert '"judge": {"debounce_ms": 5000' in add_rule.description
+
+
+def test_gate_status_shows_each_judge_rule_with_its_counts_newest_verdict_and_notices(ada: InProcess, judge: FakeJudge) -> None:
+    from noemactl.gate_view import gate, plain_lines
+
+    add(ada, {**ROOM, "behaviour": {"judge": {"debounce_ms": 2000, "max_wait_ms": 9000, "instructions": "x"}}})
+    judge.answers = [JudgeOutcome("wait", "banter between others", input_tokens=100, cache_read=900, output_tokens=40)]
+    say(ada, "lol", channel="cli")
+    ada.advance(2)
+    ada.settle(MIND)
+    lines = plain_lines(gate(ada.api("GET", f"/minds/{MIND}/gate").json()))
+    text = "\n".join(lines)
+    assert "judge after 2000 ms, at most 9000 ms with instructions" in text
+    assert "judge room: reply 0, wait 1, failed 0, refused 0, superseded 0; 1000 tokens in (90% from cache), 40 out" in text
+    assert any(line.strip().endswith("WAIT (did not wake it): banter between others") for line in lines)
+
+
+def test_a_judge_verdict_event_reads_back_as_its_payload(ada: InProcess, judge: FakeJudge) -> None:
+    from noemad.events import get_event
+    from noemad.gate.verdicts import JudgeVerdict
+
+    add(ada, ROOM)
+    say(ada, "ada?", channel="cli")
+    ada.advance(2)
+    ada.settle(MIND)
+    [stored] = events(ada, "judge_verdict")
+    verdict = JudgeVerdict.of(get_event(ada.sup.store.reader(), stored["id"]))
+    assert verdict == JudgeVerdict("room", "reply", True, 1, input_tokens=900, cache_read=100)
+    assert stored["text"] == "rule room: the judge said REPLY to 1 stimulus; it woke the mind"
