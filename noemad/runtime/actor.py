@@ -196,10 +196,10 @@ class MindActor:
     def close(self) -> None:
         """Shutdown has begun: deliver nothing more (a running turn may finish)."""
         self._closed = True
+        self._stop_judging()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._stop_judging()
 
     async def stop(self, timeout: float) -> None:
         """Let a running turn finish within `timeout` seconds of the clock, then cancel the loop."""
