@@ -321,7 +321,7 @@ class Gate:
         self._entries = entries
         self._by_name = {e.rule.name: e for e in entries if e.rule is not None}
         # Only these can hold a batch: next_due (asked after every stimulus) looks at them alone.
-        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, Debounce)]
+        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, (Debounce, JudgeBehaviour))]
         self._stored = rules
         self._warnings = None
         for name in [n for n, slot in self._slots.items() if slot.empty and not self._is_judge(n)]:

@@ -98,6 +98,7 @@ class MindActor:
         self.judge = judge  # the reply judge's call (None: judge rules run as a debounce)
         self._judge_tasks: dict[str, asyncio.Task[None]] = {}  # a call in flight per judge rule
         self._budget_logged = False
+        self._completed = False  # the running (or last) turn answered: set when it ends
         self.paused = paused  # an operator pause: stimuli are stored and offered, deliveries held until resume
         self._store = store
         self._clock = clock
@@ -187,17 +188,18 @@ class MindActor:
         due = self.gate.next_due()
         waiting = self._wake.is_set() and not self.paused
         judging = bool(self._judge_tasks) and not self._closed
-        return not self.turn_running and not waiting and not judging and not (
+        writing = bool(self._writes)  # a judge_verdict (or sleep bookkeeping) not yet committed
+        return not self.turn_running and not waiting and not judging and not writing and not (
             due is not None and due <= self._clock.now() and not self._closed
         )
 
     def close(self) -> None:
         """Shutdown has begun: deliver nothing more (a running turn may finish)."""
         self._closed = True
+        self._stop_judging()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._stop_judging()
 
     async def stop(self, timeout: float) -> None:
         """Let a running turn finish within `timeout` seconds of the clock, then cancel the loop."""
@@ -293,24 +295,24 @@ class MindActor:
             self.turn_running = True
             self._turn_over.clear()
             self._stop_judging()  # no verdict is reached across the mind's own turn
-            completed = False
+            self._completed = False
             try:
-                completed = await self._turn(delivery)
+                await self._turn(delivery)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("turn of mind %s failed; its stimuli stay stored", self.name)
             finally:
                 self.turn_running = False
-                self.gate.turn_ended(completed)
+                self.gate.turn_ended(self._completed)
                 self._turn_over.set()
                 self._wake.set()  # what the gate held during the turn goes next
                 if self.on_turn_done:
                     self.on_turn_done(self.name)
                 self._maybe_judge()
 
-    async def _turn(self, delivery: Delivery) -> bool:
-        """Hand the next turn, over every stimulus not yet taken, to `noemad.turn`; whether it completed (no reply_failed)."""
+    async def _turn(self, delivery: Delivery) -> None:
+        """Hand the next turn, over every stimulus not yet taken, to `noemad.turn`."""
         now = self._clock.now()
         stimuli = sorted(self._untaken)
         held = tuple(h for h in self._untaken.values() if h is not None)
@@ -341,7 +343,6 @@ class MindActor:
         turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=wake, settings=self._settings(), answer=answer)
         result = await run_turn(self._store, self._clock, self._gateway, turn)
         await self._after(result)
-        return result.reply is None or result.reply.kind != "reply_failed"
 
     def _self_wake(self, delivery: Delivery, now: float) -> tuple[int | None, int | None]:
         """The self_wake_set event that caused a self-wake turn, and the message it skipped (to answer now)."""
@@ -352,7 +353,9 @@ class MindActor:
         return cause, gate_sleep.SelfWakeSet.of(get_event(self._store.reader(), cause)).message
 
     async def _after(self, result: TurnResult) -> None:
-        """What the turn's tools changed: the rules the gate reads, the self-wake it sets."""
+        """What the turn's tools changed: the rules the gate reads, the self-wake it sets; whether it answered."""
+        # A reply_failed turn did not answer: a judge's REPLY it carried stays unanswered (R1-2).
+        self._completed = result.reply is None or result.reply.kind != "reply_failed"
         if result.rules_changed:
             self.rules_changed(stored_rules(self._store.reader(), self.name))
         skipped = result.skipped
