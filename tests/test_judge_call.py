@@ -484,3 +484,59 @@ async def test_usage_by_role_shows_the_judges_spend_cache_hits_and_cancelled_cal
     assert lines[0].split()[:6] == ["ROLE", "CALLS", "OK", "FAILED", "REFUSED", "CANCELLED"]
     judge_line = lines[1].split()
     assert judge_line[:6] == ["judge", "3", "2", "0", "0", "1"] and judge_line[-2] == f"{rows[0]['cache_hit_rate']:.0%}"
+
+
+# -- wired into the daemon: the actor asks this judge (the in-process tier, the scripted provider) --
+
+
+def test_the_daemon_judges_a_judge_rules_batch_with_the_model_and_replies_on_reply(tmp_path: Path) -> None:
+    from inprocess import start_app
+
+    script = tmp_path / "script.toml"
+    script.write_text(
+        '[respond]\ndefault = "Twice a day in this heat."\n'
+        '[judge]\ndefault = "Just chatter.\\nWAIT: talk between others"\n'
+        '[[judge.rules]]\nmatch = "water twice"\ntext = "Bob asks the gardener.\\nREPLY: a direct question"\n'
+    )
+    config = (
+        f'[models]\nprovider = "scripted"\n[models.scripted]\nfile = "{script}"\n[models.respond]\nmodel = "{HAIKU}"\n'
+        "[gate.judge]\nenabled = true\n"
+    )
+    app = start_app(tmp_path, config)
+    try:
+        assert app.api("POST", "/minds", json={"name": MIND}).status_code == 201
+        rule = {"name": "ambient", "behaviour": {"judge": {"debounce_ms": 2000, "instructions": "Wake me for garden questions."}}}
+        assert app.api("POST", f"/minds/{MIND}/rules", json={"rule": rule}).status_code == 201, "judge rule refused"
+
+        def say(text: str, author: str) -> int:
+            resp = app.api("POST", f"/minds/{MIND}/events", json={"kind": "message", "author": author, "text": text})
+            assert resp.status_code == 201, resp.text
+            return int(resp.json()["id"])
+
+        def kinds(kind: str) -> list[dict[str, Any]]:
+            return [e for e in app.api("GET", f"/minds/{MIND}/events", params={"limit": 1000}).json()["events"] if e["kind"] == kind]
+
+        first = say("the beans look great", "eve")
+        app.settle(MIND)
+        app.advance(2)  # the quiet period ends: the batch goes to the judge
+        wait = app.wait_for(MIND, "judge_verdict", since=first)
+        assert wait["data"]["verdict"] == "wait" and wait["data"]["woke"] is False and wait["parents"] == [first]
+        app.settle(MIND)
+        assert kinds("reply") == [] and kinds("cycle_started") == []
+        asked = say("@gardener should we water twice a day?", "bob")
+        app.settle(MIND)
+        app.advance(2)
+        verdict = app.wait_for(MIND, "judge_verdict", since=asked)
+        assert verdict["data"]["verdict"] == "reply" and verdict["data"]["woke"] is True
+        app.wait_for(MIND, "reply", since=asked)
+        app.settle(MIND)
+        verdicts = kinds("judge_verdict")
+        [reply] = kinds("reply")
+        assert reply["text"] == "Twice a day in this heat." and reply["data"]["in_reply_to"] == asked
+        calls = app.api("GET", "/usage", params={"by": "role"}).json()["rows"]
+        judge_row = next(r for r in calls if r["role"] == "judge")
+        respond_row = next(r for r in calls if r["role"] == "respond")
+        assert (judge_row["calls"], respond_row["calls"]) == (2, 1)  # two verdicts, one turn's reply (R1-8)
+        assert verdicts[1]["data"]["call"] is not None
+    finally:
+        app.stop()
