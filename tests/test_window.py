@@ -83,14 +83,16 @@ def test_earlier_chunks_are_byte_identical_while_the_anchor_stays(store: Store) 
     say(store, *lines(200))
     first = window(store.reader(), "ada", 40_000, START, anchor=None)
     kept = Anchor(first.anchor_id, first.chunk_chars)
-    blocks = first.blocks()
+    full = [c for c in first.chunks if c.full]
+    end = full[-1].end
     for step in range(1, 40):
         say(store, *lines(3, start=1000 + 3 * step))
         later = window(store.reader(), "ada", 40_000, START, anchor=kept)
         assert later.anchor_id == first.anchor_id and not later.moved
-        full = [b for b, c in zip(later.blocks(), later.chunks) if c.full]
-        # every chunk that was full before is still there, byte for byte
-        assert [b.text for b in full[: sum(c.full for c in first.chunks)]] == [b.text for b in blocks if len(b.text) > 1000]
+        # every chunk that was full before is still there, byte for byte, block for block
+        assert later.chunks[: len(full)] == tuple(full)
+        assert [b.text for b in later.blocks()[:end]] == [b.text for b in first.blocks()[:end]]
+    assert sum(c.full for c in later.chunks) > len(full)  # and more filled meanwhile
 
 
 def test_the_anchor_moves_only_when_the_window_outgrows_its_budget_and_then_to_65_percent(store: Store) -> None:
@@ -151,15 +153,15 @@ def test_breakpoints_after_the_last_full_chunk_at_the_end_and_back_every_16_bloc
     assert all(len(breakpoint_indexes(n, f, 4)) <= 4 for n in range(0, 80) for f in [None, *range(n)])
 
 
-def test_window_blocks_one_per_full_chunk_then_one_per_message(store: Store) -> None:
+def test_window_blocks_are_one_per_message_with_breakpoints_after_the_last_full_chunk_and_at_the_end(store: Store) -> None:
     say(store, *lines(130))
     w = window(store.reader(), "ada", 60_000, START, anchor=None)
     blocks = w.blocks(ttl="1h", breakpoints=3)
-    assert "".join(b.text for b in blocks) == w.text
-    tail = w.chunks[-1]
-    assert len(blocks) == 1 + (tail.end - tail.start)
-    assert [i for i, b in enumerate(blocks) if b.cache] == [0, len(blocks) - 1 - SPACING, len(blocks) - 1]
+    assert "".join(b.text for b in blocks) == w.text and len(blocks) == 130
+    assert w.last_full is not None
+    assert [i for i, b in enumerate(blocks) if b.cache] == [w.last_full, 129 - SPACING, 129]
     assert {b.cache for b in blocks} == {None, "1h"}
+    assert [i for i, b in enumerate(w.blocks(breakpoints=1)) if b.cache] == [w.last_full]
 
 
 # The respond context on the window
