@@ -29,6 +29,7 @@ from noemad.minds import create_mind
 from noemad.models.anthropic import AnthropicProvider
 from noemad.models.gateway import ModelGateway
 from noemad.models.ledger import usage as ledger_usage
+from noemad.models.ratios import TokenRatio, ratio_for
 from noemad.models.scripted import ScriptedProvider
 from noemad.models.types import ModelRequest, ModelResponse, Usage
 from noemad.stimuli import Message, Observation
@@ -243,10 +244,10 @@ async def test_a_long_conversation_stays_inside_the_budget_with_the_batch_capped
         await asyncio.sleep(0)
     request = provider.requests[0]
     chars = len(request.system[0].text) + len(sent(request))
-    assert chars <= 90_000 * judge.ratios.START  # the estimate's budget, at the conservative starting ratio
+    assert chars <= 90_000 * TokenRatio().chars_per_token  # the estimate's budget, at the conservative starting ratio
     text = sent(request)
     listing = text[text.index("<new_events") : text.index("</new_events>")]
-    assert len(listing) <= 0.10 * 90_000 * judge.ratios.START + 400
+    assert len(listing) <= 0.10 * 90_000 * TokenRatio().chars_per_token + 400
     assert f'id="{events[-1].id}"' in listing and f'id="{events[-500].id}"' not in listing  # newest first, oldest cut
     assert "older events of this batch are not listed here" in listing
     assert f'id="{events[-1].id}"' in text[: text.index("</conversation>")]  # the conversation reaches the newest
@@ -359,9 +360,9 @@ async def test_a_context_length_error_shrinks_the_ratio_before_the_next_call(tmp
     env = Env(tmp_path)
     event = env.say("bob", "hello")
     judge, _ = env.judge(ScriptedProvider({"judge": [{"fault": "context_length", "tokens": 210_000}, "WAIT: ok"]}))
-    before = judge.ratios.get(MIND, HAIKU)
+    before = ratio_for(env.store.reader(), MIND, HAIKU).chars_per_token
     assert (await judge.decide(ask(event))).failed
-    assert judge.ratios.get(MIND, HAIKU) < before
+    assert ratio_for(env.store.reader(), MIND, HAIKU).chars_per_token < before
 
 
 # -- the scripted provider and the ledger (R1-8) ------------------------------------------

@@ -47,6 +47,7 @@ from noemad.clock import iso
 from noemad.events import Event
 from noemad.gate.status import UpcomingWake
 from noemad.stimuli import Message, Observation
+from noemad.turn.window import Said
 
 Verdict = Literal["reply", "wait"]
 
@@ -109,30 +110,41 @@ def _attrs(pairs: Sequence[tuple[str, str | int | None]]) -> str:
     return "".join(f' {k}="{_attr(str(v))}"' for k, v in pairs if v is not None and v != "")
 
 
-def render_event(event: Event, mind: str, marks: Sequence[tuple[str, str]] = ()) -> str:
-    """One event in its envelope: `<m>` a participant's message, `<reply>` the mind's own, `<observation>`.
+def render_said(said: Said, mind: str, extra: Sequence[tuple[str, str | int | None]] = ()) -> str:
+    """One conversation event in its envelope: `<m>` a participant's message, `<reply>` the mind's own, `<observation>`.
 
-    The same event renders to the same bytes every time (no nonce), so the
-    conversation stays cacheable; `marks` add attributes (addressed, unanswered)
-    for the batch listing only.
+    The window's renderer for the judge (noemad.turn.window): the same event
+    renders to the same bytes every time (no nonce), so the conversation stays
+    cacheable. `extra` adds attributes (the batch listing's marks).
     """
-    when = event.at
-    if event.kind == "reply":
-        return f"<reply{_attrs([('id', event.id), ('from', mind), ('channel', event.channel), ('at', when), *marks])}>{escape(event.text or '')}</reply>"
-    if event.kind == "observation":
-        source = Observation.of(event).source
-        return f"<observation{_attrs([('id', event.id), ('source', source), ('at', when), *marks])}>{escape(event.text or '')}</observation>"
+    text = escape(said.text)
+    if said.kind == "reply":
+        return f"<reply{_attrs([('id', said.id), ('from', mind), ('channel', said.channel), ('at', said.at), *extra])}>{text}</reply>"
+    if said.kind == "observation":
+        return f"<observation{_attrs([('id', said.id), ('source', said.who), ('at', said.at), *extra])}>{text}</observation>"
+    if said.kind == "message":
+        return f"<m{_attrs([('id', said.id), ('from', said.who), ('channel', said.channel), ('at', said.at), *extra])}>{text}</m>"
+    return f"<event{_attrs([('id', said.id), ('kind', said.kind), ('from', said.who), ('at', said.at), *extra])}>{text}</event>"
+
+
+def render_event(event: Event, mind: str, marks: Sequence[tuple[str, str]] = ()) -> str:
+    """A stored event in its envelope, as the batch listing shows it: a message's DM flag, reply and mentions too."""
+    extra: list[tuple[str, str | int | None]] = []
     if event.kind == "message":
         message = Message.of(event)
-        pairs: list[tuple[str, str | int | None]] = [("id", event.id), ("from", message.author), ("channel", message.channel), ("at", when)]
+        who = message.author
         if message.dm:
-            pairs.append(("dm", "yes"))
+            extra.append(("dm", "yes"))
         if message.reply_to is not None:
-            pairs.append(("reply_to", message.reply_to))
+            extra.append(("reply_to", message.reply_to))
         if message.mentions:
-            pairs.append(("mentions", ", ".join(message.mentions)))
-        return f"<m{_attrs([*pairs, *marks])}>{escape(message.text)}</m>"
-    return f"<event{_attrs([('id', event.id), ('kind', event.kind), ('actor', event.actor), ('at', when), *marks])}>{escape(event.text or '')}</event>"
+            extra.append(("mentions", ", ".join(message.mentions)))
+    elif event.kind == "observation":
+        who = Observation.of(event).source
+    else:
+        who = mind if event.kind == "reply" else event.actor
+    said = Said(event.id, event.kind, who, event.channel, event.text or "", event.at)
+    return render_said(said, mind, [*extra, *marks])
 
 
 def abridge(text: str, chars: int) -> str:

@@ -34,92 +34,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlite_utils import Database
 
 from noemad.clock import Clock
 from noemad.config import JudgeSettings, MindSettings
-from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused
-from noemad.events import Event, get_events, latest_events
+from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
+from noemad.events import get_events
 from noemad.gate import judge_prompt as text
 from noemad.gate.judging import JudgeOutcome, JudgeRequest, available
 from noemad.models import Block, ModelGateway, ModelResponse, Prompt, Turn
 from noemad.models.gateway import day_start
+from noemad.models.ratios import ratio_for
 from noemad.models.settings import role_settings
 from noemad.store import Store
 from noemad.turn.context import DEFAULT_PERSONA
+from noemad.turn.window import window
 
 log = logging.getLogger("noemad.judge")
 
 MAX_TOKENS = 4096  # only what is generated is billed; a low-effort verdict is ~50-70 tokens
 REFUSAL_RETRY = 60.0  # seconds: when to ask again after a refusal that states no end
-CHUNK_CHARS = 16_000  # ~6K tokens of chat: fixed in characters so a recalibrated ratio moves no chunk boundary
-
-
-class _Ratios:
-    """Characters per token, per mind and model: a conservative start, calibrated from each answer's reported input."""
-
-    START = 2.5  # English chat measured ~2.9; start below it so a cold first request stays under budget
-
-    def __init__(self) -> None:
-        self._ratio: dict[tuple[str, str], float] = {}
-
-    def get(self, mind: str, model: str) -> float:
-        return self._ratio.get((mind, model), self.START)
-
-    def calibrate(self, mind: str, model: str, chars: int, tokens: int, budget: int) -> None:
-        if tokens <= 0 or chars <= 0:
-            return
-        measured, current = chars / tokens, self.get(mind, model)
-        if tokens > budget:
-            new = measured * 0.9  # over budget: take the measured ratio at once, with a margin
-        elif measured < current:
-            new = current + 0.6 * (measured - current)  # denser than thought: correct fast
-        else:
-            new = current + 0.15 * (measured - current)  # sparser: correct slowly
-        self._ratio[(mind, model)] = new
-
-    def too_long(self, mind: str, model: str, chars: int, tokens: int | None) -> None:
-        current = self.get(mind, model)
-        self._ratio[(mind, model)] = min(current * 0.7, chars / tokens * 0.9) if tokens else current * 0.7
-
-
-def _conversation(db: Database, mind: str, chars: int) -> list[Event]:
-    """The newest whole events of the mind's conversation that fit `chars` of envelopes, oldest first."""
-    history = latest_events(db, mind, kinds=("message", "observation", "reply"), limit=2_000)
-    kept: list[Event] = []
-    used = 0
-    for event in reversed(history):
-        size = len(text.render_event(event, mind)) + 1
-        if used + size > chars:
-            break
-        kept.append(event)
-        used += size
-    return list(reversed(kept))
-
-
-def _chunks(lines: Sequence[str], chunk_chars: int, ttl: str) -> list[Block]:
-    """Whole envelopes in full chunks of about `chunk_chars`, then the rest one block per envelope.
-
-    Breakpoints after the last full chunk and after the last envelope: the
-    next request, one message longer, finds the previous one's end at a block
-    boundary within the service's lookback and reads it from the cache.
-    """
-    chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for line in lines:
-        current.append(line)
-        size += len(line) + 1
-        if size >= chunk_chars:
-            chunks.append("\n".join(current) + "\n")
-            current, size = [], 0
-    blocks = [Block(c) for c in chunks] + [Block(line + "\n") for line in current]
-    marks = {len(chunks) - 1, len(blocks) - 1} - {-1}
-    return [Block(b.text, ttl if i in marks else None) for i, b in enumerate(blocks)]  # type: ignore[arg-type]
+BREAKPOINTS = 4  # the API's most per request: the judge's system prompt needs none of its own (it leads the cached prefix)
 
 
 @dataclass(frozen=True)
@@ -139,14 +77,20 @@ class ReplyJudge:
         self._clock = clock
         self._gateway = gateway
         self._settings = settings
-        self.ratios = _Ratios()
 
     def build(self, request: JudgeRequest, cfg: JudgeSettings, model: str) -> Built:
-        """The judge's prompt for `request` now, read from the store with no side effects."""
+        """The judge's prompt for `request` now, read from the store with no side effects.
+
+        The conversation is the token-budgeted window the reply reads too
+        (noemad.turn.window), at the judge's budget less what the rest of the
+        request takes, rendered in envelopes; the persona (8% of the budget)
+        and the batch (10%) come after it.
+        """
         db = self._store.reader()
         mind = request.mind
-        ratio = self.ratios.get(mind, model)
-        total = int(cfg.input_budget * ratio)
+        ratio = ratio_for(db, mind, model)
+        budget = cfg.input_budget
+        total = ratio.chars(budget)
         settings = self._settings(mind)
         persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
         ids = list(dict.fromkeys([*request.unanswered, *request.batch]))
@@ -168,22 +112,22 @@ class ReplyJudge:
             )
             if part
         )
-        room = max(0, total - len(system) - len(tail) - 200)
-        lines = [text.render_event(e, mind) for e in _conversation(db, mind, room)]
-        head = "<conversation>\n"
-        blocks = _chunks(lines, CHUNK_CHARS, cfg.cache_ttl)
-        conversation = [Block(head), *blocks, Block("</conversation>\n\n" + tail)] if blocks else [Block(head + "</conversation>\n\n" + tail)]
+        head, foot = "<conversation>\n", "</conversation>\n\n" + tail
+        room = budget - ratio.tokens(len(system) + len(head) + len(foot))
+        win = window(db, mind, max(1, room), ratio, role="judge", render=lambda said: text.render_said(said, mind))
+        blocks = (Block(head), *win.blocks(cfg.cache_ttl, breakpoints=BREAKPOINTS), Block(foot))  # type: ignore[arg-type]
         prompt = Prompt(
             role="judge",
             mind=mind,
             system=(Block(system),),
-            messages=(Turn("user", tuple(conversation)),),
+            messages=(Turn("user", blocks),),
             max_tokens=MAX_TOKENS,
-            effort=cfg.effort,  # type: ignore[arg-type]
+            window=win.use(budget),  # the gateway calibrates the ratio from the answer and keeps the anchor
+            effort=cfg.effort,
             timeout=cfg.timeout,
         )
-        chars = len(system) + sum(len(b.text) for b in conversation)
-        return Built(prompt, chars, int(chars / ratio) + 1)
+        chars = len(system) + sum(len(b.text) for b in blocks)
+        return Built(prompt, chars, ratio.tokens(chars))
 
     async def decide(self, request: JudgeRequest) -> JudgeOutcome:
         """The verdict on `request`; never raises but `CancelledError`."""
@@ -220,8 +164,7 @@ class ReplyJudge:
         return self._answer(request.mind, model, built, cfg, call.result())
 
     def _answer(self, mind: str, model: str, built: Built, cfg: JudgeSettings, response: ModelResponse) -> JudgeOutcome:
-        usage = response.usage
-        self.ratios.calibrate(mind, model, built.chars, usage.total_input, cfg.input_budget)
+        usage = response.usage  # the gateway has calibrated the mind's ratio from it (the request carries its window)
         reading = text.parse_verdict(response.text)
         tokens = dict(
             call_id=response.call_id,
@@ -255,6 +198,4 @@ class ReplyJudge:
             else:
                 until = now + REFUSAL_RETRY
             return JudgeOutcome(None, error.detail, refused_until=until, refusal=error.detail, call_id=call_id)
-        if isinstance(error, ContextLength):
-            self.ratios.too_long(mind, model, built.chars, error.tokens)
         return JudgeOutcome(None, error.detail, failed=True, call_id=call_id)

@@ -31,14 +31,28 @@ from datetime import datetime, timezone
 
 from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
-from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
+from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
 from noemad.models.ledger import CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
+from noemad.models.ratios import learn, shrink
 from noemad.models.provider import Provider
 from noemad.models.settings import budget, price, role_settings
-from noemad.models.types import AUXILIARY_ROLES, Block, Effort, ModelRequest, ModelResponse, Role, Tool, ToolResult, ToolUse, Turn, Usage
+from noemad.models.types import (
+    AUXILIARY_ROLES,
+    Block,
+    Effort,
+    ModelRequest,
+    ModelResponse,
+    Role,
+    Tool,
+    ToolResult,
+    ToolUse,
+    Turn,
+    Usage,
+    WindowUse,
+)
 from noemad.store.writer import Writer
 
 log = logging.getLogger("noemad.models")
@@ -55,6 +69,7 @@ class Prompt:
     system: tuple[Block, ...] = ()
     max_tokens: int | None = None  # None: the role's configured limit
     tools: tuple[Tool, ...] = ()  # what the model may call (see `ModelGateway.converse`)
+    window: WindowUse | None = None  # built on a token-budgeted window: the answer calibrates it (noemad.models.ratios)
     effort: Effort | None = None  # None: the role's configured effort (the reply judge sends [gate.judge] effort)
     timeout: float | None = None  # None: the role's configured timeout
 
@@ -166,6 +181,10 @@ class ModelGateway:
         """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
         return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
 
+    def model_for(self, mind: str, role: str) -> str | None:
+        """The model `role` calls for `mind` (None without one): a window is sized at the mind's ratio for it."""
+        return role_settings(self._config(), mind, role).model or None if self.provider is not None else None
+
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
         settings = role_settings(self._config(), prompt.mind, prompt.role)
@@ -181,6 +200,7 @@ class ModelGateway:
             effort=prompt.effort or settings.effort,
             timeout=prompt.timeout or settings.timeout,
             tools=prompt.tools,
+            window=prompt.window,
         )
 
     async def complete(self, prompt: Prompt) -> ModelResponse:
@@ -211,6 +231,8 @@ class ModelGateway:
             exc.call_id = await self._record(
                 request, provider, "error", Usage(), started, category=exc.category, detail=exc.detail, retry_after=exc.retry_after
             )
+            if isinstance(exc, ContextLength) and request.window is not None:
+                await self._calibrate(request, None, exc.tokens)
             raise
         except Exception as exc:
             # A provider bug, or an SDK error it did not translate: recorded and
@@ -220,6 +242,8 @@ class ModelGateway:
             error.call_id = await self._record(request, provider, "error", Usage(), started, category="unexpected", detail=error.detail)
             raise error from None
         call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
+        if request.window is not None:
+            await self._calibrate(request, response.usage, None)
         return replace(response, model=response.model or request.model, call_id=call_id)
 
     async def converse(
@@ -257,6 +281,16 @@ class ModelGateway:
         )
         error.call_id = responses[-1].call_id
         return Conversation(tuple(responses), error)
+
+    async def _calibrate(self, request: ModelRequest, usage: Usage | None, stated_tokens: int | None) -> None:
+        """Learn from a request built on a window: its answer calibrates the ratio, a context-length error shrinks it."""
+        window, chars, now = request.window, len(request.text()), self._clock.now()
+        assert window is not None
+        if usage is not None:
+            job = lambda db: learn(db, request.mind, request.model, request.role, window, chars, usage.total_input, now)  # noqa: E731
+        else:
+            job = lambda db: shrink(db, request.mind, request.model, chars, stated_tokens, now)  # noqa: E731
+        await asyncio.shield(self._writer.run(job))
 
     def _release(self, key: tuple[str, str], reserved: tuple[int, float]) -> None:
         tokens, dollars = self._inflight.get(key, (0, 0.0))
