@@ -541,3 +541,72 @@ def test_the_daemon_judges_a_judge_rules_batch_with_the_model_and_replies_on_rep
         assert verdicts[1]["data"]["call"] is not None
     finally:
         app.stop()
+
+
+# -- the judge's own requests against the fake API's prompt cache ------------------------------
+
+CHAT = "did anyone see the frost warning for tonight, we should cover the seedlings before dark"
+
+
+@asynccontextmanager
+async def cached_env(tmp_path: Path, extra: str = "") -> AsyncIterator[tuple[Env, ReplyJudge, FakeMessagesAPI]]:
+    from fake_messages_api import PromptCache
+
+    clock = ManualClock(START)
+    with FakeMessagesAPI(key=KEY, cache=PromptCache(clock.now)) as server:
+        async with anthropic_env(tmp_path, server, extra) as (env, judge, gateway):
+            env.clock = clock
+            judge._clock = clock  # the cache's TTLs and the judge's timeout on one manual clock
+            gateway._clock = clock
+            yield env, judge, server
+
+
+async def test_a_growing_conversation_is_read_from_the_cache_after_the_first_request(tmp_path: Path, api: FakeMessagesAPI) -> None:
+    async with cached_env(tmp_path) as (env, judge, server):
+        for i in range(600):  # ~20K tokens of chat
+            env.say(("eve", "bob", "ann")[i % 3], f"{i}: {CHAT}")
+        shares = []
+        for i in range(8):
+            batch = [env.say("eve", f"more {i}.{k}: {CHAT}") for k in range(3)]
+            env.clock.advance(20)
+            server.message("Chatter between others.\nWAIT: nobody asked the gardener")
+            outcome = await judge.decide(ask(*batch))
+            assert outcome.verdict == "wait"
+            total = outcome.input_tokens + outcome.cache_read + outcome.cache_write
+            shares.append(outcome.cache_read / total)
+    assert shares[0] == 0.0
+    assert min(shares[1:]) > 0.9  # only the new messages, the listing and the question are not read from the cache
+    marks = [b for b in server.requests[-1].body["messages"][0]["content"] if "cache_control" in b]
+    assert 2 <= len(marks) <= 4
+
+
+async def test_dense_content_at_fifty_times_the_budget_stays_under_it_after_the_first_calibration(tmp_path: Path, api: FakeMessagesAPI) -> None:
+    async with cached_env(tmp_path, "[gate.judge]\nenabled = true\nmax_input_tokens = 5000\n") as (env, judge, server):
+        for i in range(1_250):  # ~250K CJK characters, a token each: 50x the budget
+            env.say("eve", f"{i}:" + "東京の天気は晴れですが夕方から雨が降るかもしれません。" * 8)
+        totals = []
+        for i in range(5):
+            event = env.say("bob", f"東京 {i}")
+            server.message("WAIT: 雑談")
+            outcome = await judge.decide(ask(event))
+            totals.append(outcome.input_tokens + outcome.cache_read + outcome.cache_write)
+    assert max(totals[1:]) <= 5000  # the first request calibrated the ratio; none after it is over budget
+    assert min(totals[1:]) > 5000 * 0.5  # and the window still uses the budget
+
+
+async def test_a_budget_under_4000_is_read_as_4000(tmp_path: Path) -> None:
+    env = Env(tmp_path, SCRIPTED + "[gate.judge]\nenabled = true\nmax_input_tokens = 1000\n")
+    for i in range(400):
+        env.say("eve", f"{i}: {CHAT}")
+    provider = Held()
+    judge, _ = env.judge(provider)
+    task = asyncio.ensure_future(judge.decide(ask(env.say("bob", "hi"))))
+    while not provider.requests:
+        await asyncio.sleep(0)
+    request = provider.requests[0]
+    chars = len(request.system[0].text) + len(sent(request))
+    ratio = TokenRatio().chars_per_token
+    assert 1000 * ratio < chars <= 4000 * ratio  # 4,000 estimated tokens: not 1,000, and not the 90,000 default
+    assert request.window is not None and request.window.budget_tokens == 4000
+    provider.answer.set_result("WAIT: x")  # type: ignore[union-attr]
+    await task
