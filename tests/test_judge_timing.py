@@ -35,6 +35,7 @@ file = "{script}"
 [gate.judge]
 enabled = {enabled}
 on_error = "{on_error}"
+{judge}
 """
 ROOM = {"name": "room", "match": {"kinds": ["message"], "channel": "cli"}, "behaviour": {"judge": {"debounce_ms": 2000}}}
 
@@ -66,9 +67,13 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     return fake
 
 
-def start(tmp_path: Path, *, script: str = "", models: str = "", enabled: bool = True, on_error: str = "wake") -> InProcess:
+def start(
+    tmp_path: Path, *, script: str = "", models: str = "", enabled: bool = True, on_error: str = "wake", judge: str = ""
+) -> InProcess:
     (tmp_path / "script.toml").write_text(script)
-    config = CONFIG.format(script=tmp_path / "script.toml", models=models, enabled=str(enabled).lower(), on_error=on_error)
+    config = CONFIG.format(
+        script=tmp_path / "script.toml", models=models, enabled=str(enabled).lower(), on_error=on_error, judge=judge
+    )
     app = start_app(tmp_path, config)
     assert app.api("POST", "/minds", json={"name": MIND}).status_code == 201
     app.settle(MIND)
@@ -430,3 +435,12 @@ def test_the_probe_table_says_what_a_judge_rule_does(ada: InProcess) -> None:
     assert ambient["after"] == "judged after 2000 ms quiet: wake only if the judge says REPLY (rule room)"
     later = add(ada, {"name": "mentions", "match": {"flags": ["mention"]}, "behaviour": "always"})
     assert any(w.startswith("rule 'room' (judge) comes before rule 'mentions'") for w in later["warnings"])
+
+
+def test_a_budget_under_the_least_is_read_as_4000_and_gate_status_says_so(tmp_path: Path, judge: FakeJudge) -> None:
+    app = start(tmp_path, judge="max_input_tokens = 1000")
+    try:
+        add(app, ROOM)
+        assert judge_status(app)["notices"] == ["[gate.judge] max_input_tokens 1000 is under 4000: read as 4000"]
+    finally:
+        app.stop()
