@@ -72,8 +72,7 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
             message = get_event(store.reader(), turn.answer)
     tools: MindTools | None = None
     if message is not None:
-        gate = gateway.config().gate
-        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id, judge=gate.judge.enabled) if gate.mind_tools else None
+        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
         drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli), tools)
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
