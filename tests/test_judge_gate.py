@@ -236,3 +236,57 @@ def test_upcoming_wakes_list_other_rules_judging_held_and_queued_as_maybe_and_he
     whats = [w.what for w in gate.upcoming_wakes(T0 + 3, exclude="ops")]
     assert "1 stimulus waiting to wake it as soon as the running turn ends" in whats
     assert "a batch of 1 stimulus its judge rule room will ask a judge about" in whats
+
+
+# --- reading a judge rule ------------------------------------------------------------------------
+
+import pytest  # noqa: E402
+
+from noemad.config import parse_config  # noqa: E402
+from noemad.errors import ConfigError, RuleRefused  # noqa: E402
+from noemad.rules.shape import BEHAVIOUR_KINDS, JudgeBehaviour  # noqa: E402
+
+
+def test_judge_is_the_last_kind_and_reads_with_its_bounds_clamped_and_noted() -> None:
+    assert BEHAVIOUR_KINDS[-1] == "judge"
+    read = read_rule(judge_rule(debounce_ms=50, max_wait_ms=10**9, instructions="wake me when asked"), judge=True)
+    assert read.rule.behaviour == JudgeBehaviour(100, 3_600_000, "wake me when asked")
+    assert read.notes == (
+        "rule 'room': behaviour.judge.debounce_ms 50 is below the least allowed; read as 100 ms",
+        "rule 'room': behaviour.judge.max_wait_ms 1000000000 is above the most allowed; read as 3600000 ms",
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({**judge_rule(), "passthrough": True}, "passthrough is only for rate_limit and passive_sample"),
+        (judge_rule(instructions="x" * 4001), "instructions is 4001 characters; at most 4000"),
+        ({"name": "room", "behaviour": {"judge": {"max_wait_ms": 5000}}}, "needs debounce_ms"),
+        ({"name": "room", "behaviour": {"judge": {"debounce_ms": 2000, "wait": 1}}}, "unknown key 'wait'"),
+    ],
+)
+def test_a_judge_rule_of_bad_shape_is_refused_with_a_sentence(body: dict[str, Any], says: str) -> None:
+    with pytest.raises(RuleRefused) as refused:
+        read_rule(body, judge=True)
+    assert says in refused.value.detail
+
+
+def test_without_judging_a_judge_rule_is_an_unknown_behaviour_and_no_sentence_names_the_judge() -> None:
+    with pytest.raises(RuleRefused) as refused:
+        read_rule(judge_rule())
+    assert refused.value.detail.startswith("rule 'room': behaviour: 'judge' is not a behaviour (one of always, defer, debounce, rate_limit, passive_sample,")
+    with pytest.raises(RuleRefused) as other:
+        read_rule({"name": "x", "behaviour": "sometimes"})
+    assert "judge" not in other.value.detail
+
+
+def test_the_config_seeds_a_judge_rule_only_with_judging_on() -> None:
+    table = '[[minds.ada.gate.rules]]\nname = "room"\nbehaviour = { judge = { debounce_ms = 2000 } }\n'
+    with pytest.raises(ConfigError) as refused:
+        parse_config(table, "noemad.toml")
+    assert "a judge rule needs [gate.judge] enabled = true" in str(refused.value)
+    loaded = parse_config("[gate.judge]\nenabled = true\nmax_input_tokens = 1000\n" + table, "noemad.toml")
+    assert loaded.config.gate.judge.input_budget == 4000  # read at its least, never the default
+    [read], _, _ = loaded.config.minds["ada"].gate.read()  # type: ignore[union-attr]
+    assert read.rule.behaviour == JudgeBehaviour(2000)

@@ -35,6 +35,7 @@ file = "{script}"
 [gate.judge]
 enabled = {enabled}
 on_error = "{on_error}"
+{judge}
 """
 ROOM = {"name": "room", "match": {"kinds": ["message"], "channel": "cli"}, "behaviour": {"judge": {"debounce_ms": 2000}}}
 
@@ -66,9 +67,13 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     return fake
 
 
-def start(tmp_path: Path, *, script: str = "", models: str = "", enabled: bool = True, on_error: str = "wake") -> InProcess:
+def start(
+    tmp_path: Path, *, script: str = "", models: str = "", enabled: bool = True, on_error: str = "wake", judge: str = ""
+) -> InProcess:
     (tmp_path / "script.toml").write_text(script)
-    config = CONFIG.format(script=tmp_path / "script.toml", models=models, enabled=str(enabled).lower(), on_error=on_error)
+    config = CONFIG.format(
+        script=tmp_path / "script.toml", models=models, enabled=str(enabled).lower(), on_error=on_error, judge=judge
+    )
     app = start_app(tmp_path, config)
     assert app.api("POST", "/minds", json={"name": MIND}).status_code == 201
     app.settle(MIND)
@@ -402,3 +407,40 @@ def test_a_judge_verdict_event_reads_back_as_its_payload(ada: InProcess, judge: 
     verdict = JudgeVerdict.of(get_event(ada.sup.store.reader(), stored["id"]))
     assert verdict == JudgeVerdict("room", "reply", True, 1, input_tokens=900, cache_read=100)
     assert stored["text"] == "rule room: the judge said REPLY to 1 stimulus; it woke the mind"
+
+
+def test_the_mind_adds_a_judge_rule_with_its_own_tool_when_judging_is_on(tmp_path: Path, judge: FakeJudge) -> None:
+    script = (
+        '[respond]\nreplies = [{ tool = "wake_add_rule", input = { name = "room", match = { channel = "irc:*" },'
+        ' behaviour = { judge = { debounce_ms = 3000, instructions = "only when asked" } } } }, "Noted.", "Hi."]\n'
+    )
+    app = start(tmp_path, script=script, models='[models.respond]\nmodel = "claude-haiku-5-5"')
+    try:
+        say(app, "please only answer in irc when asked")
+        app.settle(MIND)
+        [called] = events(app, "tool_called")
+        assert called["data"]["is_error"] is False and "added rule 'room'" in called["data"]["result"]
+        chatter = say(app, "chatter", channel="irc:#lobby")
+        app.advance(3)
+        app.settle(MIND)
+        [request] = judge.requests
+        assert (request.batch, request.instructions) == ((chatter,), "only when asked")
+    finally:
+        app.stop()
+
+
+def test_the_probe_table_says_what_a_judge_rule_does(ada: InProcess) -> None:
+    change = add(ada, {**ROOM, "match": {}})
+    ambient = next(p for p in change["probes"] if p["probe"] == "ambient human talk")
+    assert ambient["after"] == "judged after 2000 ms quiet: wake only if the judge says REPLY (rule room)"
+    later = add(ada, {"name": "mentions", "match": {"flags": ["mention"]}, "behaviour": "always"})
+    assert any(w.startswith("rule 'room' (judge) comes before rule 'mentions'") for w in later["warnings"])
+
+
+def test_a_budget_under_the_least_is_read_as_4000_and_gate_status_says_so(tmp_path: Path, judge: FakeJudge) -> None:
+    app = start(tmp_path, judge="max_input_tokens = 1000")
+    try:
+        add(app, ROOM)
+        assert judge_status(app)["notices"] == ["[gate.judge] max_input_tokens 1000 is under 4000: read as 4000"]
+    finally:
+        app.stop()

@@ -649,7 +649,12 @@ class Gate:
         if self._self_wake is not None:
             times.append(self._self_wake.at)
         # A refused judge call is tried again when its hold ends (R1-1): a timer at the stated time.
-        times += [s.refused_until for s in self._slots.values() if s.held is not None and s.refused_until is not None]
+        # Only while it is still to come: once passed, the actor judges as soon as the mind is free (a turn's end
+        # or a resume), and a time already past here would fire the timer again at once for as long as a turn runs.
+        times += [
+            s.refused_until for s in self._slots.values()
+            if s.held is not None and s.refused_until is not None and (self._seen is None or s.refused_until > self._seen)
+        ]
         return min(times, default=None)
 
     def _unwired(self, batch: Batch) -> str | None:

@@ -270,7 +270,9 @@ class MindActor:
         self._spawn(run())
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
+        self._spawned(asyncio.get_running_loop().create_task(coro))
+
+    def _spawned(self, task: asyncio.Task[Any]) -> None:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
@@ -444,4 +446,5 @@ class MindActor:
         self.gate.stop_judging()
         for task in self._judge_tasks.values():
             task.cancel()
+            self._spawned(task)  # awaited at stop, so none outlives the loop
         self._judge_tasks.clear()

@@ -35,6 +35,7 @@ async def draft_reply(gateway: ModelGateway, context: Prompt, tools: MindTools |
         except ModelError as exc:
             log.warning("mind %s could not reply: %s", context.mind, exc.detail)
             return Conversation((), exc)
+    tools.judge = gateway.config().gate.judge.enabled  # judge rules, and the tools' words for them, only where judging is on
     drafted = await gateway.converse(replace(context, tools=tools.definitions), tools.handle, done=lambda: tools.skipping)
     if isinstance(drafted.error, NoModelConfigured) and not drafted.responses:
         return None

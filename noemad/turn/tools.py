@@ -212,8 +212,7 @@ class MindTools:
 
     def __init__(self, store: Store, clock: Clock, mind: str, answered: Event, cycle_id: str, judge: bool = False) -> None:
         self._store = store
-        self._judge = judge  # [gate.judge] enabled: judge rules are read, and the definitions say so
-        self.definitions = JUDGE_MIND_TOOLS if judge else MIND_TOOLS
+        self.judge = judge  # [gate.judge] enabled: judge rules are read, and the definitions say so (set by draft_reply)
         self._clock = clock
         self._mind = mind
         self._answered = answered
@@ -221,6 +220,11 @@ class MindTools:
         self.rules_changed = False  # a rule was added or removed: the gate reloads its rules after the turn
         self.skip: ReplySkipped | None = None  # once skip_reply was called: the message not answered, and wake_in
         self.calls: list[int] = []  # the tool_called events, in order
+
+    @property
+    def definitions(self) -> tuple[Tool, ...]:
+        """The tools offered: without judging, the gate issue's definitions byte for byte."""
+        return JUDGE_MIND_TOOLS if self.judge else MIND_TOOLS
 
     @property
     def skipping(self) -> bool:
@@ -290,7 +294,7 @@ class MindTools:
         position = body.pop("position", None)
         if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
             raise InvalidInput(f"position counts from 1 (1 is asked first), not {position!r:.60}; omit it to add the rule last")
-        read = read_rule(body, judge=self._judge)
+        read = read_rule(body, judge=self.judge)
         now = self._clock.now()
         event = add_rule(
             db, self._mind, read.rule, position=None if position is None else position - 1, actor="mind", now=now, notes=read.notes
