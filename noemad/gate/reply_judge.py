@@ -38,7 +38,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-
 from noemad.clock import Clock
 from noemad.config import JudgeSettings, MindSettings
 from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
@@ -160,10 +159,10 @@ class ReplyJudge:
             return JudgeOutcome(None, f"the judge did not answer within {cfg.timeout:g} s; the call was cancelled", failed=True)
         error = call.exception()
         if error is not None:
-            return self._error(request.mind, model, built, error)
-        return self._answer(request.mind, model, built, cfg, call.result())
+            return self._error(request.mind, error)
+        return self._answer(call.result())
 
-    def _answer(self, mind: str, model: str, built: Built, cfg: JudgeSettings, response: ModelResponse) -> JudgeOutcome:
+    def _answer(self, response: ModelResponse) -> JudgeOutcome:
         usage = response.usage  # the gateway has calibrated the mind's ratio from it (the request carries its window)
         reading = text.parse_verdict(response.text)
         tokens = dict(
@@ -182,7 +181,7 @@ class ReplyJudge:
         until = self._clock.now() + REFUSAL_RETRY
         return JudgeOutcome(None, error.detail, refused_until=until, refusal=error.detail, call_id=error.call_id, unwired=True)
 
-    def _error(self, mind: str, model: str, built: Built, error: BaseException) -> JudgeOutcome:
+    def _error(self, mind: str, error: BaseException) -> JudgeOutcome:
         if not isinstance(error, ModelError):
             log.error("mind %s: the reply judge's call failed unexpectedly: %r", mind, error)
             return JudgeOutcome(None, f"the judge's call failed unexpectedly ({type(error).__name__})", failed=True)
