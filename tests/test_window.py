@@ -128,7 +128,7 @@ def test_a_message_longer_than_half_the_budget_is_cut_and_the_newest_is_always_t
     say(store, "y" * 50_000)
     w = window(store.reader(), "ada", 1_000, START, anchor=None)
     [entry] = w.entries
-    assert entry.said.text.endswith(CUT) and len(entry.said.text) == 1_000
+    assert entry.cut and entry.text.endswith(CUT) and len(entry.text) == len("alice (irc:#ops): ") + 1_000
     assert w.estimated_tokens <= 1_000
 
 
@@ -280,3 +280,33 @@ def test_a_context_length_error_shrinks_the_ratio_before_the_next_call(store: St
     # the next request is built at the shrunk ratio: within what the model takes when the budget is
     estimated, counted = judge_once(store, gw, 45_000)
     assert counted <= 45_000
+
+
+def test_a_window_built_on_the_last_one_is_the_window_built_from_scratch(store: Store) -> None:
+    from noemad.turn import window as module
+
+    say(store, *lines(300))
+    budget = 12_000
+    w = window(store.reader(), "ada", budget, START, anchor=None)
+    anchor = Anchor(w.anchor_id, w.chunk_chars)
+    for step in range(30):
+        say(store, *lines(7, start=1000 + 7 * step))
+        if step % 5 == 0:
+            reply(store, "Sure. " * 40)
+        ratio = TokenRatio(START + step * 0.05)
+        built = window(store.reader(), "ada", budget, ratio, anchor=anchor)
+        module._MEMO.clear()
+        fresh = window(store.reader(), "ada", budget, ratio, anchor=anchor)
+        assert built == fresh
+        anchor = Anchor(built.anchor_id, built.chunk_chars)
+
+
+def test_a_mind_deleted_and_made_anew_is_not_shown_its_predecessors_words(store: Store) -> None:
+    from noemad.minds import delete_mind
+
+    say(store, "the old ada's secret")
+    assert "secret" in window(store.reader(), "ada", 5_000, START, anchor=None).text
+    store.writer.run_sync(lambda db: delete_mind(db, "ada", "ada"))
+    store.writer.run_sync(lambda db: create_mind(db, "ada", {}, NOW, "operator"))
+    say(store, "hello again")
+    assert window(store.reader(), "ada", 5_000, START, anchor=None).text == "alice (irc:#ops): hello again\n"

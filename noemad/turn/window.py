@@ -60,14 +60,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+import threading
+from collections import OrderedDict
+from typing import Final, NamedTuple
 
 from sqlite_utils import Database
 
 from noemad.models import Block
 from noemad.models.ratios import Anchor, TokenRatio, anchor_for
 from noemad.models.types import CacheTTL, WindowUse
-from noemad.stimuli import conversation_before
+from noemad.stimuli import conversation_after, conversation_before
 
 CHUNK_TOKENS = 6_000  # a full chunk's size: a cached block
 REGROW = 0.65  # where a moved anchor leaves the window, as a share of the budget
@@ -78,9 +80,8 @@ CUT = " […cut to fit the window]"
 _PAGE = 512  # events read at a time, newest first
 
 
-@dataclass(frozen=True)
-class Said:
-    """One message of the conversation, as a window reads it (lean: no links, no data)."""
+class Said(NamedTuple):
+    """One message of the conversation, as a window reads it (lean: no links, no data; a tuple, thousands are read)."""
 
     id: int
     kind: str  # message, observation or reply
@@ -102,16 +103,22 @@ def plain_line(said: Said) -> str:
     return f"{said.who} (reply): {said.text}"
 
 
-@dataclass(frozen=True)
-class Entry:
-    """A message in the window and its rendered text."""
+class Entry(NamedTuple):
+    """A message in the window: as stored, as rendered (cut to fit if it had to be), and its size with its line break."""
 
     said: Said
     text: str
+    size: int
+    cut: bool
 
-    @property
-    def size(self) -> int:
-        return len(self.text) + 1  # its line break
+
+def _entry(said: Said, render: Render, limit: int) -> Entry:
+    if len(said.text) <= limit:
+        text = render(said)
+        return Entry(said, text, len(text) + 1, False)
+    keep = max(0, limit - len(CUT))
+    text = render(said._replace(text=said.text[:keep] + CUT))
+    return Entry(said, text, len(text) + 1, True)
 
 
 @dataclass(frozen=True)
@@ -184,23 +191,50 @@ def breakpoint_indexes(count: int, last_full: int | None, breakpoints: int) -> f
     return frozenset(marks)
 
 
-def _newest_first(db: Database, mind: str) -> Iterator[Said]:
-    """The mind's conversation, newest first, read a page at a time as the caller goes back."""
-    before = 1 << 62
+def _newest_first(db: Database, mind: str, before: int) -> Iterator[Said]:
+    """The mind's conversation before id `before`, newest first, read a page at a time as the caller goes back."""
     while True:
         rows = conversation_before(db, mind, before, _PAGE)
-        for row in rows:
-            yield Said(*row)
+        yield from map(Said._make, rows)
         if len(rows) < _PAGE:
             return
         before = rows[-1][0]
 
 
-def _cut(said: Said, limit: int) -> Said:
-    if len(said.text) <= limit:
-        return said
-    keep = max(0, limit - len(CUT))
-    return Said(said.id, said.kind, said.who, said.channel, said.text[:keep] + CUT, said.at)
+# What the last window of each (database, mind, renderer) held, oldest first up to the newest event it
+# read. Events never change once written, so the next build reads only what came after and reuses the
+# rest: the window's text is the same as a build from scratch, at a fraction of the cost (bench/judge.py).
+_MEMO: OrderedDict[tuple[str, str, Render], tuple[Entry, ...]] = OrderedDict()
+_MEMO_SIZE = 64
+_memo_lock = threading.Lock()
+
+
+def _database(db: Database) -> str:
+    (_, _, path) = db.execute("PRAGMA database_list").fetchone()
+    return str(path) or f"memory:{id(db.conn)}"
+
+
+def _remembered(db: Database, key: tuple[str, str, Render]) -> tuple[tuple[Entry, ...], list[Said]]:
+    """The memo's entries for `key` still valid, and the conversation after them (oldest first)."""
+    with _memo_lock:
+        known = _MEMO.get(key, ())
+    if not known:
+        return (), []
+    first = known[0].said.id
+    if db.execute("SELECT 1 FROM events WHERE id = ? AND mind = ?", [first, key[1]]).fetchone() is None:
+        return (), []  # the mind was deleted (and maybe made anew) since
+    newer = conversation_after(db, key[1], known[-1].said.id, _PAGE + 1)
+    if len(newer) > _PAGE:
+        return (), []  # much has happened since: read it newest first instead
+    return known, [Said._make(row) for row in newer]
+
+
+def _remember(key: tuple[str, str, Render], entries: tuple[Entry, ...]) -> None:
+    with _memo_lock:
+        _MEMO[key] = entries
+        _MEMO.move_to_end(key)
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
 
 
 _STORED: Final = Anchor(-1, -1)  # "read the role's stored anchor"
@@ -220,25 +254,41 @@ def window(
 
     `anchor` defaults to the one the role's last answered request used (None:
     start afresh). `render` turns each message into its text; sizes are
-    measured on what it returns, so a caller renders with it, not afterwards.
+    measured on what it returns, so a caller renders with it, not afterwards
+    (and passes the same function each time: it is part of what is remembered).
     """
     ratio = ratio if isinstance(ratio, TokenRatio) else TokenRatio(float(ratio))
     stored = anchor_for(db, mind, role) if anchor is _STORED else anchor
+    floor = stored.anchor_id if stored is not None and stored.anchor_id is not None else 0
     budget_chars = max(1, ratio.chars(budget_tokens))
     limit = max(1, int(budget_chars * MESSAGE_SHARE))
+    key = (_database(db), mind, render)
+    known, newer = _remembered(db, key)
     taken: list[Entry] = []  # newest first
     total = 0
     outgrown = False
-    for said in _newest_first(db, mind):
-        if stored is not None and stored.anchor_id is not None and said.id < stored.anchor_id:
-            break  # the window reaches back to its anchor and no further
-        said = _cut(said, limit)
-        entry = Entry(said, render(said))
+
+    def take(entry: Entry) -> bool:
+        nonlocal total, outgrown
         if total + entry.size > budget_chars and taken:
             outgrown = True
-            break
+            return False
         taken.append(entry)
         total += entry.size
+        return True
+
+    def older() -> Iterator[Entry]:
+        """Every entry, newest first: what came after the memo, the memo, then the store before it."""
+        for said in reversed(newer):
+            yield _entry(said, render, limit)
+        for entry in reversed(known):
+            yield entry if not entry.cut and len(entry.said.text) <= limit else _entry(entry.said, render, limit)
+        for said in _newest_first(db, mind, known[0].said.id if known else 1 << 62):
+            yield _entry(said, render, limit)
+
+    for entry in older():
+        if entry.said.id < floor or not take(entry):
+            break  # the window reaches back to its anchor and no further, or is full
     if outgrown:
         # The anchor moves forward to where the window fills REGROW of the budget.
         keep, size = 0, 0
@@ -247,6 +297,8 @@ def window(
             keep += 1
         taken = taken[: max(1, keep)]
     entries = tuple(reversed(taken))
+    if entries:
+        _remember(key, entries)
     anchor_id = entries[0].said.id if entries else None
     kept = stored is not None and stored.anchor_id == anchor_id and stored.chunk_chars > 0
     chunk_chars = stored.chunk_chars if kept and stored is not None else max(1, ratio.chars(CHUNK_TOKENS))
