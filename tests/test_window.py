@@ -310,3 +310,12 @@ def test_a_mind_deleted_and_made_anew_is_not_shown_its_predecessors_words(store:
     store.writer.run_sync(lambda db: create_mind(db, "ada", {}, NOW, "operator"))
     say(store, "hello again")
     assert window(store.reader(), "ada", 5_000, START, anchor=None).text == "alice (irc:#ops): hello again\n"
+
+
+def test_a_different_renderer_is_not_served_the_last_ones_texts(store: Store) -> None:
+    say(store, *lines(20))
+    plain = window(store.reader(), "ada", 5_000, START, anchor=None)
+    shouted = window(store.reader(), "ada", 5_000, START, anchor=None, render=lambda s: s.text.upper())
+    assert plain.text.startswith("alice (irc:#ops): line 00000") and shouted.text.startswith("LINE 00000")
+    closure = window(store.reader(), "ada", 5_000, START, anchor=None, render=lambda s: s.text.upper())
+    assert closure == shouted  # a closure made anew that renders alike reuses it

@@ -201,10 +201,12 @@ def _newest_first(db: Database, mind: str, before: int) -> Iterator[Said]:
         before = rows[-1][0]
 
 
-# What the last window of each (database, mind, renderer) held, oldest first up to the newest event it
+# What the last window of each (database, mind, role) held, oldest first up to the newest event it
 # read. Events never change once written, so the next build reads only what came after and reuses the
 # rest: the window's text is the same as a build from scratch, at a fraction of the cost (bench/judge.py).
-_MEMO: OrderedDict[tuple[str, str, Render], tuple[Entry, ...]] = OrderedDict()
+# Renderers are often closures made anew for each build, so whether this one renders as the last one
+# did is asked of the renderer itself: it must give the remembered texts of the first and last entries.
+_MEMO: OrderedDict[tuple[str, str, str], tuple[Entry, ...]] = OrderedDict()
 _MEMO_SIZE = 64
 _memo_lock = threading.Lock()
 
@@ -214,12 +216,13 @@ def _database(db: Database) -> str:
     return str(path) or f"memory:{id(db.conn)}"
 
 
-def _remembered(db: Database, key: tuple[str, str, Render]) -> tuple[tuple[Entry, ...], list[Said]]:
-    """The memo's entries for `key` still valid, and the conversation after them (oldest first)."""
+def _remembered(db: Database, key: tuple[str, str, str], render: Render) -> tuple[tuple[Entry, ...], list[Said]]:
+    """The memo's entries for `key` still valid for `render`, and the conversation after them (oldest first)."""
     with _memo_lock:
         known = _MEMO.get(key, ())
-    if not known:
-        return (), []
+    probes = [e for e in (known[:1] + known[-1:]) if not e.cut]
+    if not probes or any(render(e.said) != e.text for e in probes):
+        return (), []  # nothing remembered, or it was rendered otherwise
     first = known[0].said.id
     if db.execute("SELECT 1 FROM events WHERE id = ? AND mind = ?", [first, key[1]]).fetchone() is None:
         return (), []  # the mind was deleted (and maybe made anew) since
@@ -229,7 +232,7 @@ def _remembered(db: Database, key: tuple[str, str, Render]) -> tuple[tuple[Entry
     return known, [Said._make(row) for row in newer]
 
 
-def _remember(key: tuple[str, str, Render], entries: tuple[Entry, ...]) -> None:
+def _remember(key: tuple[str, str, str], entries: tuple[Entry, ...]) -> None:
     with _memo_lock:
         _MEMO[key] = entries
         _MEMO.move_to_end(key)
@@ -254,16 +257,17 @@ def window(
 
     `anchor` defaults to the one the role's last answered request used (None:
     start afresh). `render` turns each message into its text; sizes are
-    measured on what it returns, so a caller renders with it, not afterwards
-    (and passes the same function each time: it is part of what is remembered).
+    measured on what it returns, so a caller renders with it, not afterwards.
+    It must render an event the same way every time (no nonce): that is what
+    keeps the cached prefix, and what lets the next build reuse this one.
     """
     ratio = ratio if isinstance(ratio, TokenRatio) else TokenRatio(float(ratio))
     stored = anchor_for(db, mind, role) if anchor is _STORED else anchor
     floor = stored.anchor_id if stored is not None and stored.anchor_id is not None else 0
     budget_chars = max(1, ratio.chars(budget_tokens))
     limit = max(1, int(budget_chars * MESSAGE_SHARE))
-    key = (_database(db), mind, render)
-    known, newer = _remembered(db, key)
+    key = (_database(db), mind, role)
+    known, newer = _remembered(db, key, render)
     taken: list[Entry] = []  # newest first
     total = 0
     outgrown = False
