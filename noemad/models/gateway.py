@@ -180,7 +180,9 @@ class ModelGateway:
 
     def model_for(self, mind: str, role: str) -> str | None:
         """The model `role` calls for `mind` (None without one): a window is sized at the mind's ratio for it."""
-        return role_settings(self._config(), mind, role).model or None if self.provider is not None else None
+        if self.provider is None:
+            return None
+        return role_settings(self._config(), mind, role).model or None
 
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""

@@ -41,8 +41,9 @@ from noemad.turn.window import Said, breakpoint_indexes, window
 
 RESPOND_BUDGET = 60_000  # estimated input tokens of one respond request, persona and tools included
 DEFAULT_PERSONA = "You are {mind}, a long-lived mind. Answer briefly and only with what you know."
-# The mind's tools may be offered after the context is built (`[gate] mind_tools`): their bytes are reserved whether or not.
-_TOOLS_CHARS = sum(len(json.dumps(tool.to_data(), sort_keys=True)) + 1 for tool in MIND_TOOLS)
+# The mind's tools may be offered after the context is built (`[gate] mind_tools`): their bytes are reserved
+# whether or not, half as much again for the longer descriptions some settings give them (e.g. a judge example).
+_TOOLS_CHARS = 3 * sum(len(json.dumps(tool.to_data(), sort_keys=True)) + 1 for tool in MIND_TOOLS) // 2
 
 
 def _line(said: Said) -> str:

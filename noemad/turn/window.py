@@ -3,7 +3,16 @@
 One builder for every caller that shows a model the mind's conversation: the
 respond call (noemad.turn.context) and the reply judge (noemad.gate) read the
 same window, each at its own budget. Building it reads the store and writes
-nothing.
+nothing to it; it remembers in memory the last window it built for each
+mind and role, and reads only the events after it (events never change, so
+the result is the one a build from scratch gives: 3 ms instead of ~10 at
+60K tokens, bench/judge.py).
+
+For a caller: `window(db, mind, budget_tokens, ratio, role=, render=)` gives
+a `Window`: its `entries` (each event as a lean `Said`, its rendered text),
+its `chunks`, `anchor_id`, `estimated_tokens`, `text`, `blocks(ttl,
+breakpoints)` for the request, and `use(budget)` for `Prompt.window`, which
+has the gateway calibrate the ratio and keep the anchor from the answer.
 
 What it holds. The conversation is the mind's messages, observations and
 replies, oldest first, as whole messages (a message longer than half the
@@ -58,10 +67,10 @@ the ratio from the answer and keeps the anchor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from sqlite_utils import Database
@@ -71,11 +80,10 @@ from noemad.models.ratios import Anchor, TokenRatio, anchor_for
 from noemad.models.types import CacheTTL, WindowUse
 from noemad.stimuli import conversation_after, conversation_before
 
-CHUNK_TOKENS = 6_000  # a full chunk's size: a cached block
+CHUNK_TOKENS = 6_000  # a full chunk's size: where the chunk breakpoint moves to next
 REGROW = 0.65  # where a moved anchor leaves the window, as a share of the budget
 MESSAGE_SHARE = 0.5  # the most of the budget one message may take
 SPACING = 16  # blocks between spare breakpoints: inside the ~20 boundaries a provider looks back over
-MAX_BREAKPOINTS = 4  # per request, as the Messages API allows
 CUT = " […cut to fit the window]"
 _PAGE = 512  # events read at a time, newest first
 
