@@ -126,7 +126,7 @@ def test_the_end_breakpoint_lets_each_request_read_what_the_previous_one_wrote(e
     assert min(shares) > 0.97  # the three new messages and the question are all that is not read
 
 
-def test_the_single_breakpoint_scheme_resends_the_growing_tail(env: Env) -> None:
+def test_with_the_chunk_breakpoint_alone_the_growing_tail_is_resent(env: Env) -> None:
     env.say(400)
     env.ask(breakpoints=1)
     shares = []
