@@ -25,7 +25,8 @@ from noemad.models.ratios import OVER_MARGIN, START, Anchor, TokenRatio, anchor_
 from noemad.models.types import ModelRequest, ModelResponse, Turn, Usage
 from noemad.stimuli import Message
 from noemad.store import Store
-from noemad.turn.context import RESPOND_BUDGET, respond_context
+from noemad.config import DEFAULT_CONTEXT_TOKENS
+from noemad.turn.context import respond_context
 from noemad.turn.window import CHUNK_TOKENS, CUT, REGROW, SPACING, breakpoint_indexes, window
 
 NOW = parse_iso("2026-01-01T00:00:00Z")
@@ -177,7 +178,7 @@ def test_the_respond_context_marks_the_last_full_chunk_and_the_end(store: Store)
     assert texts[-2:] == ["Noted.", "alice (irc:#ops): and now?"]
     assert [t.role for t in prompt.messages] == ["user", "assistant", "user"]
     assert 2 <= len(marks) <= 3 and prompt.messages[-1].content[-1].cache == "5m"
-    assert prompt.window is not None and prompt.window.budget_tokens == RESPOND_BUDGET
+    assert prompt.window is not None and prompt.window.budget_tokens == DEFAULT_CONTEXT_TOKENS == 60_000
 
 
 # The ratio
@@ -319,3 +320,16 @@ def test_a_different_renderer_is_not_served_the_last_ones_texts(store: Store) ->
     assert plain.text.startswith("alice (irc:#ops): line 00000") and shouted.text.startswith("LINE 00000")
     closure = window(store.reader(), "ada", 5_000, START, anchor=None, render=lambda s: s.text.upper())
     assert closure == shouted  # a closure made anew that renders alike reuses it
+
+
+def test_a_minds_context_tokens_bound_its_respond_window(store: Store) -> None:
+    say(store, *lines(3000))  # ~300K characters
+    wide = respond_context(store.reader(), "ada", MindSettings())
+    narrow = respond_context(store.reader(), "ada", MindSettings(context_tokens=8_000))
+    size = lambda p: sum(len(b.text) for t in p.messages for b in t.content)  # noqa: E731
+    # at the conservative start ratio, 2 characters a token, less the persona and tools; a fresh anchor fills 65%
+    assert 0.6 * 2 * 60_000 * 0.65 < size(wide) <= 2 * 60_000 * 0.65
+    assert size(narrow) <= 2 * 8_000 * 0.65 < size(wide) / 5
+    assert narrow.window is not None and narrow.window.budget_tokens == 8_000
+    with pytest.raises(ValueError):
+        MindSettings(context_tokens=1_000)
