@@ -23,7 +23,8 @@ moves 15 s a request, inside the 5-minute TTL.
    from the cache over the requests after the first (goal >= 97%), the cost
    per verdict at claude-haiku-5-5's prices beside a judge that sends the
    same input uncached, and the window builder's time per request (window +
-   blocks, from the store; goal <= 5 ms at 60K tokens).
+   blocks, from the store; goal <= 5 ms at 60K tokens), and the respond
+   context's at the end.
 2. Dense content, code and CJK, 50 times the budget: the first request is
    built at the conservative start ratio; every later one must stay under the
    budget as the provider counts it.
@@ -53,7 +54,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_messages_api import FakeMessagesAPI, PromptCache, count_tokens, usage  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
-from noemad.config import parse_config  # noqa: E402
+from noemad.config import MindSettings, parse_config  # noqa: E402
 from noemad.events import append  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.models.gateway import ModelGateway, Prompt  # noqa: E402
@@ -62,6 +63,7 @@ from noemad.models.ratios import ratio_for  # noqa: E402
 from noemad.models.types import Block, Turn, Usage  # noqa: E402
 from noemad.stimuli import Message  # noqa: E402
 from noemad.store import Store  # noqa: E402
+from noemad.turn.context import respond_context  # noqa: E402
 from noemad.turn.window import Said, Window, plain_line, window  # noqa: E402
 
 MODEL = "claude-haiku-5-5"
@@ -96,6 +98,7 @@ class Run:
     build_ms: list[float]
     tokens: list[int]  # each request's input as the provider counted it
     window_tokens: list[int]  # each window's size as the provider would count it
+    respond_ms: list[float]  # the respond context's build at the end (noemad.turn.context), 20 times
 
 
 class Bench:
@@ -181,7 +184,7 @@ def growing(breakpoints: int, requests: int, budget: int) -> Run:
             while sum(line_tokens(m) for m in seed) < 20_000:
                 seed.append((rng.choice(PEOPLE), chat(rng)))
             bench.say(seed)
-            run = Run([], [], [], [], [], [])
+            run = Run([], [], [], [], [], [], [])
             per = 40_000 / requests  # tokens added per request
             for _ in range(requests):
                 batch: list[tuple[str, str]] = []
@@ -199,6 +202,10 @@ def growing(breakpoints: int, requests: int, budget: int) -> Run:
                 run.build_ms.append(built)
                 run.tokens.append(total(u))
                 run.window_tokens.append(window_tokens)
+            for _ in range(20):
+                started = time.perf_counter()
+                respond_context(bench.store.reader(), "ada", MindSettings(), MODEL)
+                run.respond_ms.append((time.perf_counter() - started) * 1000)
             return run
         finally:
             bench.close()
@@ -253,6 +260,7 @@ def main() -> None:
     last = two.build_ms[-20:]
     print(f"window builder per request, p50 over the run: {statistics.median(two.build_ms):.2f} ms")
     print(f"window builder per request at ~{two.window_tokens[-1] // 1000}K tokens (last 20, p50 / max): {statistics.median(last):.2f} ms / {max(last):.2f} ms")
+    print(f"respond context builder at the end (60,000-token budget, p50 of 20): {statistics.median(two.respond_ms):.2f} ms")
     for kind in ("code", "cjk"):
         first, most, over = dense(kind, args.dense_budget, 30)
         print(
