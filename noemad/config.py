@@ -270,6 +270,8 @@ class ScheduleOverrides(_Section):
 
 DEFAULT_ATTENTION_CAPACITY = 4
 MAX_ATTENTION_CAPACITY = 16
+DEFAULT_CONTEXT_TOKENS = 60_000  # a respond request: hours of a busy room, under every long-context price line
+CONTEXT_TOKENS = (4_000, 1_000_000)
 MAX_PERSONA = 20_000
 MAX_COOLDOWN = 365 * 86400.0
 
@@ -424,6 +426,11 @@ class MindSettings(_Section):
     )
     attention_capacity: Annotated[int, BeforeValidator(_whole(1, MAX_ATTENTION_CAPACITY))] = Field(
         DEFAULT_ATTENTION_CAPACITY, description=f"How many thoughts enter the workspace each cycle (1 to {MAX_ATTENTION_CAPACITY})."
+    )
+    context_tokens: Annotated[int, BeforeValidator(_whole(*CONTEXT_TOKENS))] = Field(
+        DEFAULT_CONTEXT_TOKENS,
+        description="Input tokens of one respond request, an estimate: the persona and tools, then as much of the"
+        f" conversation as fits ({CONTEXT_TOKENS[0]:,} to {CONTEXT_TOKENS[1]:,}).",
     )
     narrative_llm: Annotated[bool, BeforeValidator(_flag)] = Field(
         False, description="Ask the narrate model to reword each new narrative (kept only if it adds nothing)."

@@ -360,7 +360,15 @@ def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, 
     return out
 
 
-def conversation_before(db: Database, mind: str, before: int, limit: int) -> list[tuple[int, str, str, str | None, str, str]]:
+ConversationRow = tuple[int, str, str, "str | None", str, str]
+_CONVERSATION = (
+    "SELECT id, kind, CASE kind WHEN 'message' THEN coalesce(json_extract(data, '$.author'), actor)"
+    " WHEN 'observation' THEN coalesce(json_extract(data, '$.source'), actor) ELSE mind END,"
+    " channel, coalesce(text, ''), at FROM events WHERE mind = ? AND kind IN ('message', 'observation', 'reply')"
+)
+
+
+def conversation_before(db: Database, mind: str, before: int, limit: int) -> list[ConversationRow]:
     """Up to `limit` of a mind's messages, observations and replies with ids under `before`, newest first.
 
     Each as (id, kind, who, channel, text, at): who is a message's author, an
@@ -368,11 +376,9 @@ def conversation_before(db: Database, mind: str, before: int, limit: int) -> lis
     mind for its own reply. For the token-budgeted window, which reads
     thousands at a time: no event is built.
     """
-    rows = db.execute(
-        "SELECT id, kind, CASE kind WHEN 'message' THEN coalesce(json_extract(data, '$.author'), actor)"
-        " WHEN 'observation' THEN coalesce(json_extract(data, '$.source'), actor) ELSE mind END,"
-        " channel, coalesce(text, ''), at FROM events"
-        " WHERE mind = ? AND kind IN ('message', 'observation', 'reply') AND id < ? ORDER BY id DESC LIMIT ?",
-        [mind, before, limit],
-    ).fetchall()
-    return [(int(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5])) for r in rows]
+    return db.execute(_CONVERSATION + " AND id < ? ORDER BY id DESC LIMIT ?", [mind, before, limit]).fetchall()
+
+
+def conversation_after(db: Database, mind: str, after: int, limit: int) -> list[ConversationRow]:
+    """Like `conversation_before`, the ones with ids over `after`, oldest first."""
+    return db.execute(_CONVERSATION + " AND id > ? ORDER BY id LIMIT ?", [mind, after, limit]).fetchall()

@@ -25,7 +25,7 @@ from noemad.errors import ContextLength, InvalidRequest
 from noemad.events import append
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway, Prompt
-from noemad.models.ratios import OVER_MARGIN, ratio_for
+from noemad.models.ratios import OVER_MARGIN, anchor_for, ratio_for
 from noemad.models.types import Block, Turn
 from noemad.stimuli import Message
 from noemad.store import Store
@@ -52,7 +52,7 @@ class Env:
         self.api, self.clock = api, clock
         toml = (
             f'[models]\nprovider = "anthropic"\n[models.anthropic]\nbase_url = "{api.url}"\napi_key_env = "{KEY_ENV}"\n'
-            f'max_retries = 0\n[models.judge]\nmodel = "{MODEL}"\n'
+            f'max_retries = 0\n[models.judge]\nmodel = "{MODEL}"\n[models.respond]\nmodel = "{MODEL}"\n'
         )
         cfg = parse_config(toml, "noemad.toml").config
         self.loop = asyncio.new_event_loop()  # one loop for the SDK client's whole life
@@ -126,7 +126,7 @@ def test_the_end_breakpoint_lets_each_request_read_what_the_previous_one_wrote(e
     assert min(shares) > 0.97  # the three new messages and the question are all that is not read
 
 
-def test_the_single_breakpoint_scheme_resends_the_growing_tail(env: Env) -> None:
+def test_with_the_chunk_breakpoint_alone_the_growing_tail_is_resent(env: Env) -> None:
     env.say(400)
     env.ask(breakpoints=1)
     shares = []
@@ -186,5 +186,32 @@ def test_a_prompt_too_long_for_the_model_shrinks_the_ratio_by_the_count_it_state
             # taken from the count the error stated: this text runs ~4.5 characters a token, less the 10% margin
             assert 4.4 / OVER_MARGIN < ratio.chars_per_token < 4.6 / OVER_MARGIN
             e.ask(budget=9_000)  # at the shrunk ratio the next request fits
+        finally:
+            e.close()
+
+
+def test_a_respond_call_reads_the_previous_turns_conversation_from_the_cache(tmp_path: Path) -> None:
+    from noemad.config import MindSettings
+    from noemad.events import EventDraft
+    from noemad.turn.context import respond_context
+
+    clock = ManualClock(NOW)
+    with FakeMessagesAPI(key=KEY, cache=PromptCache(clock.now)) as api:
+        e = Env(tmp_path, api, clock)
+        try:
+            e.say(200)  # ~9K tokens: past the Haiku minimum
+            shares = []
+            for turn in range(5):
+                prompt = respond_context(e.store.reader(), "ada", MindSettings(), MODEL)
+                e.run(prompt)
+                shares.append(share(api.cache.usages[-1]))  # type: ignore[union-attr]
+                e.store.writer.run_sync(
+                    lambda db: append(db, EventDraft(mind="ada", kind="reply", actor="model:respond", text=f"Answer {turn}."), NOW)
+                )
+                e.say(2)
+                clock.advance(60)
+            assert shares[0] == 0 and min(shares[1:]) > 0.95
+            kept = anchor_for(e.store.reader(), "ada", "respond")
+            assert kept is not None and kept.anchor_id is not None  # the gateway kept the respond window's anchor
         finally:
             e.close()

@@ -25,7 +25,8 @@ from noemad.models.ratios import OVER_MARGIN, START, Anchor, TokenRatio, anchor_
 from noemad.models.types import ModelRequest, ModelResponse, Turn, Usage
 from noemad.stimuli import Message
 from noemad.store import Store
-from noemad.turn.context import RESPOND_BUDGET, respond_context
+from noemad.config import DEFAULT_CONTEXT_TOKENS
+from noemad.turn.context import respond_context
 from noemad.turn.window import CHUNK_TOKENS, CUT, REGROW, SPACING, breakpoint_indexes, window
 
 NOW = parse_iso("2026-01-01T00:00:00Z")
@@ -128,7 +129,7 @@ def test_a_message_longer_than_half_the_budget_is_cut_and_the_newest_is_always_t
     say(store, "y" * 50_000)
     w = window(store.reader(), "ada", 1_000, START, anchor=None)
     [entry] = w.entries
-    assert entry.said.text.endswith(CUT) and len(entry.said.text) == 1_000
+    assert entry.cut and entry.text.endswith(CUT) and len(entry.text) == len("alice (irc:#ops): ") + 1_000
     assert w.estimated_tokens <= 1_000
 
 
@@ -177,7 +178,7 @@ def test_the_respond_context_marks_the_last_full_chunk_and_the_end(store: Store)
     assert texts[-2:] == ["Noted.", "alice (irc:#ops): and now?"]
     assert [t.role for t in prompt.messages] == ["user", "assistant", "user"]
     assert 2 <= len(marks) <= 3 and prompt.messages[-1].content[-1].cache == "5m"
-    assert prompt.window is not None and prompt.window.budget_tokens == RESPOND_BUDGET
+    assert prompt.window is not None and prompt.window.budget_tokens == DEFAULT_CONTEXT_TOKENS == 60_000
 
 
 # The ratio
@@ -280,3 +281,55 @@ def test_a_context_length_error_shrinks_the_ratio_before_the_next_call(store: St
     # the next request is built at the shrunk ratio: within what the model takes when the budget is
     estimated, counted = judge_once(store, gw, 45_000)
     assert counted <= 45_000
+
+
+def test_a_window_built_on_the_last_one_is_the_window_built_from_scratch(store: Store) -> None:
+    from noemad.turn import window as module
+
+    say(store, *lines(300))
+    budget = 12_000
+    w = window(store.reader(), "ada", budget, START, anchor=None)
+    anchor = Anchor(w.anchor_id, w.chunk_chars)
+    for step in range(30):
+        say(store, *lines(7, start=1000 + 7 * step))
+        if step % 5 == 0:
+            reply(store, "Sure. " * 40)
+        ratio = TokenRatio(START + step * 0.05)
+        built = window(store.reader(), "ada", budget, ratio, anchor=anchor)
+        module._MEMO.clear()
+        fresh = window(store.reader(), "ada", budget, ratio, anchor=anchor)
+        assert built == fresh
+        anchor = Anchor(built.anchor_id, built.chunk_chars)
+
+
+def test_a_mind_deleted_and_made_anew_is_not_shown_its_predecessors_words(store: Store) -> None:
+    from noemad.minds import delete_mind
+
+    say(store, "the old ada's secret")
+    assert "secret" in window(store.reader(), "ada", 5_000, START, anchor=None).text
+    store.writer.run_sync(lambda db: delete_mind(db, "ada", "ada"))
+    store.writer.run_sync(lambda db: create_mind(db, "ada", {}, NOW, "operator"))
+    say(store, "hello again")
+    assert window(store.reader(), "ada", 5_000, START, anchor=None).text == "alice (irc:#ops): hello again\n"
+
+
+def test_a_different_renderer_is_not_served_the_last_ones_texts(store: Store) -> None:
+    say(store, *lines(20))
+    plain = window(store.reader(), "ada", 5_000, START, anchor=None)
+    shouted = window(store.reader(), "ada", 5_000, START, anchor=None, render=lambda s: s.text.upper())
+    assert plain.text.startswith("alice (irc:#ops): line 00000") and shouted.text.startswith("LINE 00000")
+    closure = window(store.reader(), "ada", 5_000, START, anchor=None, render=lambda s: s.text.upper())
+    assert closure == shouted  # a closure made anew that renders alike reuses it
+
+
+def test_a_minds_context_tokens_bound_its_respond_window(store: Store) -> None:
+    say(store, *lines(3000))  # ~300K characters
+    wide = respond_context(store.reader(), "ada", MindSettings())
+    narrow = respond_context(store.reader(), "ada", MindSettings(context_tokens=8_000))
+    size = lambda p: sum(len(b.text) for t in p.messages for b in t.content)  # noqa: E731
+    # at the conservative start ratio, 2 characters a token, less the persona and tools; a fresh anchor fills 65%
+    assert 0.6 * 2 * 60_000 * 0.65 < size(wide) <= 2 * 60_000 * 0.65
+    assert size(narrow) <= 2 * 8_000 * 0.65 < size(wide) / 5
+    assert narrow.window is not None and narrow.window.budget_tokens == 8_000
+    with pytest.raises(ValueError):
+        MindSettings(context_tokens=1_000)

@@ -9,6 +9,11 @@ whatever happened, and arms a hold when the provider states a wait.
 Auxiliary roles (critic, judge, narrate, summarise) are refused under a hold;
 `respond` waits for the hold to end instead, on the daemon's clock.
 
+A request built on a token-budgeted window (`Prompt.window`) teaches the
+gateway: its answer calibrates the mind's characters-per-token ratio for the
+model and keeps the window's anchor for the role, and a context-length error
+shrinks the ratio before the next call (noemad.models.ratios).
+
 Tool use (`converse`) is a bounded loop of such calls: each round is one
 `complete` (so each is admitted, budgeted and in the ledger with its tokens
 like any other call). A round whose answer asks for tools has them run by the
@@ -36,8 +41,8 @@ from noemad.models.holds import Holds
 from noemad.models.ledger import CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
-from noemad.models.ratios import learn, shrink
 from noemad.models.provider import Provider
+from noemad.models.ratios import learn, shrink
 from noemad.models.settings import budget, price, role_settings
 from noemad.models.types import (
     AUXILIARY_ROLES,
@@ -183,7 +188,9 @@ class ModelGateway:
 
     def model_for(self, mind: str, role: str) -> str | None:
         """The model `role` calls for `mind` (None without one): a window is sized at the mind's ratio for it."""
-        return role_settings(self._config(), mind, role).model or None if self.provider is not None else None
+        if self.provider is None:
+            return None
+        return role_settings(self._config(), mind, role).model or None
 
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
@@ -290,7 +297,10 @@ class ModelGateway:
             job = lambda db: learn(db, request.mind, request.model, request.role, window, chars, usage.total_input, now)  # noqa: E731
         else:
             job = lambda db: shrink(db, request.mind, request.model, chars, stated_tokens, now)  # noqa: E731
-        await asyncio.shield(self._writer.run(job))
+        try:
+            await asyncio.shield(self._writer.run(job))
+        except Exception:  # a measurement lost is not the call lost: its answer stands, the next one measures again
+            log.exception("could not keep the token ratio of %s for mind %s", request.model, request.mind)
 
     def _release(self, key: tuple[str, str], reserved: tuple[int, float]) -> None:
         tokens, dollars = self._inflight.get(key, (0, 0.0))

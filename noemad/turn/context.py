@@ -4,11 +4,12 @@ The context is the mind's persona (the `persona` setting) as a system block
 cached for an hour, then its conversation as the token-budgeted window
 (noemad.turn.window): messages and observations as user turns, its own
 replies as assistant turns, whole messages from the window's anchor to the
-newest event, within `RESPOND_BUDGET` tokens (an estimate at the mind's
+newest event, within the mind's `context_tokens` (an estimate at the mind's
 calibrated ratio for the respond model).
 
-The budget. 60,000 tokens for the whole request: the persona and the mind's
-tools are counted first, the window gets the rest. That is roughly an hour
+The budget. By default 60,000 tokens for the whole request (`context_tokens`,
+per mind, 4,000 to 1,000,000): the persona and the mind's tools are counted
+first, the window gets the rest. That is roughly an hour
 or two of a busy room, or days of a quiet one; enough that the mind sees
 what it said and what was asked of it well before the last few exchanges,
 and, because the window's earlier chunks are read from the prompt cache at a
@@ -32,17 +33,17 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
-from noemad.config import MindSettings
+from noemad.config import DEFAULT_CONTEXT_TOKENS, MindSettings
 from noemad.events import Event, get_events
 from noemad.models import Block, Prompt, Turn
 from noemad.models.ratios import TokenRatio, ratio_for
 from noemad.turn.tools import MIND_TOOLS
 from noemad.turn.window import Said, breakpoint_indexes, window
 
-RESPOND_BUDGET = 60_000  # estimated input tokens of one respond request, persona and tools included
 DEFAULT_PERSONA = "You are {mind}, a long-lived mind. Answer briefly and only with what you know."
-# The mind's tools may be offered after the context is built (`[gate] mind_tools`): their bytes are reserved whether or not.
-_TOOLS_CHARS = sum(len(json.dumps(tool.to_data(), sort_keys=True)) + 1 for tool in MIND_TOOLS)
+# The mind's tools may be offered after the context is built (`[gate] mind_tools`): their bytes are reserved
+# whether or not, half as much again for the longer descriptions some settings give them (e.g. a judge example).
+_TOOLS_CHARS = 3 * sum(len(json.dumps(tool.to_data(), sort_keys=True)) + 1 for tool in MIND_TOOLS) // 2
 
 
 def _line(said: Said) -> str:
@@ -65,7 +66,8 @@ def respond_context(db: Database, mind: str, settings: MindSettings, model: str 
     """The respond prompt the mind would send now (`model`: the respond model, whose calibrated ratio sizes it)."""
     persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
     ratio = ratio_for(db, mind, model) if model else TokenRatio()
-    room = RESPOND_BUDGET - ratio.tokens(len(persona) + _TOOLS_CHARS)
+    budget = settings.context_tokens
+    room = budget - ratio.tokens(len(persona) + _TOOLS_CHARS)
     win = window(db, mind, max(1, room), ratio, role="respond", render=_line)
     entries = list(win.entries)
     dropped = 0
@@ -88,5 +90,5 @@ def respond_context(db: Database, mind: str, settings: MindSettings, model: str 
         mind=mind,
         system=(Block(persona, "1h"),),
         messages=tuple(Turn(role, tuple(blocks)) for role, blocks in turns),  # type: ignore[arg-type]
-        window=win.use(RESPOND_BUDGET),
+        window=win.use(budget),
     )
