@@ -37,7 +37,9 @@ rules_app = typer.Typer(
     ' "author": "*", "flags": ["mention"], "text": "deploy", "regex": false, "tags_any": [], "tags_all": [],'
     ' "tags_none": []}, "behaviour": {"debounce": {"ms": 2000}}, "passthrough": false, "resets": []}.'
     " Match fields all hold (omitted means any); behaviours are always, defer, debounce {ms},"
-    " rate_limit {tokens, refill_ms, key_by} and passive_sample {every, key_by}. The config seeds a mind's rules"
+    " rate_limit {tokens, refill_ms, key_by} and passive_sample {every, key_by}, and with [gate.judge] enabled = true"
+    " judge {debounce_ms, max_wait_ms, instructions} (a small model decides whether the batch wakes the mind; see"
+    " noemad.toml(5)). The config seeds a mind's rules"
     " once, when the mind is created; from then on the stored rules are the mind's, changed here, through the API"
     " or by the mind, and every change is a gate_rules_changed event on its timeline.\n\n"
     "`noemactl rules MIND` is `noemactl rules list MIND`.",

@@ -43,6 +43,10 @@ def behaviour(data: Any) -> str:
         return f"rate_limit {args.get('tokens')} per {args.get('refill_ms')} ms{by}"
     if kind == "passive_sample":
         return f"passive_sample 1 in {args.get('every')}{by}"
+    if kind == "judge":
+        wait = f", at most {args['max_wait_ms']} ms" if args.get("max_wait_ms") is not None else ""
+        said = " with instructions" if args.get("instructions") else ""
+        return f"judge after {args.get('debounce_ms')} ms{wait}{said}"
     return str(kind)
 
 
@@ -175,7 +179,35 @@ def _rule_state(r: dict[str, Any]) -> str:
     sampled = r.get("sampled") or {}
     if sampled.get("seen"):
         parts.append(f"sampled {sampled.get('woke', 0)} of {sampled['seen']}")
+    judge = r.get("judge")
+    if judge:
+        waiting = [f"{judge[k]} {k}" for k in ("judging", "held", "queued", "unanswered") if judge.get(k)]
+        if waiting:
+            parts.append(", ".join(waiting))
     return "; ".join(parts)
+
+
+def _judge_lines(rules: Sequence[dict[str, Any]]) -> list[Text]:
+    """Per judge rule: its verdict counts, the newest verdict with its reason, tokens and cache share, and its notices."""
+    out: list[Text] = []
+    for r in rules:
+        judge = r.get("judge")
+        if not judge:
+            continue
+        counts = judge.get("verdicts") or {}
+        shown = ", ".join(f"{k} {counts.get(k, 0)}" for k in ("reply", "wait", "failed", "refused", "superseded"))
+        share = judge.get("cache_share")
+        tokens = f"; {judge.get('input_tokens', 0)} tokens in" + (f" ({share:.0%} from cache)" if share is not None else "")
+        tokens += f", {judge.get('output_tokens', 0)} out"
+        ratio = f"; {judge['ratio']:.2f} chars/token" if judge.get("ratio") else ""
+        dropped = f"; dropped {judge['dropped']} (past 100)" if judge.get("dropped") else ""
+        out.append(Text.assemble(("judge ", "bold"), (r["name"], "bold"), f": {shown}{tokens}{ratio}{dropped}"))
+        last = judge.get("last")
+        if last:
+            woke = "woke the mind" if last.get("woke") else ("overtaken by a turn" if last.get("superseded") else "did not wake it")
+            out.append(Text(f"  newest {when(last.get('at'))}: {str(last.get('verdict', '')).upper()} ({woke}): {last.get('reason', '')}"))
+        out.extend(Text(f"  notice: {n}", style="bold yellow") for n in judge.get("notices") or [])
+    return out
 
 
 def gate(data: dict[str, Any]) -> list[RenderableType]:
@@ -226,12 +258,17 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
         )
     else:
         out.append(Text("no wake rules", style="dim"))
+    out.extend(_judge_lines(rows))
     out.append(Text.assemble(("default: ", "bold"), behaviour(data.get("default"))))
     upcoming = data.get("upcoming") or []
     if upcoming:
         out.append(Text(f"upcoming wakes ({len(upcoming)})", style="bold"))
         out.extend(
-            Text(f"  {when(u.get('at'))}  {u.get('what')}" + (f" (rule {u['rule']})" if u.get("rule") else "")) for u in upcoming
+            Text(
+                f"  {when(u.get('at'))}  {u.get('what')}" + (f" (rule {u['rule']})" if u.get("rule") else "")
+                + (" (maybe)" if u.get("maybe") else "")
+            )
+            for u in upcoming
         )
     else:
         out.append(Text("no upcoming wakes", style="dim"))

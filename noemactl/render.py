@@ -271,15 +271,17 @@ def event_lines(events: Sequence[dict[str, Any]], width: int | None) -> list[Tex
 
 
 def usage(data: dict[str, Any]) -> list[RenderableType]:
-    """`noemactl usage`: spend per group with the cache hit rate."""
+    """`noemactl usage`: spend per group with the cache hit rate (a CANCELLED column once any call was cancelled)."""
     by = data["by"]
     rows = data["rows"]
     scope = f"mind {data['mind']}" if data.get("mind") else "all minds"
     since = f" since {when(data['since'])}" if data.get("since") else ""
     if not rows:
         return [Text(f"no model calls for {scope}{since}", style="dim")]
+    cancelled = any(r.get("cancelled") for r in rows)
+    head = [by.upper(), "CALLS", "OK", "FAILED", "REFUSED", *(["CANCELLED"] if cancelled else [])]
     table = columns(
-        [by.upper(), "CALLS", "OK", "FAILED", "REFUSED", "INPUT", "CACHE READ", "CACHE WRITE", "OUTPUT", "HIT RATE", "COST $"],
+        [*head, "INPUT", "CACHE READ", "CACHE WRITE", "OUTPUT", "HIT RATE", "COST $"],
         [
             [
                 str(r[by]),
@@ -287,6 +289,7 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
                 str(r["ok"]),
                 str(r["failed"]),
                 str(r["refused"]),
+                *([str(r.get("cancelled", 0))] if cancelled else []),
                 f"{r['input_tokens']:,}",
                 f"{r['cache_read_tokens']:,}",
                 f"{r['cache_write_tokens']:,}",
@@ -296,7 +299,7 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
             ]
             for r in rows
         ],
-        right=range(1, 11),
+        right=range(1, len(head) + 6),
     )
     total = sum(r["cost_usd"] for r in rows)
     calls = sum(r["calls"] for r in rows)

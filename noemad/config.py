@@ -270,6 +270,8 @@ class ScheduleOverrides(_Section):
 
 DEFAULT_ATTENTION_CAPACITY = 4
 MAX_ATTENTION_CAPACITY = 16
+DEFAULT_CONTEXT_TOKENS = 60_000  # a respond request: hours of a busy room, under every long-context price line
+CONTEXT_TOKENS = (4_000, 1_000_000)
 MAX_PERSONA = 20_000
 MAX_COOLDOWN = 365 * 86400.0
 
@@ -319,6 +321,39 @@ def parse_cooldown(value: Any) -> float:
     return seconds
 
 
+JUDGE_MIN_INPUT = 4000  # tokens: the least budget a judge request is built to; less is read as this, with a log line
+
+
+class JudgeSettings(_Section):
+    """`[gate.judge]`: the reply judge, a paid model call per judged batch, so off unless a host turns it on.
+
+    The model is the `judge` role's in `[models]`. With `enabled = false`
+    the rule validator and the mind's tools are as they were without it.
+    """
+
+    enabled: bool = Field(False, description="Accept judge wake rules; a small model decides REPLY or WAIT for each batch.")
+    timeout: float = Field(20.0, gt=0, le=600, description="Seconds one judge call may take; a late verdict is ignored.")
+    on_error: Literal["wake", "skip"] = Field(
+        "wake", description="What a failed call (error, timeout, no verdict) does: wake the mind (fail open), or skip the batch."
+    )
+    max_input_tokens: int = Field(
+        90_000, ge=1, le=1_000_000,
+        description="The estimated input tokens a judge request is built to (an estimate, kept under the 100K price line);"
+        f" under {JUDGE_MIN_INPUT} is read as {JUDGE_MIN_INPUT}.",
+    )
+    effort: Effort = Field("low", description="output_config effort of each judge call.")
+    cache_ttl: Literal["5m", "1h"] = Field("5m", description="How long the judge's cached prefix is kept.")
+
+    @property
+    def input_budget(self) -> int:
+        """`max_input_tokens` as used: never under the least a request is built to (gate-status says so when raised)."""
+        return max(self.max_input_tokens, JUDGE_MIN_INPUT)
+
+    @property
+    def budget_clamped(self) -> bool:
+        return self.max_input_tokens < JUDGE_MIN_INPUT
+
+
 class GateSettings(_Section):
     """`[gate]`: the event gate on every mind (each mind's wake rules are in [minds.NAME.gate] and the database)."""
 
@@ -328,11 +363,13 @@ class GateSettings(_Section):
     privileged: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=lambda: ["operator"], max_length=100, description="Authors whose messages wake a sleeping mind."
     )
+    judge: JudgeSettings = JudgeSettings()
 
 
 def _read_gate_rule(index: int, value: Any) -> ReadRule:
     try:
-        return read_rule(value, f"rule {index}")
+        # A judge rule reads here; `Config` refuses it unless [gate.judge] enabled = true.
+        return read_rule(value, f"rule {index}", judge=True)
     except RuleRefused as exc:
         raise ValueError(exc.detail) from None
 
@@ -389,6 +426,11 @@ class MindSettings(_Section):
     )
     attention_capacity: Annotated[int, BeforeValidator(_whole(1, MAX_ATTENTION_CAPACITY))] = Field(
         DEFAULT_ATTENTION_CAPACITY, description=f"How many thoughts enter the workspace each cycle (1 to {MAX_ATTENTION_CAPACITY})."
+    )
+    context_tokens: Annotated[int, BeforeValidator(_whole(*CONTEXT_TOKENS))] = Field(
+        DEFAULT_CONTEXT_TOKENS,
+        description="Input tokens of one respond request, an estimate: the persona and tools, then as much of the"
+        f" conversation as fits ({CONTEXT_TOKENS[0]:,} to {CONTEXT_TOKENS[1]:,}).",
     )
     narrative_llm: Annotated[bool, BeforeValidator(_flag)] = Field(
         False, description="Ask the narrate model to reword each new narrative (kept only if it adds nothing)."
@@ -501,6 +543,19 @@ class Config(_Section):
     gate: GateSettings = GateSettings()
     pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
     minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
+
+    @model_validator(mode="after")
+    def _judge_rules_need_judging(self) -> Config:
+        if self.gate.judge.enabled:
+            return self
+        for name, mind in self.minds.items():
+            for index, rule in enumerate(mind.gate.rules if mind.gate else [], 1):
+                if isinstance(rule.get("behaviour"), dict) and "judge" in rule["behaviour"]:
+                    raise ValueError(
+                        f"minds.{name}.gate rule {index}: a judge rule needs [gate.judge] enabled = true (a paid model call"
+                        " per batch); turn it on, or use a debounce"
+                    )
+        return self
 
 
 def schedule(config: Config, mind: str, kind: Literal["reflection", "consolidation"]) -> Any:

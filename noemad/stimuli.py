@@ -358,3 +358,27 @@ def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, 
             who = actor or unknown
         out.update(zip(json.loads(ids), repeat(who)))
     return out
+
+
+ConversationRow = tuple[int, str, str, "str | None", str, str]
+_CONVERSATION = (
+    "SELECT id, kind, CASE kind WHEN 'message' THEN coalesce(json_extract(data, '$.author'), actor)"
+    " WHEN 'observation' THEN coalesce(json_extract(data, '$.source'), actor) ELSE mind END,"
+    " channel, coalesce(text, ''), at FROM events WHERE mind = ? AND kind IN ('message', 'observation', 'reply')"
+)
+
+
+def conversation_before(db: Database, mind: str, before: int, limit: int) -> list[ConversationRow]:
+    """Up to `limit` of a mind's messages, observations and replies with ids under `before`, newest first.
+
+    Each as (id, kind, who, channel, text, at): who is a message's author, an
+    observation's source (else the actor, as `Message.of` reads it) and the
+    mind for its own reply. For the token-budgeted window, which reads
+    thousands at a time: no event is built.
+    """
+    return db.execute(_CONVERSATION + " AND id < ? ORDER BY id DESC LIMIT ?", [mind, before, limit]).fetchall()
+
+
+def conversation_after(db: Database, mind: str, after: int, limit: int) -> list[ConversationRow]:
+    """Like `conversation_before`, the ones with ids over `after`, oldest first."""
+    return db.execute(_CONVERSATION + " AND id > ? ORDER BY id LIMIT ?", [mind, after, limit]).fetchall()

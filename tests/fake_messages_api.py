@@ -10,6 +10,13 @@ Like the real API it checks the credentials first: a request without an
 `x-api-key` header (or, when `key` is given, with another key) gets 401
 `authentication_error` and leaves the queue alone.
 
+With `cache=PromptCache(...)` it also simulates the API's prompt cache, so
+cache behaviour is measured rather than assumed: every message reply's
+`usage` (all but `output_tokens`) is what the cache says of the request
+(see `PromptCache`), a request with more than four breakpoints, or longer TTLs
+after shorter ones, is refused as the API refuses it, and one longer than
+`context_limit` tokens gets the API's "prompt is too long" error.
+
 Nothing here sleeps: a held reply waits on `select` for either its release
 or the client's disconnect, and tests wait on events (with generous bounds
 that only a hung test ever reaches). No traffic ever leaves loopback.
@@ -19,11 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hashlib
 import itertools
 import json
+import math
+import re
 import select
 import socket
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -155,11 +167,175 @@ def error_reply(status: int, error_type: str, message: str, headers: dict[str, s
     return Reply(status, {"type": "error", "error": {"type": error_type, "message": message}}, dict(headers or {}))
 
 
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|\s+|[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]{1,2}|[^\x00-\x7f]")
+
+
+def count_tokens(text: str) -> int:
+    """A deterministic stand-in tokenizer with a real one's densities.
+
+    A run of letters is a token per 4 (English prose comes out near 3.5
+    characters a token), digits likewise, whitespace rides along free, one or
+    two ASCII punctuation marks are a token (code comes out near 2.5) and so
+    is every non-ASCII character (CJK at 1).
+    """
+    tokens = 0
+    for match in _TOKEN.finditer(text):
+        piece = match.group()
+        if piece[0].isspace():
+            continue
+        if piece.isascii():
+            tokens += math.ceil(len(piece) / 4) if piece[0].isalnum() else 1
+        else:
+            tokens += len(piece)
+    return tokens
+
+
+BLOCK_TOKENS = 1  # what a content block costs beyond its text
+MESSAGE_TOKENS = 3  # what a message's role costs
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+def minimum_for(model: str) -> int:
+    """The shortest prefix the API caches for a model: 4,096 tokens on Haiku and Opus, 1,024 on the others."""
+    return 4096 if "haiku" in model or "opus" in model else 1024
+
+
+class CacheRefusal(Exception):
+    """A request the API refuses for its cache_control or its length (`reply` says how)."""
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply.body["error"]["message"])
+        self.reply = reply
+
+
+@dataclass
+class _Entry:
+    tokens: int
+    expires: float
+    seconds: float  # its TTL: a read extends it by as much
+
+
+class PromptCache:
+    """The Messages API's prompt cache, as documented, on a clock the test drives.
+
+    A request is read as blocks in the API's order: tools, system, then each
+    message's content blocks (`cache_control` left out of what is compared).
+    Its prefix up to each block has a running hash. A block with
+    `cache_control` is a breakpoint: the request reads the longest prefix
+    cached at that breakpoint or at any of the `lookback` block boundaries
+    before it (entries are only ever written at breakpoints), and writes an
+    entry at each of its breakpoints past what it read, whose prefix is at
+    least the model's minimum (`minimum_for`). A read refreshes the entry's
+    TTL; an entry is gone once its TTL (5m or 1h, from `cache_control.ttl`)
+    has run out on the clock. `usage` reports the read tokens, the written
+    ones (split by the TTL of the breakpoint that wrote them) and the rest as
+    uncached input.
+    """
+
+    def __init__(
+        self,
+        now: Callable[[], float] = time.monotonic,
+        *,
+        lookback: int = 20,
+        minimum: Callable[[str], int] = minimum_for,
+        count: Callable[[str], int] = count_tokens,
+        context_limit: int | None = None,
+    ) -> None:
+        self.now = now
+        self.lookback = lookback
+        self.minimum = minimum
+        self.count = count
+        self.context_limit = context_limit
+        self.entries: dict[str, _Entry] = {}
+        self.usages: list[dict[str, Any]] = []  # every usage reported, in order
+        self._lock = threading.Lock()
+
+    def _blocks(self, body: dict[str, Any]) -> list[tuple[str, str | None, int]]:
+        """Each block as (what is compared, its breakpoint TTL or None, its tokens)."""
+        out: list[tuple[str, str | None, int]] = []
+
+        def add(where: str, block: dict[str, Any], extra: int) -> None:
+            control = block.get("cache_control")
+            bare = {k: v for k, v in block.items() if k != "cache_control"}
+            ttl = (control.get("ttl") or "5m") if isinstance(control, dict) else None
+            text = bare.get("text") if bare.get("type") == "text" else None
+            tokens = self.count(text if isinstance(text, str) else json.dumps(bare, sort_keys=True)) + BLOCK_TOKENS + extra
+            out.append((where + json.dumps(bare, sort_keys=True, ensure_ascii=False), ttl, tokens))
+
+        for tool in body.get("tools") or ():
+            add("tool:", tool, 0)
+        system = body.get("system")
+        if isinstance(system, str):
+            system = [{"type": "text", "text": system}]
+        for block in system or ():
+            add("system:", block, 0)
+        for message in body.get("messages") or ():
+            content = message.get("content")
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            for i, block in enumerate(content or ()):
+                add(f"{message.get('role')}{'+' if i == 0 else ''}:", block, MESSAGE_TOKENS if i == 0 else 0)
+        return out
+
+    def usage(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the API reports of the request's input, moving the cache as it would; `CacheRefusal` as it refuses."""
+        blocks = self._blocks(body)
+        ttls = [ttl for _, ttl, _ in blocks if ttl is not None]
+        if len(ttls) > 4:
+            raise CacheRefusal(error_reply(400, "invalid_request_error", f"A maximum of 4 blocks with cache_control may be provided. Found {len(ttls)}."))
+        if any(a == "5m" and b == "1h" for a, b in itertools.combinations(ttls, 2)):
+            raise CacheRefusal(error_reply(400, "invalid_request_error", "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block"))
+        model = str(body.get("model"))
+        digest = hashlib.sha256(model.encode())
+        hashes: list[str] = []
+        cum: list[int] = []
+        total = 0
+        for compared, _, tokens in blocks:
+            digest.update(compared.encode())
+            hashes.append(digest.copy().hexdigest())
+            total += tokens
+            cum.append(total)
+        if self.context_limit is not None and total > self.context_limit:
+            raise CacheRefusal(error_reply(400, "invalid_request_error", f"prompt is too long: {total} tokens > {self.context_limit} maximum"))
+        marks = [i for i, (_, ttl, _) in enumerate(blocks) if ttl is not None]
+        with self._lock:
+            now = self.now()
+            for key in [k for k, e in self.entries.items() if e.expires <= now]:
+                del self.entries[key]
+            hit = -1
+            for b in marks:
+                for p in range(b, max(-1, b - self.lookback), -1):
+                    if hashes[p] in self.entries:
+                        hit = max(hit, p)
+                        break
+            read = cum[hit] if hit >= 0 else 0
+            written = {"5m": 0, "1h": 0}
+            done = read
+            for b in marks:
+                ttl = blocks[b][1]
+                assert ttl is not None
+                seconds = TTL_SECONDS.get(ttl, 300.0)
+                if b <= hit:
+                    continue  # inside what was read
+                if cum[b] < self.minimum(model):
+                    continue  # too short a prefix to cache
+                self.entries[hashes[b]] = _Entry(cum[b], now + seconds, seconds)
+                written[ttl] += cum[b] - done
+                done = cum[b]
+            if hit >= 0:  # a read refreshes the entry it read
+                entry = self.entries[hashes[hit]]
+                entry.expires = max(entry.expires, now + entry.seconds)
+            result = usage(total - done, 0, cache_read=read, cache_write_5m=written["5m"], cache_write_1h=written["1h"])
+            self.usages.append(result)
+        return result
+
+
 class FakeMessagesAPI:
     """The fake API server; use as a context manager (`with FakeMessagesAPI() as api:`)."""
 
-    def __init__(self, key: str | None = None) -> None:
+    def __init__(self, key: str | None = None, cache: PromptCache | None = None) -> None:
         self.key = key  # the only key accepted, if set; otherwise any non-empty x-api-key
+        self.cache = cache  # the prompt-cache simulation, if any
         self.requests: list[Recorded] = []
         self._queue: collections.deque[Reply] = collections.deque()
         self._lock = threading.Lock()
@@ -251,7 +427,15 @@ class FakeMessagesAPI:
         if not isinstance(body, dict) or not {"model", "max_tokens", "messages"} <= body.keys():
             return error_reply(400, "invalid_request_error", "model, max_tokens and messages are required")
         with self._lock:
-            return self._queue.popleft() if self._queue else message_reply()
+            reply = self._queue.popleft() if self._queue else message_reply()
+        if self.cache is not None and reply.status == 200 and reply.body.get("type") == "message":
+            try:
+                counted = self.cache.usage(body)
+            except CacheRefusal as refusal:
+                return refusal.reply
+            counted["output_tokens"] = (reply.body.get("usage") or {}).get("output_tokens", 5)
+            reply = Reply(reply.status, {**reply.body, "usage": counted}, reply.headers, reply.hold)
+        return reply
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self

@@ -508,11 +508,12 @@ def respond_request(tmp_path: Path, api: FakeMessagesAPI, gate: str = "") -> Any
 
 
 def test_without_mind_tools_the_respond_request_is_byte_for_byte_todays(tmp_path: Path, api: FakeMessagesAPI) -> None:
-    """The body as noemad sent it before tools existed."""
+    """The body as noemad sends it without tools: no tool definitions at all (the window puts a breakpoint at the conversation's end)."""
     sent = respond_request(tmp_path, api, "[gate]\nmind_tools = false\n")
+    end = {"cache_control": {"type": "ephemeral", "ttl": "5m"}}
     expected = {
         "max_tokens": 1024,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "alice (irc:#ops): hello"}]}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "alice (irc:#ops): hello", **end}]}],
         "model": HAIKU,
         "system": [{"type": "text", "text": "You are Ada.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
     }

@@ -89,7 +89,7 @@ def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothi
     db = store.reader()  # query_only: a write here would raise
     (events_before,) = db.execute("SELECT count(*) FROM events").fetchone()
 
-    prompt = respond_context(db, "ada", MindSettings(), [new.id])
+    prompt = respond_context(db, "ada", MindSettings())
 
     assert db.execute("SELECT count(*) FROM events").fetchone() == (events_before,)
     assert prompt.system == (Block(DEFAULT_PERSONA.format(mind="ada"), "1h"),)
@@ -98,6 +98,6 @@ def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothi
         ("assistant", ["Morning."]),
         ("user", ["bob (irc:#ops): any news?"]),
     ]
-    # the cache breakpoint sits after the last event the mind had seen before this turn
-    assert [b.cache for t in prompt.messages for b in t.content] == [None, "5m", None]
-    assert respond_context(db, "ada", MindSettings(persona="You are Ada."), [new.id]).system[0].text == "You are Ada."
+    # no chunk is full yet: the one breakpoint is at the end of the conversation, for the next turn to read
+    assert [b.cache for t in prompt.messages for b in t.content] == [None, None, "5m"]
+    assert respond_context(db, "ada", MindSettings(persona="You are Ada.")).system[0].text == "You are Ada."

@@ -315,6 +315,7 @@ class UsageRow(BaseModel):
     ok: int
     failed: int
     refused: int
+    cancelled: int = Field(0, description="Calls cancelled before they answered (e.g. a judge call a turn or its timeout cancelled).")
     input_tokens: int
     cache_read_tokens: int
     cache_write_tokens: int

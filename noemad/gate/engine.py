@@ -50,6 +50,15 @@ Deliveries that come while a turn runs or the mind is paused are held by the
 actor here (`hold`) and go as one (`release`): at most 100 stimuli, oldest
 dropped and counted (they stay stored and in context; only the delivery's
 list, which names the turn's parents, is capped).
+
+`judge` rules batch as debounce does (`max_wait_ms` caps how long a batch
+may be pushed back); a due batch goes to the rule's `JudgeSlot`
+(`noemad.gate.judged`, which says its timing rules) instead of waking the
+mind, and the actor asks the judge (`to_judge`, `verdict`, `stop_judging`).
+A judge batch is not absorbed by a turn that takes its stimuli: it is
+judged after that turn, against what the turn left. Unwired (judging off,
+or no judge model), a judge rule runs as a debounce of its quiet period and
+gate-status says so.
 """
 
 from __future__ import annotations
@@ -60,7 +69,19 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from noemad.clock import iso
-from noemad.gate.status import Bucket, GateStatus, RuleStatus, Sampled, SelfWakeStatus, SleepStatus, UpcomingWake
+from noemad.gate.judged import FAIL_STREAK, REJUDGES, JudgedBatch, JudgeSlot, JudgeStart, Outcome, VerdictRecord
+from noemad.gate.judging import JudgeOutcome
+from noemad.gate.status import (
+    Bucket,
+    GateStatus,
+    JudgeRuleStatus,
+    JudgeVerdictStatus,
+    RuleStatus,
+    Sampled,
+    SelfWakeStatus,
+    SleepStatus,
+    UpcomingWake,
+)
 from noemad.rules.match import Facts, Matcher
 from noemad.rules.probe import shadow_warnings
 from noemad.rules.shape import (
@@ -68,6 +89,7 @@ from noemad.rules.shape import (
     Behaviour,
     Debounce,
     Defer,
+    JudgeBehaviour,
     KeyBy,
     PassiveSample,
     RateLimit,
@@ -116,24 +138,36 @@ class Delivery:
     reason: str
     self_wake: bool = False  # the mind's own timer: a turn with nothing new
     cause: int | None = None  # a self-wake's self_wake_set event
+    judged: bool = False  # a judge's REPLY (or a failed call under on_error = "wake"): a turn even if another took its stimuli
 
 
 @dataclass
 class Batch:
-    """A debounce batch: stimuli gathered by one rule until `due` (the seam the judge will hold and judge)."""
+    """A debounce (or judge) batch: stimuli gathered by one rule until `due`."""
 
     rule: str | None  # None: the default's batch
-    behaviour: Debounce
+    behaviour: Debounce | JudgeBehaviour
     stimuli: list[int] = field(default_factory=list)
     addressed: list[int] = field(default_factory=list)
     due: float = 0.0
     orphan: bool = False  # its rule was removed or changed since: it wakes the mind at `due` all the same
+    started: float = 0.0  # its first stimulus (max_wait_ms counts from here)
 
-    def delivery(self) -> Delivery:
+    @property
+    def quiet_ms(self) -> int:
+        return self.behaviour.debounce_ms if isinstance(self.behaviour, JudgeBehaviour) else self.behaviour.ms
+
+    def delivery(self, unwired: str | None = None) -> Delivery:
         label = _label(self.rule)
         gone = " (gathered before the rule changed)" if self.orphan else ""
-        reason = f"{label}: debounce {self.behaviour.ms} ms, a batch of {_count(len(self.stimuli))} after {self.behaviour.ms} ms quiet{gone}"
+        ms = self.quiet_ms
+        how = f"judge, run as a debounce of {ms} ms ({unwired})" if unwired else f"debounce {ms} ms"
+        reason = f"{label}: {how}, a batch of {_count(len(self.stimuli))} after {ms} ms quiet{gone}"
         return Delivery(self.rule, tuple(self.stimuli), tuple(self.addressed), reason)
+
+    def judged(self) -> JudgedBatch:
+        assert self.rule is not None and isinstance(self.behaviour, JudgeBehaviour)
+        return JudgedBatch(self.rule, self.behaviour, list(self.stimuli), list(self.addressed))
 
 
 @dataclass
@@ -199,6 +233,17 @@ def _count(n: int) -> str:
     return f"{n} stimulus" if n == 1 else f"{n} stimuli"
 
 
+def _record(
+    outcome: JudgeOutcome, rule: str, verdict: Outcome, woke: bool, reason: str, stimuli: tuple[int, ...], now: float,
+    superseded: bool = False, refused_until: float | None = None,
+) -> VerdictRecord:
+    """A verdict with the call it cites and its tokens."""
+    return VerdictRecord(
+        rule, verdict, woke, reason, stimuli, now, superseded, outcome.call_id, outcome.input_tokens,
+        outcome.cache_read, outcome.cache_write, outcome.output_tokens, refused_until,
+    )
+
+
 def _key(key_by: KeyBy, facts: Facts) -> str:
     if key_by == "channel":
         return facts.channel
@@ -237,6 +282,13 @@ class Gate:
         self._sleep: _Sleep | None = None
         self._self_wake: _SelfWake | None = None
         self._held: list[Delivery] = []
+        self._slots: dict[str, JudgeSlot] = {}  # judge rules' fired batches, by rule name (they outlive an edit)
+        self._judge_wired = False
+        self.judge_notice: str | None = "judging is off on this host ([gate.judge] enabled = false)"  # why unwired
+        self.judge_notes: list[str] = []  # host notes for judge rules (a budget read at its least)
+        self._token = 0
+        self.judge_ratio: float | None = None  # the calibrated chars-per-token of the judge's window (the actor keeps it)
+        self.last_turn_failed = False  # the mind's newest turn failed before it answered (R1-2)
         self._seen = since  # the latest `now` the gate was told of
         self.since = since  # when the counters started (None until the gate first sees the time)
         self.held_dropped = 0
@@ -269,9 +321,15 @@ class Gate:
         self._entries = entries
         self._by_name = {e.rule.name: e for e in entries if e.rule is not None}
         # Only these can hold a batch: next_due (asked after every stimulus) looks at them alone.
-        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, Debounce)]
+        self._debouncing = [e for e in (*entries, self._default) if isinstance(e.behaviour, (Debounce, JudgeBehaviour))]
         self._stored = rules
         self._warnings = None
+        for name in [n for n, slot in self._slots.items() if slot.empty and not self._is_judge(n)]:
+            del self._slots[name]  # a removed rule's records go with it once nothing of it waits
+
+    def _is_judge(self, name: str) -> bool:
+        entry = self._by_name.get(name)
+        return entry is not None and isinstance(entry.behaviour, JudgeBehaviour)
 
     def _orphan(self, state: RuleState) -> None:
         if state.batch is not None and state.batch.stimuli:
@@ -325,15 +383,21 @@ class Gate:
             return self._fire(entry, Decision(Verdict.WAKE, name, f"{label}: always wakes the mind"), Delivery(name, mine, said, ""))
         if isinstance(behaviour, Defer):
             return Decision(Verdict.DEFER, name, f"{label}: defer, stored for the next turn without waking the mind"), None
-        if isinstance(behaviour, Debounce):
+        if isinstance(behaviour, (Debounce, JudgeBehaviour)):
             batch = state.batch
             if batch is None:
-                batch = state.batch = Batch(name, behaviour)
+                batch = state.batch = Batch(name, behaviour, started=now)
             batch.stimuli.append(event_id)
             if addressed:
                 batch.addressed.append(event_id)
-            batch.due = now + behaviour.ms / 1000
-            reason = f"{label}: debounce {behaviour.ms} ms, due at {iso(batch.due)} ({_count(len(batch.stimuli))} in the batch)"
+            batch.due = now + batch.quiet_ms / 1000
+            if isinstance(behaviour, Debounce):
+                reason = f"{label}: debounce {behaviour.ms} ms, due at {iso(batch.due)} ({_count(len(batch.stimuli))} in the batch)"
+                return Decision(Verdict.BATCH, name, reason, batch.due), None
+            if behaviour.max_wait_ms is not None:
+                batch.due = min(batch.due, batch.started + behaviour.max_wait_ms / 1000)
+            how = "judged" if self._judge_wired else "delivered (no judge: a debounce)"
+            reason = f"{label}: judge after {behaviour.debounce_ms} ms quiet, {how} at {iso(batch.due)} ({_count(len(batch.stimuli))} in the batch)"
             return Decision(Verdict.BATCH, name, reason, batch.due), None
         if isinstance(behaviour, RateLimit):
             key = _key(behaviour.key_by, facts)
@@ -450,7 +514,129 @@ class Gate:
         self._saw(now)
         had = self._self_wake is not None
         self._self_wake = None
+        for slot in self._slots.values():
+            slot.taken_by_turn()
         return had
+
+    def turn_ended(self, completed: bool) -> None:
+        """The mind's turn ended: completed (it answered, skipped, or had nothing to answer) or failed (R1-2)."""
+        self.last_turn_failed = not completed
+        for slot in self._slots.values():
+            slot.turn_ended(completed)
+
+    # judging -------------------------------------------------------------------------
+
+    def set_judging(self, wired: bool, notice: str | None = None, notes: list[str] | None = None) -> None:
+        """Whether judge rules are judged; unwired, they run as a debounce and `notice` says why."""
+        self._judge_wired = wired
+        self.judge_notice = None if wired else notice
+        self.judge_notes = list(notes or [])
+
+    @property
+    def judge_wired(self) -> bool:
+        return self._judge_wired
+
+    def to_judge(self, now: float) -> list[JudgeStart]:
+        """The judge calls to start now (the actor has checked the mind is free): one per rule at a time."""
+        self._saw(now)
+        if not self._judge_wired or self.sleeping(now):
+            return []
+        starts = []
+        for slot in self._slots.values():
+            if slot.ready(now):
+                assert slot.held is not None
+                self._token += 1
+                starts.append(slot.start(self._token, self._instructions(slot.held), self.last_turn_failed))
+        return starts
+
+    def _instructions(self, batch: JudgedBatch) -> str | None:
+        """R1-5: the rule as it is when the judge is asked, while it is a judge rule; as it was once it is not."""
+        entry = self._by_name.get(batch.rule)
+        if entry is not None and isinstance(entry.behaviour, JudgeBehaviour):
+            return entry.behaviour.instructions
+        return batch.behaviour.instructions
+
+    def stop_judging(self) -> list[str]:
+        """A turn started or the mind was paused: every call in flight is stopped, its batch held (no verdict). The rules stopped."""
+        return [slot.rule for slot in self._slots.values() if slot.stop()]
+
+    def judging(self) -> dict[str, int]:
+        """The calls in flight: rule -> token."""
+        return {slot.rule: slot.token for slot in self._slots.values() if slot.judging is not None}
+
+    def verdict(
+        self, rule: str, token: int, outcome: JudgeOutcome, now: float, on_error: str = "wake"
+    ) -> tuple[Delivery | None, VerdictRecord | None]:
+        """A judge call answered: the delivery it makes (REPLY, or a failure under on_error = "wake") and the record to trace.
+
+        A call that was stopped is no verdict, unless it answered REPLY: then
+        a turn overtook a REPLY (superseded, traced woke: false, not counted
+        as a wake); it is judged again after the turn at most REJUDGES times,
+        then delivered as it stands.
+        """
+        self._saw(now)
+        slot = self._slots.get(rule)
+        if slot is None:
+            return None, None
+        if token != slot.token or slot.judging is None:
+            if outcome.verdict != "reply" or slot.held is None:
+                return None, None  # a stopped call: no verdict, not a failure
+            held = slot.held
+            held.superseded += 1
+            record = _record(outcome, rule, "reply", False, outcome.reason, tuple(held.stimuli), now, superseded=True)
+            slot.count(record)
+            if held.superseded <= REJUDGES:
+                return None, record
+            slot.held = None
+            why = f"rule {rule}: the judge said REPLY ({held.superseded} times, each overtaken by a turn): delivered as it stands"
+            return self._reply(slot, held, why), record
+        batch = slot.judging
+        slot.judging, slot.token = None, 0
+        stimuli = tuple(sorted(set(batch.stimuli) | set(slot.unanswered)))
+        if outcome.refused_until is not None or outcome.refusal is not None:
+            # R1-1: not now, under either on_error: held and judged when the hold ends.
+            slot.hold(batch)
+            self._requeue(slot)
+            slot.refused_until = outcome.refused_until if outcome.refused_until is not None else now + 60.0
+            slot.refusal = outcome.refusal or outcome.reason
+            record = _record(outcome, rule, "refused", False, slot.refusal, stimuli, now, refused_until=slot.refused_until)
+            slot.count(record)
+            return None, record
+        if outcome.verdict == "wait":
+            record = _record(outcome, rule, "wait", False, outcome.reason, stimuli, now)
+            slot.count(record)
+            self._requeue(slot)  # what fired while it decided is judged afresh
+            return None, record
+        if outcome.verdict == "reply":
+            record = _record(outcome, rule, "reply", True, outcome.reason, stimuli, now)
+            slot.count(record)
+            return self._reply(slot, batch, f"rule {rule}: the judge said REPLY"), record
+        wake = on_error != "skip"
+        record = _record(outcome, rule, "failed", wake, outcome.reason, stimuli, now)
+        slot.count(record)
+        if wake:
+            return self._reply(slot, batch, f"rule {rule}: the judge failed ({outcome.reason}); on_error = wake"), record
+        self._requeue(slot)
+        return None, record
+
+    @staticmethod
+    def _requeue(slot: JudgeSlot) -> None:
+        if slot.queued is not None:
+            queued, slot.queued = slot.queued, None
+            slot.hold(queued)
+
+    def _reply(self, slot: JudgeSlot, batch: JudgedBatch, reason: str) -> Delivery:
+        """The batch wakes the mind as a debounce would, with what queued behind it and what is unanswered (R1-2)."""
+        if slot.queued is not None:
+            batch.merge(slot.queued)
+            slot.queued = None
+        stimuli = tuple(sorted(set(batch.stimuli) | set(slot.unanswered)))
+        if slot.unanswered:
+            reason += f" ({_count(len(slot.unanswered))} left unanswered by a failed turn)"
+        slot.replied = stimuli
+        delivery = Delivery(slot.rule, stimuli, tuple(batch.addressed), reason, judged=True)
+        entry = self._by_name.get(slot.rule)
+        return self._resets(entry.rule if entry is not None else None, delivery)
 
     # timers ------------------------------------------------------------------------
 
@@ -462,7 +648,30 @@ class Gate:
         times = [b.due for b in self._batches()]
         if self._self_wake is not None:
             times.append(self._self_wake.at)
+        # A refused judge call is tried again when its hold ends (R1-1): a timer at the stated time.
+        # Only while it is still to come: once passed, the actor judges as soon as the mind is free (a turn's end
+        # or a resume), and a time already past here would fire the timer again at once for as long as a turn runs.
+        times += [
+            s.refused_until for s in self._slots.values()
+            if s.held is not None and s.refused_until is not None and (self._seen is None or s.refused_until > self._seen)
+        ]
         return min(times, default=None)
+
+    def _unwired(self, batch: Batch) -> str | None:
+        return self.judge_notice if isinstance(batch.behaviour, JudgeBehaviour) else None
+
+    def _to_judge(self, batch: Batch) -> bool:
+        """A due judge batch goes to its rule's slot (True), unless judging is unwired."""
+        if not isinstance(batch.behaviour, JudgeBehaviour) or not self._judge_wired or batch.rule is None:
+            return False
+        self._slot(batch.rule).fire(batch.judged())
+        return True
+
+    def _slot(self, rule: str) -> JudgeSlot:
+        slot = self._slots.get(rule)
+        if slot is None:
+            slot = self._slots[rule] = JudgeSlot(rule)
+        return slot
 
     def _batches(self) -> list[Batch]:
         pending = [e.state.batch for e in self._debouncing if e.state.batch is not None]
@@ -482,10 +691,21 @@ class Gate:
             batch = entry.state.batch
             if batch is not None and batch.due <= now:
                 entry.state.batch = None
-                fired.append((batch.due, self._resets(entry.rule, batch.delivery())))
+                if self._to_judge(batch):
+                    continue
+                fired.append((batch.due, self._resets(entry.rule, batch.delivery(self._unwired(batch)))))
         for batch in [b for b in self._orphans if b.due <= now]:
             self._orphans.remove(batch)
-            fired.append((batch.due, batch.delivery()))
+            if not self._to_judge(batch):
+                fired.append((batch.due, batch.delivery(self._unwired(batch))))
+        if not self._judge_wired:
+            # Judging was turned off (or lost its model) with batches waiting for it: they go as a debounce would.
+            for slot in self._slots.values():
+                for waiting in (slot.held, slot.queued):
+                    if waiting is not None:
+                        reason = f"rule {slot.rule}: judge, run as a debounce ({self.judge_notice}), a batch of {_count(len(waiting.stimuli))}"
+                        fired.append((now, Delivery(slot.rule, tuple(waiting.stimuli), tuple(waiting.addressed), reason, judged=True)))
+                slot.held = slot.queued = None
         out.extend(d for _, d in sorted(fired, key=lambda pair: pair[0]))
         if self._self_wake is not None and self._self_wake.at <= now:
             wake, self._self_wake = self._self_wake, None
@@ -503,12 +723,13 @@ class Gate:
         gone = set(ids)
         if not gone:
             return
+        # A judge batch is not absorbed: it is judged after the turn, against what the turn left.
         for entry in self._debouncing:
             batch = entry.state.batch
-            if batch is not None and self._take(batch, gone):
+            if batch is not None and isinstance(batch.behaviour, Debounce) and self._take(batch, gone):
                 entry.state.batch = None
                 self.absorbed += 1
-        for batch in list(self._orphans):
+        for batch in [b for b in self._orphans if isinstance(b.behaviour, Debounce)]:
             if self._take(batch, gone):
                 self._orphans.remove(batch)
                 self.absorbed += 1
@@ -517,6 +738,9 @@ class Gate:
             self._sleep.addressed = [s for s in self._sleep.addressed if s not in gone]
         held = []
         for d in self._held:
+            if d.judged:  # a judge's REPLY wakes the mind for its batch, whoever took the stimuli
+                held.append(d)
+                continue
             kept = tuple(s for s in d.stimuli if s not in gone)
             if kept or d.self_wake:
                 held.append(Delivery(d.rule, kept, tuple(s for s in d.addressed if s not in gone), d.reason, d.self_wake, d.cause))
@@ -541,10 +765,15 @@ class Gate:
         drop = set(sorted({s for d in self._held for s in d.stimuli})[:over])
         self._held = [
             Delivery(d.rule, tuple(s for s in d.stimuli if s not in drop), tuple(s for s in d.addressed if s not in drop),
-                     d.reason, d.self_wake, d.cause)
+                     d.reason, d.self_wake, d.cause, d.judged)
             for d in self._held
-            if d.self_wake or any(s not in drop for s in d.stimuli)
+            if d.self_wake or d.judged or any(s not in drop for s in d.stimuli)
         ]
+
+    @property
+    def holding(self) -> bool:
+        """A held delivery waits (a self-wake holds no stimuli, so `held` may be 0)."""
+        return bool(self._held)
 
     @property
     def held(self) -> int:
@@ -567,13 +796,19 @@ class Gate:
         self_wake = next((d for d in held if d.self_wake), None)
         return Delivery(
             woke.rule, tuple(stimuli), tuple(addressed), f"held while the mind was busy: {shown}",
-            self_wake is not None, None if self_wake is None else self_wake.cause,
+            self_wake is not None, None if self_wake is None else self_wake.cause, any(d.judged for d in held),
         )
 
     # what is coming ------------------------------------------------------------------
 
-    def upcoming_wakes(self, now: float) -> list[UpcomingWake]:
-        """What will wake the mind with no new stimulus, soonest first: batches, the self-wake, the sleep's end."""
+    def upcoming_wakes(self, now: float, exclude: str | None = None) -> list[UpcomingWake]:
+        """What will wake the mind with no new stimulus, soonest first (R1-6).
+
+        Batches (a judge rule's as "maybe"), judge rules' calls in flight,
+        held and queued batches ("maybe"), deliveries held for the running
+        turn ("as soon as the running turn ends"), the self-wake, the sleep's
+        end. `exclude`: the judge rule asking, whose own batch is the question.
+        """
         wakes: list[UpcomingWake] = []
         if self._sleep is not None:
             end = now if self._sleep.ended is not None else self._sleep.until
@@ -582,6 +817,12 @@ class Gate:
             end = None
         # During a sleep, a batch or the self-wake waits for its end.
         for batch in self._batches():
+            if batch.rule is not None and batch.rule == exclude:
+                continue
+            if isinstance(batch.behaviour, JudgeBehaviour) and self._judge_wired:
+                what = f"a batch of {_count(len(batch.stimuli))} its judge rule {batch.rule} will ask a judge about"
+                wakes.append(UpcomingWake(max(batch.due, end or batch.due), what, batch.rule, maybe=True))
+                continue
             what = f"a debounce batch of {_count(len(batch.stimuli))}"
             if batch.orphan:
                 what += " (its rule has changed since)"
@@ -590,6 +831,17 @@ class Gate:
             wakes.append(UpcomingWake(max(batch.due, end or batch.due), what, batch.rule))
         if self._self_wake is not None:
             wakes.append(UpcomingWake(max(self._self_wake.at, end or self._self_wake.at), "its own self-wake (skip_reply timer)"))
+        for slot in self._slots.values():
+            if slot.rule == exclude:
+                continue
+            if slot.judging is not None:
+                wakes.append(UpcomingWake(now, f"a batch of {_count(len(slot.judging.stimuli))} its judge rule {slot.rule} is deciding on now", slot.rule, True))
+            for waiting, how in ((slot.held, "held for its judge"), (slot.queued, "queued for its judge")):
+                if waiting is not None:
+                    at = max(now, slot.refused_until or now, end or now)
+                    wakes.append(UpcomingWake(at, f"a batch of {_count(len(waiting.stimuli))} {how} (rule {slot.rule})", slot.rule, True))
+        if self._held:
+            wakes.append(UpcomingWake(now, f"{_count(self.held)} waiting to wake it as soon as the running turn ends"))
         return sorted(wakes, key=lambda w: w.at)
 
     def status(self, now: float) -> GateStatus:
@@ -638,4 +890,36 @@ class Gate:
             buckets=buckets,
             denials=state.denials,
             sampled=Sampled(state.seen, state.woke),
+            judge=self._judge_status(rule.name, now) if isinstance(rule.behaviour, JudgeBehaviour) else None,
+        )
+
+    def _judge_status(self, name: str, now: float) -> JudgeRuleStatus:
+        slot = self._slots.get(name) or JudgeSlot(name)
+        notices = list(self.judge_notes)
+        if not self._judge_wired:
+            notices.append(f"runs as a debounce of its quiet period: {self.judge_notice}")
+        if slot.fail_streak >= FAIL_STREAK:
+            notices.append(f"the judge failed its last {slot.fail_streak} requests (is the judge model served?)")
+        if slot.refused_until is not None and slot.refused_until > now:
+            notices.append(f"judge calls refused until {iso(slot.refused_until)}: {slot.refusal}")
+        last = slot.last
+        read_total = slot.input_tokens + slot.cache_read + slot.cache_write
+        return JudgeRuleStatus(
+            verdicts=dict(slot.counts),
+            last=None if last is None else JudgeVerdictStatus(
+                at=last.at, verdict=last.verdict, reason=last.reason, woke=last.woke, superseded=last.superseded,
+                input_tokens=last.input_tokens + last.cache_read + last.cache_write, cache_read=last.cache_read,
+                output_tokens=last.output_tokens, call=last.call_id,
+            ),
+            judging=len(slot.judging.stimuli) if slot.judging else 0,
+            held=len(slot.held.stimuli) if slot.held else 0,
+            queued=len(slot.queued.stimuli) if slot.queued else 0,
+            unanswered=len(slot.unanswered),
+            dropped=slot.held_dropped + slot.queue_dropped,
+            refused_until=slot.refused_until if slot.refused_until is not None and slot.refused_until > now else None,
+            input_tokens=read_total,
+            output_tokens=slot.output_tokens,
+            cache_share=round(slot.cache_read / read_total, 4) if read_total else None,
+            ratio=self.judge_ratio,
+            notices=notices,
         )

@@ -9,9 +9,9 @@ a restart (the rules, a sleep, the self-wake) is stored and shown again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from noemad.wire import IsoTime, wire
+from noemad.wire import OMIT_NONE, IsoTime, wire
 
 
 @wire
@@ -38,6 +38,55 @@ class Sampled:
 
 @wire
 @dataclass(frozen=True)
+class JudgeVerdictStatus:
+    """A judge rule's newest verdict, with the judge's reason (kept here and in the model call, not in the event)."""
+
+    at: IsoTime
+    verdict: str
+    """reply, wait, failed (an error, a timeout, no verdict) or refused (a hold, a pause, a budget: judged again later)."""
+    reason: str
+    woke: bool
+    superseded: bool
+    """A REPLY a turn overtook: judged again after it, not a wake."""
+    input_tokens: int
+    """Input of its call: uncached, cache read and cache write together."""
+    cache_read: int
+    output_tokens: int
+    call: int | None
+    """The model call (ledger row) that answered."""
+
+
+@wire
+@dataclass(frozen=True)
+class JudgeRuleStatus:
+    """A judge rule's judging since `since`: verdict counts, the newest verdict, what waits, tokens and notices."""
+
+    verdicts: dict[str, int]
+    """reply, wait, failed, refused, superseded."""
+    last: JudgeVerdictStatus | None
+    judging: int
+    """Stimuli in the batch its judge is deciding on now."""
+    held: int
+    """Stimuli waiting for a judge call (a turn or a pause is on, or calls are refused)."""
+    queued: int
+    """Stimuli that came due while its judge decided: they go with a REPLY, or are judged afresh after a WAIT."""
+    unanswered: int
+    """Stimuli of a REPLY whose turn failed: folded into the next judged batch until a turn completes."""
+    dropped: int
+    """Stimuli dropped from what it held or queued past the cap of 100 (still stored and in context)."""
+    refused_until: IsoTime | None
+    input_tokens: int
+    output_tokens: int
+    cache_share: float | None
+    """Of the input tokens, the share read from the prompt cache."""
+    ratio: float | None
+    """The calibrated characters per token of the judge's window for this mind (null until calibrated)."""
+    notices: list[str]
+    """Unwired (runs as a debounce), failed 3 in a row, refused until T, budget read at its least."""
+
+
+@wire
+@dataclass(frozen=True)
 class RuleStatus:
     """One wake rule, in the order the rules are asked, with its state and counters."""
 
@@ -59,6 +108,8 @@ class RuleStatus:
     denials: int
     """Stimuli it denied (rate_limit with no token, passive_sample not sampled): stored, in context, no turn."""
     sampled: Sampled
+    judge: Annotated[JudgeRuleStatus | None, OMIT_NONE] = None
+    """A judge rule's judging; absent for other behaviours."""
 
 
 @wire
@@ -91,7 +142,7 @@ class UpcomingWake:
     rule: str | None = None
     """The rule whose batch it is."""
     maybe: bool = False
-    """A wake that may not happen (a judge rule's batch, from the next issue on)."""
+    """A wake that may not happen (a judge rule's batch: its judge may say WAIT)."""
 
 
 @wire

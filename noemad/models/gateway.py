@@ -9,6 +9,11 @@ whatever happened, and arms a hold when the provider states a wait.
 Auxiliary roles (critic, judge, narrate, summarise) are refused under a hold;
 `respond` waits for the hold to end instead, on the daemon's clock.
 
+A request built on a token-budgeted window (`Prompt.window`) teaches the
+gateway: its answer calibrates the mind's characters-per-token ratio for the
+model and keeps the window's anchor for the role, and a context-length error
+shrinks the ratio before the next call (noemad.models.ratios).
+
 Tool use (`converse`) is a bounded loop of such calls: each round is one
 `complete` (so each is admitted, budgeted and in the ledger with its tokens
 like any other call). A round whose answer asks for tools has them run by the
@@ -31,14 +36,28 @@ from datetime import datetime, timezone
 
 from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
-from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
+from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
 from noemad.models.ledger import CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
 from noemad.models.provider import Provider
+from noemad.models.ratios import learn, shrink
 from noemad.models.settings import budget, price, role_settings
-from noemad.models.types import AUXILIARY_ROLES, Block, ModelRequest, ModelResponse, Role, Tool, ToolResult, ToolUse, Turn, Usage
+from noemad.models.types import (
+    AUXILIARY_ROLES,
+    Block,
+    Effort,
+    ModelRequest,
+    ModelResponse,
+    Role,
+    Tool,
+    ToolResult,
+    ToolUse,
+    Turn,
+    Usage,
+    WindowUse,
+)
 from noemad.store.writer import Writer
 
 log = logging.getLogger("noemad.models")
@@ -55,6 +74,9 @@ class Prompt:
     system: tuple[Block, ...] = ()
     max_tokens: int | None = None  # None: the role's configured limit
     tools: tuple[Tool, ...] = ()  # what the model may call (see `ModelGateway.converse`)
+    window: WindowUse | None = None  # built on a token-budgeted window: the answer calibrates it (noemad.models.ratios)
+    effort: Effort | None = None  # None: the role's configured effort (the reply judge sends [gate.judge] effort)
+    timeout: float | None = None  # None: the role's configured timeout
 
 
 ToolHandler = Callable[[ToolUse, ModelResponse], Awaitable[ToolResult]]  # a call, and the answer (ledger row) that asked for it
@@ -164,6 +186,12 @@ class ModelGateway:
         """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
         return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
 
+    def model_for(self, mind: str, role: str) -> str | None:
+        """The model `role` calls for `mind` (None without one): a window is sized at the mind's ratio for it."""
+        if self.provider is None:
+            return None
+        return role_settings(self._config(), mind, role).model or None
+
     def request_for(self, prompt: Prompt) -> ModelRequest:
         """The request a prompt becomes, with the role's settings for its mind; `NoModelConfigured` if none."""
         settings = role_settings(self._config(), prompt.mind, prompt.role)
@@ -176,9 +204,10 @@ class ModelGateway:
             messages=prompt.messages,
             system=prompt.system,
             max_tokens=prompt.max_tokens or settings.max_tokens,
-            effort=settings.effort,
-            timeout=settings.timeout,
+            effort=prompt.effort or settings.effort,
+            timeout=prompt.timeout or settings.timeout,
             tools=prompt.tools,
+            window=prompt.window,
         )
 
     async def complete(self, prompt: Prompt) -> ModelResponse:
@@ -209,6 +238,8 @@ class ModelGateway:
             exc.call_id = await self._record(
                 request, provider, "error", Usage(), started, category=exc.category, detail=exc.detail, retry_after=exc.retry_after
             )
+            if isinstance(exc, ContextLength) and request.window is not None:
+                await self._calibrate(request, None, exc.tokens)
             raise
         except Exception as exc:
             # A provider bug, or an SDK error it did not translate: recorded and
@@ -218,6 +249,8 @@ class ModelGateway:
             error.call_id = await self._record(request, provider, "error", Usage(), started, category="unexpected", detail=error.detail)
             raise error from None
         call_id = await self._record(request, provider, "ok", response.usage, started, stop_reason=response.stop_reason)
+        if request.window is not None:
+            await self._calibrate(request, response.usage, None)
         return replace(response, model=response.model or request.model, call_id=call_id)
 
     async def converse(
@@ -255,6 +288,19 @@ class ModelGateway:
         )
         error.call_id = responses[-1].call_id
         return Conversation(tuple(responses), error)
+
+    async def _calibrate(self, request: ModelRequest, usage: Usage | None, stated_tokens: int | None) -> None:
+        """Learn from a request built on a window: its answer calibrates the ratio, a context-length error shrinks it."""
+        window, chars, now = request.window, len(request.text()), self._clock.now()
+        assert window is not None
+        if usage is not None:
+            job = lambda db: learn(db, request.mind, request.model, request.role, window, chars, usage.total_input, now)  # noqa: E731
+        else:
+            job = lambda db: shrink(db, request.mind, request.model, chars, stated_tokens, now)  # noqa: E731
+        try:
+            await asyncio.shield(self._writer.run(job))
+        except Exception:  # a measurement lost is not the call lost: its answer stands, the next one measures again
+            log.exception("could not keep the token ratio of %s for mind %s", request.model, request.mind)
 
     def _release(self, key: tuple[str, str], reserved: tuple[int, float]) -> None:
         tokens, dollars = self._inflight.get(key, (0, 0.0))

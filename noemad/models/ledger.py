@@ -79,7 +79,13 @@ GROUPS = {"role": "role", "model": "model", "day": "substr(at, 1, 10)", "mind": 
 
 
 def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
-    """Spend grouped by role, model, day or mind, with call counts by outcome and the cache hit rate."""
+    """Spend grouped by role, model, day or mind, with call counts by outcome and the cache hit rate.
+
+    Each role is its own row: the reply judge's calls are the `judge` role's,
+    never counted with the `respond` calls of the mind's turns. Cancelled
+    calls (a judge call a turn or its timeout cancelled, a reply the daemon
+    stopped) are counted apart from failures.
+    """
     key = GROUPS[by]
     where, params = [], []
     if mind is not None:
@@ -90,11 +96,11 @@ def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[
         params.append(iso(since))
     sql = (
         f"SELECT {key} AS key, count(*), sum(outcome = 'ok'), sum(outcome = 'error'), sum(outcome = 'refused'),"
-        " sum(input_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(output_tokens), sum(cost_usd)"
+        " sum(outcome = 'cancelled'), sum(input_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(output_tokens), sum(cost_usd)"
         f" FROM model_calls {'WHERE ' + ' AND '.join(where) if where else ''} GROUP BY key ORDER BY key"
     )
     rows = []
-    for key_value, calls, ok, failed, refused, inp, read, write, out, dollars in db.execute(sql, params):
+    for key_value, calls, ok, failed, refused, cancelled, inp, read, write, out, dollars in db.execute(sql, params):
         total_input = inp + read + write
         rows.append(
             {
@@ -103,6 +109,7 @@ def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[
                 "ok": ok,
                 "failed": failed,
                 "refused": refused,
+                "cancelled": cancelled,
                 "input_tokens": inp,
                 "cache_read_tokens": read,
                 "cache_write_tokens": write,

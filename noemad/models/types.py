@@ -92,6 +92,22 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class WindowUse:
+    """What a request built on a token-budgeted window (noemad.turn.window) tells the gateway.
+
+    With it the gateway learns from the answer: the mind's characters-per-token
+    ratio for the model is calibrated from the reported input (and shrunk on a
+    context-length error), and the window's anchor is kept for the role's next
+    request (noemad.models.ratios). `budget_tokens` is the whole request's input
+    budget (an estimate), so a request over it is recognised as such.
+    """
+
+    budget_tokens: int
+    anchor_id: int | None  # the first event of the window (None: an empty conversation)
+    chunk_chars: int  # the chunk size its chunks were cut at, kept with the anchor
+
+
+@dataclass(frozen=True)
 class ModelRequest:
     """One call: who it is for, which model, what to send and how long to wait."""
 
@@ -104,6 +120,7 @@ class ModelRequest:
     effort: Effort = "none"
     timeout: float = 60.0
     tools: tuple[Tool, ...] = ()
+    window: WindowUse | None = None  # the window it was built on, if any (the gateway calibrates from it)
 
     def pieces(self) -> list[tuple[str, CacheTTL | None]]:
         """The request's text in the order the API reads it (tools, system, messages), each with its cache breakpoint."""

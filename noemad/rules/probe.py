@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noemad.rules.match import Facts, Matcher
-from noemad.rules.shape import Always, Behaviour, Debounce, Defer, PassiveSample, RateLimit, Rule
+from noemad.rules.shape import Always, Behaviour, Debounce, Defer, JudgeBehaviour, PassiveSample, RateLimit, Rule
 from noemad.rules.table import StoredRules
 
 
@@ -55,6 +55,8 @@ def _does(behaviour: Behaviour) -> str:
         return "defer"
     if isinstance(behaviour, Debounce):
         return f"debounce {behaviour.ms} ms"
+    if isinstance(behaviour, JudgeBehaviour):
+        return f"judged after {behaviour.debounce_ms} ms quiet: wake only if the judge says REPLY"
     key = "" if behaviour.key_by == "none" else f" per {behaviour.key_by}"
     if isinstance(behaviour, RateLimit):
         return f"rate_limit {behaviour.tokens} per {behaviour.refill_ms} ms{key}: wake while tokens last"

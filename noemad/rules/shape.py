@@ -91,9 +91,26 @@ class PassiveSample:
     key_by: KeyBy = "none"
 
 
-Behaviour = Always | Defer | Debounce | RateLimit | PassiveSample
-# In the order a reader tries them; the judge will come last (next issue).
-BEHAVIOUR_KINDS: tuple[str, ...] = ("always", "defer", "debounce", "rate_limit", "passive_sample")
+@dataclass(frozen=True)
+class JudgeBehaviour:
+    """Gather a batch as debounce does; when it is due, a small model decides whether it wakes the mind (REPLY) or not (WAIT).
+
+    Read only where `[gate.judge] enabled = true` (the `judge` flag of the
+    readers); stored rows always read, so a host that turns judging off
+    keeps its rules, which then run as a debounce of `debounce_ms`.
+    """
+
+    kind: ClassVar[str] = "judge"
+    debounce_ms: int
+    max_wait_ms: int | None = None  # judge the batch by then even while stimuli keep pushing the quiet period back
+    instructions: str | None = None  # the mind's own word to the judge
+
+
+Behaviour = Always | Defer | Debounce | RateLimit | PassiveSample | JudgeBehaviour
+# In the order a reader tries them; the judge comes last, so older kinds still win.
+BEHAVIOUR_KINDS: tuple[str, ...] = ("always", "defer", "debounce", "rate_limit", "passive_sample", "judge")
+# Without judging on a host, the readers know only these, and no sentence of theirs names the judge.
+PLAIN_KINDS: tuple[str, ...] = BEHAVIOUR_KINDS[:-1]
 PASSTHROUGH_KINDS: frozenset[str] = frozenset({"rate_limit", "passive_sample"})
 
 
@@ -131,6 +148,8 @@ DEBOUNCE_MS = (100, 300_000)
 TOKENS = (1, 1000)
 REFILL_MS = (100, 86_400_000)
 EVERY = (2, 10_000)
+MAX_WAIT_MS = (100, 3_600_000)
+MAX_INSTRUCTIONS = 4000  # characters of a judge rule's instructions
 MAX_TEXT = 500  # characters of a text filter
 MAX_GLOB = 200  # characters of a channel or author glob (a channel itself is at most 200)
 MAX_RESETS = 50
@@ -149,6 +168,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "debounce": ("ms",),
     "rate_limit": ("tokens", "refill_ms", "key_by"),
     "passive_sample": ("every", "key_by"),
+    "judge": ("debounce_ms", "max_wait_ms", "instructions"),
 }
 _EXAMPLES: dict[str, str] = {
     "always": '"always"',
@@ -156,6 +176,7 @@ _EXAMPLES: dict[str, str] = {
     "debounce": '{"debounce": {"ms": 2000}}',
     "rate_limit": '{"rate_limit": {"tokens": 3, "refill_ms": 60000, "key_by": "channel"}}',
     "passive_sample": '{"passive_sample": {"every": 10, "key_by": "channel"}}',
+    "judge": '{"judge": {"debounce_ms": 5000, "instructions": "wake me when asked something"}}',
 }
 _OPTIONS = re2.Options()
 _OPTIONS.case_sensitive = False
@@ -197,6 +218,13 @@ def behaviour_data(b: Behaviour) -> dict[str, Any]:
         return {"rate_limit": {"tokens": b.tokens, "refill_ms": b.refill_ms, "key_by": b.key_by}}
     if isinstance(b, PassiveSample):
         return {"passive_sample": {"every": b.every, "key_by": b.key_by}}
+    if isinstance(b, JudgeBehaviour):
+        params: dict[str, Any] = {"debounce_ms": b.debounce_ms}
+        if b.max_wait_ms is not None:
+            params["max_wait_ms"] = b.max_wait_ms
+        if b.instructions is not None:
+            params["instructions"] = b.instructions
+        return {"judge": params}
     return {b.kind: {}}
 
 
@@ -208,6 +236,9 @@ def describe_behaviour(b: Behaviour) -> str:
         return f"rate_limit {b.tokens} per {b.refill_ms} ms by {b.key_by}"
     if isinstance(b, PassiveSample):
         return f"passive_sample 1 in {b.every} by {b.key_by}"
+    if isinstance(b, JudgeBehaviour):
+        wait = f", judged by {b.max_wait_ms} ms at most" if b.max_wait_ms is not None else ""
+        return f"judge after {b.debounce_ms} ms quiet{wait}"
     return b.kind
 
 
@@ -245,23 +276,28 @@ def _key_by(value: Any, where: str) -> KeyBy:
     return value  # type: ignore[no-any-return]
 
 
-def read_behaviour(data: Any, where: str = "default") -> tuple[Behaviour, list[str]]:
-    """A behaviour from its JSON shape ("always", {"always": {}}, {"debounce": {"ms": 2000}}), and the clamp notes."""
-    kinds = ", ".join(BEHAVIOUR_KINDS)
+def read_behaviour(data: Any, where: str = "default", *, judge: bool = False) -> tuple[Behaviour, list[str]]:
+    """A behaviour from its JSON shape ("always", {"always": {}}, {"debounce": {"ms": 2000}}), and the clamp notes.
+
+    `judge`: the host has `[gate.judge] enabled = true`; without it a judge
+    behaviour is unknown and no sentence here names it.
+    """
+    valid = BEHAVIOUR_KINDS if judge else PLAIN_KINDS
+    kinds = ", ".join(valid)
     if isinstance(data, str):
         if data in ("always", "defer"):
             return (Always() if data == "always" else Defer()), []
-        if data in _PARAMS:
+        if data in _PARAMS and data in valid:
             raise RuleRefused(f"{where}: {data} needs its settings; write {_EXAMPLES[data]}")
-        raise RuleRefused(f"{where}: {data!r:.60} is not a behaviour{_near(data, BEHAVIOUR_KINDS)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
+        raise RuleRefused(f"{where}: {data!r:.60} is not a behaviour{_near(data, valid)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
     if not isinstance(data, dict) or not data:
         raise RuleRefused(f"{where}: a behaviour is one of {kinds}, written as \"always\" or a one-key object such as {_EXAMPLES['debounce']}, not {data!r:.60}")
     if len(data) > 1:
         names = ", ".join(map(str, data))
         raise RuleRefused(f"{where}: a rule has exactly one behaviour, and this names {len(data)} ({names}); keep one, such as {_EXAMPLES['debounce']}")
     ((kind, params),) = data.items()
-    if kind not in _PARAMS:
-        raise RuleRefused(f"{where}: {kind!r:.60} is not a behaviour{_near(str(kind), BEHAVIOUR_KINDS)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
+    if kind not in valid:
+        raise RuleRefused(f"{where}: {kind!r:.60} is not a behaviour{_near(str(kind), valid)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
     at = f"{where}.{kind}"
     if kind in ("always", "defer"):
         if params not in ({}, None, True):
@@ -275,6 +311,8 @@ def read_behaviour(data: Any, where: str = "default") -> tuple[Behaviour, list[s
         if "ms" not in params:
             raise RuleRefused(f"{at} needs ms, the quiet period in milliseconds; write {_EXAMPLES[kind]}")
         return Debounce(_bounded(params["ms"], f"{at}.ms", DEBOUNCE_MS, " ms", notes)), notes
+    if kind == "judge":
+        return _read_judge(params, at, notes), notes
     key_by = _key_by(params.get("key_by", "none"), at)
     if kind == "rate_limit":
         missing = [k for k in ("tokens", "refill_ms") if k not in params]
@@ -286,6 +324,22 @@ def read_behaviour(data: Any, where: str = "default") -> tuple[Behaviour, list[s
     if "every" not in params:
         raise RuleRefused(f"{at} needs every, how many matching stimuli per wake; write {_EXAMPLES[kind]}")
     return PassiveSample(_bounded(params["every"], f"{at}.every", EVERY, "", notes), key_by), notes
+
+
+def _read_judge(params: dict[str, Any], at: str, notes: list[str]) -> JudgeBehaviour:
+    if "debounce_ms" not in params:
+        raise RuleRefused(f"{at} needs debounce_ms, the quiet period in milliseconds before the batch is judged; write {_EXAMPLES['judge']}")
+    debounce = _bounded(params["debounce_ms"], f"{at}.debounce_ms", DEBOUNCE_MS, " ms", notes)
+    max_wait = params.get("max_wait_ms")
+    if max_wait is not None:
+        max_wait = _bounded(max_wait, f"{at}.max_wait_ms", MAX_WAIT_MS, " ms", notes)
+    instructions = params.get("instructions")
+    if instructions is not None:
+        if not isinstance(instructions, str) or not instructions.strip():
+            raise RuleRefused(f"{at}.instructions is your word to the judge as text, such as \"wake me when asked something\", not {instructions!r:.60}")
+        if len(instructions) > MAX_INSTRUCTIONS:
+            raise RuleRefused(f"{at}.instructions is {len(instructions)} characters; at most {MAX_INSTRUCTIONS}. Say it shorter")
+    return JudgeBehaviour(debounce, max_wait, instructions)
 
 
 def _names(value: Any, where: str, what: str, valid: tuple[str, ...] | None = None) -> tuple[str, ...]:
@@ -380,8 +434,11 @@ def read_match(data: Any, where: str = "match") -> Match:
     )
 
 
-def read_rule(data: Any, where: str = "rule") -> ReadRule:
-    """A rule from its JSON shape (an API body, a config table, a tool call, a stored row), or `RuleRefused` with one sentence."""
+def read_rule(data: Any, where: str = "rule", *, judge: bool = False) -> ReadRule:
+    """A rule from its JSON shape (an API body, a config table, a tool call, a stored row), or `RuleRefused` with one sentence.
+
+    `judge`: judge rules are read (`[gate.judge] enabled = true`, or a stored row).
+    """
     if not isinstance(data, dict):
         raise RuleRefused(f"{where} must be an object such as {EXAMPLE}, not {data!r:.60}")
     _unknown_keys(data, RULE_KEYS, where)
@@ -391,9 +448,9 @@ def read_rule(data: Any, where: str = "rule") -> ReadRule:
     if where == "rule":
         where = f"rule {name!r}"
     if "behaviour" not in data:
-        raise RuleRefused(f"{where} needs a behaviour, one of {', '.join(BEHAVIOUR_KINDS)}, such as \"behaviour\": {_EXAMPLES['debounce']}")
+        raise RuleRefused(f"{where} needs a behaviour, one of {', '.join(BEHAVIOUR_KINDS if judge else PLAIN_KINDS)}, such as \"behaviour\": {_EXAMPLES['debounce']}")
     match = read_match(data.get("match"), f"{where}: match")
-    behaviour, notes = read_behaviour(data["behaviour"], f"{where}: behaviour")
+    behaviour, notes = read_behaviour(data["behaviour"], f"{where}: behaviour", judge=judge)
     passthrough = data.get("passthrough", False)
     if not isinstance(passthrough, bool):
         raise RuleRefused(f"{where}: passthrough is true or false, not {passthrough!r:.60}")

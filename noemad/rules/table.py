@@ -110,7 +110,7 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
     for name, body, stored_notes in _rows(db, mind):
         where = f"stored rule {name!r}"
         try:
-            read = read_rule(json.loads(body), where)
+            read = read_rule(json.loads(body), where, judge=True)  # a stored judge rule reads on any host; unwired, it runs as a debounce
             if read.rule.name != name:
                 raise RuleRefused(f"{where}: its body is named {read.rule.name!r}")
         except (ValueError, RuleRefused) as exc:

@@ -15,6 +15,18 @@ when the turn ends or the mind resumes. One timer task waits on the
 injectable clock for the gate's next due time. Nothing is delivered once
 shutdown has begun. The actor holds no step of the turn itself: only when
 turns run, one at a time.
+
+Judge rules: the actor asks the judge (`noemad.gate.judging.Judge`) about a
+judge rule's due batch only while the mind is free (no turn running or
+about to, not paused, not asleep, not shutting down), one call per rule at a
+time. A turn that starts, or a pause, stops every call in flight: no
+verdict, not a failure, and the batch is judged once after. Each verdict is
+a `judge_verdict` event (`noemad.gate.verdicts`); a REPLY wakes the mind for
+its batch even if another turn took those stimuli meanwhile (it answers the
+batch's newest message). A turn's outcome is told to the gate: a failed one
+leaves a REPLY's batch unanswered for the next judged batch (R1-2). Without
+`[gate.judge] enabled`, a judge, or a judge model, judge rules run as a
+debounce and gate-status says why.
 """
 
 from __future__ import annotations
@@ -31,13 +43,18 @@ from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
 from noemad.events import Event, count_events, get_event
+from noemad.config import JUDGE_MIN_INPUT
 from noemad.gate import sleep as gate_sleep
+from noemad.gate import verdicts
 from noemad.gate.engine import Decision, Delivery, Gate, Verdict
+from noemad.gate.judged import JudgeStart
+from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
+from noemad.turn.context import answered
 from noemad.turn.run import Turn, TurnResult, run_turn
 
 log = logging.getLogger("noemad.actor")
@@ -74,9 +91,14 @@ class MindActor:
         gate: Gate,
         cycles_done: int = 0,
         paused: bool = False,
+        judge: Judge | None = None,
     ) -> None:
         self.name = name
         self.gate = gate
+        self.judge = judge  # the reply judge's call (None: judge rules run as a debounce)
+        self._judge_tasks: dict[str, asyncio.Task[None]] = {}  # a call in flight per judge rule
+        self._budget_logged = False
+        self._completed = False  # the running (or last) turn answered: set when it ends
         self.paused = paused  # an operator pause: stimuli are stored and offered, deliveries held until resume
         self._store = store
         self._clock = clock
@@ -111,6 +133,7 @@ class MindActor:
             if not asleep:
                 self._deliver(Delivery(rule=None, stimuli=tuple(sorted(backlog)), addressed=(), reason=BACKLOG))
         self._task = asyncio.create_task(self._loop(), name=f"mind:{self.name}")
+        self._wire_judge()
         self._arm()
 
     # the seam the supervisor calls ------------------------------------------------
@@ -136,6 +159,7 @@ class MindActor:
         """The mind's rules were written (API, config or its own tools): the next stimulus meets them."""
         self.gate.set_rules(stored)
         self._arm()
+        self._maybe_judge()
 
     def slept(self, until: float, note: str | None) -> None:
         """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule."""
@@ -148,24 +172,31 @@ class MindActor:
         self._arm()
 
     def pause(self) -> None:
-        """Take no new turns (a running one finishes); stimuli keep being stored and offered."""
+        """Take no new turns (a running one finishes); stimuli keep being stored and offered; judge calls stop."""
         self.paused = True
+        self._stop_judging()
 
     def resume(self) -> None:
         """Take turns again, starting with whatever the gate delivered during the pause."""
         self.paused = False
         self._wake.set()
+        self._maybe_judge()
 
     @property
     def idle(self) -> bool:
         """No turn runs, none is about to, and no delivery of the gate is due."""
         due = self.gate.next_due()
         waiting = self._wake.is_set() and not self.paused
-        return not self.turn_running and not waiting and not (due is not None and due <= self._clock.now() and not self._closed)
+        judging = bool(self._judge_tasks) and not self._closed
+        writing = bool(self._writes)  # a judge_verdict (or sleep bookkeeping) not yet committed
+        return not self.turn_running and not waiting and not judging and not writing and not (
+            due is not None and due <= self._clock.now() and not self._closed
+        )
 
     def close(self) -> None:
         """Shutdown has begun: deliver nothing more (a running turn may finish)."""
         self._closed = True
+        self._stop_judging()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -221,9 +252,11 @@ class MindActor:
         await self._clock.sleep(due - self._clock.now())
         self._timer = None
         self._armed = None
+        self._wire_judge()
         for delivery in self.gate.due(self._clock.now()):
             self._deliver(delivery)
         self._arm()
+        self._maybe_judge()
 
     def _write(self, job: Callable[[Database], Any]) -> None:
         """Run a writer job off the caller's path (the offer is synchronous); its failure is logged."""
@@ -237,7 +270,9 @@ class MindActor:
         self._spawn(run())
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
+        self._spawned(asyncio.get_running_loop().create_task(coro))
+
+    def _spawned(self, task: asyncio.Task[Any]) -> None:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
@@ -254,12 +289,15 @@ class MindActor:
                 delivery = self.gate.release()
             if delivery is None:
                 continue
-            if not delivery.self_wake and not (
+            if not delivery.self_wake and not delivery.judged and not (
                 any(s in self._untaken for s in delivery.stimuli) if delivery.stimuli else self._untaken
             ):
+                self._maybe_judge()
                 continue  # a turn took its stimuli meanwhile (or a sleep ended with nothing stored): it wakes nothing
             self.turn_running = True
             self._turn_over.clear()
+            self._stop_judging()  # no verdict is reached across the mind's own turn
+            self._completed = False
             try:
                 await self._turn(delivery)
             except asyncio.CancelledError:
@@ -268,10 +306,12 @@ class MindActor:
                 log.exception("turn of mind %s failed; its stimuli stay stored", self.name)
             finally:
                 self.turn_running = False
+                self.gate.turn_ended(self._completed)
                 self._turn_over.set()
                 self._wake.set()  # what the gate held during the turn goes next
                 if self.on_turn_done:
                     self.on_turn_done(self.name)
+                self._maybe_judge()
 
     async def _turn(self, delivery: Delivery) -> None:
         """Hand the next turn, over every stimulus not yet taken, to `noemad.turn`."""
@@ -288,6 +328,10 @@ class MindActor:
             cause, answer = self._self_wake(delivery, now)
         elif cancelled:
             self._write(lambda db: gate_sleep.record_self_wake_cancelled(db, self.name, now=now))
+        if delivery.judged and answer is None:
+            # The judge said REPLY: the turn answers its batch, even when an earlier turn took those stimuli.
+            message = answered(self._store.reader(), list(delivery.stimuli))
+            answer = message.id if message is not None else None
         self._cycles += 1
         wake = Wake(
             reason=delivery.reason,
@@ -311,7 +355,9 @@ class MindActor:
         return cause, gate_sleep.SelfWakeSet.of(get_event(self._store.reader(), cause)).message
 
     async def _after(self, result: TurnResult) -> None:
-        """What the turn's tools changed: the rules the gate reads, the self-wake it sets."""
+        """What the turn's tools changed: the rules the gate reads, the self-wake it sets; whether it answered."""
+        # A reply_failed turn did not answer: a judge's REPLY it carried stays unanswered (R1-2).
+        self._completed = result.reply is None or result.reply.kind != "reply_failed"
         if result.rules_changed:
             self.rules_changed(stored_rules(self._store.reader(), self.name))
         skipped = result.skipped
@@ -323,3 +369,82 @@ class MindActor:
             )
             self.gate.set_self_wake(at, event.id)
             self._arm()
+
+    # judging ------------------------------------------------------------------------
+
+    def _wire_judge(self) -> None:
+        """Tell the gate whether judge rules are judged now, and if not, why (the config may have been reloaded)."""
+        settings = self._gateway.config().gate.judge
+        notes: list[str] = []
+        if settings.budget_clamped:
+            notes.append(
+                f"[gate.judge] max_input_tokens {settings.max_input_tokens} is under {JUDGE_MIN_INPUT}: read as {JUDGE_MIN_INPUT}"
+            )
+            if not self._budget_logged:
+                self._budget_logged = True
+                log.warning("mind %s: %s", self.name, notes[-1])
+        if not settings.enabled:
+            self.gate.set_judging(False, "judging is off on this host ([gate.judge] enabled = false)", notes)
+        elif self.judge is None or not self._gateway.configured(self.name, "judge"):
+            self.gate.set_judging(False, "no judge model is configured (the judge role in [models] has none)", notes)
+        else:
+            self.gate.set_judging(True, None, notes)
+
+    def _maybe_judge(self) -> None:
+        """Start the judge calls whose batches wait, if the mind is free: no turn running or about to, not paused, not closing."""
+        if self._closed or self.paused or self.turn_running or self._ready is not None or self.gate.holding:
+            return
+        self._wire_judge()
+        if self.judge is None:
+            return
+        now = self._clock.now()
+        for start in self.gate.to_judge(now):
+            request = self._request(start, now)
+            task = asyncio.get_running_loop().create_task(self._ask(start, request), name=f"judge:{self.name}:{start.rule}")
+            self._judge_tasks[start.rule] = task
+        self._arm()
+
+    def _request(self, start: JudgeStart, now: float) -> JudgeRequest:
+        return JudgeRequest(
+            mind=self.name,
+            rule=start.rule,
+            instructions=start.instructions,
+            batch=start.batch,
+            addressed=start.addressed,
+            unanswered=start.unanswered,
+            last_turn_failed=start.last_turn_failed,
+            upcoming=tuple(self.gate.upcoming_wakes(now, exclude=start.rule)),
+        )
+
+    async def _ask(self, start: JudgeStart, request: JudgeRequest) -> None:
+        """One judge call; its verdict goes to the gate (a stopped call's is told apart by its token)."""
+        assert self.judge is not None
+        try:
+            outcome = await self.judge.decide(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the seam says it never raises; a judge that does fails open like any failure
+            log.exception("mind %s: the judge of rule %s raised", self.name, start.rule)
+            outcome = JudgeOutcome(None, f"the judge raised {type(exc).__name__}", failed=True)
+        finally:
+            if self._judge_tasks.get(start.rule) is asyncio.current_task():
+                del self._judge_tasks[start.rule]
+        self._settle(start.rule, start.token, outcome)
+
+    def _settle(self, rule: str, token: int, outcome: JudgeOutcome) -> None:
+        now = self._clock.now()
+        delivery, record = self.gate.verdict(rule, token, outcome, now, self._gateway.config().gate.judge.on_error)
+        if record is not None:
+            self._write(lambda db: verdicts.record_verdict(db, self.name, record, now))
+        if delivery is not None:
+            self._deliver(delivery)
+        self._arm()
+        self._maybe_judge()
+
+    def _stop_judging(self) -> None:
+        """A turn starts, the mind is paused or shutdown begins: stop every judge call; their batches are held."""
+        self.gate.stop_judging()
+        for task in self._judge_tasks.values():
+            task.cancel()
+            self._spawned(task)  # awaited at stop, so none outlives the loop
+        self._judge_tasks.clear()

@@ -158,7 +158,7 @@ class Gating:
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
-        read = read_rule(body)
+        read = read_rule(body, judge=self.config.gate.judge.enabled)
         index = None if position is None else _index(position)
         return await self._change(
             mind, "add", read.rule.name, read.notes,

@@ -36,6 +36,8 @@ from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
+from noemad.gate.judging import Judge
+from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.gating import Gating
@@ -94,6 +96,7 @@ class Supervisor(Reads, Gating):
         self.gateway = ModelGateway(
             lambda: self.config, clock, store.writer, paused=self._is_paused, stopping=lambda: self.stopping
         )
+        self._reply_judge: ReplyJudge | None = None
         self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
@@ -179,11 +182,25 @@ class Supervisor(Reads, Gating):
         actor = self.actors.get(mind)
         return bool(actor and actor.paused)
 
+    def judge_for(self, mind: str) -> Judge | None:
+        """The reply judge a mind's actor calls about its judge rules' batches: one for every mind.
+
+        It calls the `judge` role through the gateway; whether judge rules are
+        judged at all ([gate.judge] enabled, a judge model) the actor asks at
+        each batch, so a reload needs no new judge.
+        """
+        if self._reply_judge is None:
+            self._reply_judge = ReplyJudge(self.store, self.clock, self.gateway, self.settings_of)
+        return self._reply_judge
+
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
         privileged = frozenset(self.config.gate.privileged)
         gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
-        actor = MindActor(mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused")
+        actor = MindActor(
+            mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused",
+            judge=self.judge_for(mind.name),
+        )
         self.actors[mind.name] = actor
         actor.start(backlog)
 

@@ -408,3 +408,32 @@ def m010_gate_sleep(db: Database) -> None:
         );
         """,
     )
+
+
+@migrations()
+def m011_token_ratios(db: Database) -> None:
+    # Written by noemad.models.ratios after model calls built on a window:
+    # each mind's calibrated characters-per-token ratio per model, and the
+    # anchor (first event) of each role's last answered window with the
+    # chunk size it was cut at, so the next window keeps its cached prefix.
+    _run(
+        db,
+        """
+        CREATE TABLE token_ratios (
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            chars_per_token REAL NOT NULL,
+            samples INTEGER NOT NULL DEFAULT 0,
+            at TEXT NOT NULL,
+            PRIMARY KEY (mind, model)
+        ) WITHOUT ROWID;
+        CREATE TABLE window_anchors (
+            mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            anchor_id INTEGER REFERENCES events(id) ON DELETE SET NULL,
+            chunk_chars INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (mind, role)
+        ) WITHOUT ROWID;
+        """,
+    )

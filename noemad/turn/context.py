@@ -1,32 +1,58 @@
 """The respond context: what a mind's `respond` call would send now, built with no side effects.
 
 The context is the mind's persona (the `persona` setting) as a system block
-cached for an hour, then its recent conversation (messages and observations
-as user turns, its own replies as assistant turns), with a five-minute cache
-breakpoint after what it had already seen before this turn. Building it reads
-the store and writes nothing, so anything may look at what a mind would be
-shown (the turn drafts from it; the reply judge will read the same builder).
+cached for an hour, then its conversation as the token-budgeted window
+(noemad.turn.window): messages and observations as user turns, its own
+replies as assistant turns, whole messages from the window's anchor to the
+newest event, within the mind's `context_tokens` (an estimate at the mind's
+calibrated ratio for the respond model).
+
+The budget. By default 60,000 tokens for the whole request (`context_tokens`,
+per mind, 4,000 to 1,000,000): the persona and the mind's tools are counted
+first, the window gets the rest. That is roughly an hour
+or two of a busy room, or days of a quiet one; enough that the mind sees
+what it said and what was asked of it well before the last few exchanges,
+and, because the window's earlier chunks are read from the prompt cache at a
+tenth of the input price, a reply over a full window costs about what one
+over 6,000 uncached tokens would. It stays well under the context length of
+every respond model and under the long-context price lines. A request over
+it (the estimate was off) recalibrates the ratio at once.
+
+Cache breakpoints: the persona (1h), then at most three in the conversation
+(5m): after the last full chunk, at the end of the conversation, and one 16
+messages before the end (see noemad.turn.window). Building it reads the store
+and writes nothing, so anything may look at what a mind would be shown (the
+turn drafts from it; the reply judge reads the same builder at its own
+budget).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sqlite_utils import Database
 
-from noemad.config import MindSettings
-from noemad.events import Event, get_events, latest_events
+from noemad.config import DEFAULT_CONTEXT_TOKENS, MindSettings
+from noemad.events import Event, get_events
 from noemad.models import Block, Prompt, Turn
-from noemad.stimuli import Message, Observation
+from noemad.models.ratios import TokenRatio, ratio_for
+from noemad.turn.tools import MIND_TOOLS
+from noemad.turn.window import Said, breakpoint_indexes, window
 
-HISTORY = 40  # events of conversation sent with each reply
 DEFAULT_PERSONA = "You are {mind}, a long-lived mind. Answer briefly and only with what you know."
+# The mind's tools may be offered after the context is built (`[gate] mind_tools`): their bytes are reserved
+# whether or not, half as much again for the longer descriptions some settings give them (e.g. a judge example).
+_TOOLS_CHARS = 3 * sum(len(json.dumps(tool.to_data(), sort_keys=True)) + 1 for tool in MIND_TOOLS) // 2
 
 
-def _line(event: Event) -> str:
-    if event.kind == "message":
-        return f"{Message.of(event).author} ({event.channel}): {event.text}"
-    return f"[observation from {Observation.of(event).source}] {event.text}"
+def _line(said: Said) -> str:
+    """A conversation event as its turn shows it: the mind's replies as said, others with who and where."""
+    if said.kind == "reply":
+        return said.text
+    if said.kind == "message":
+        return f"{said.who} ({said.channel}): {said.text}"
+    return f"[observation from {said.who}] {said.text}"
 
 
 def answered(db: Database, stimuli: Sequence[int]) -> Event | None:
@@ -36,26 +62,33 @@ def answered(db: Database, stimuli: Sequence[int]) -> Event | None:
     return messages[-1] if messages else None
 
 
-def respond_context(db: Database, mind: str, settings: MindSettings, new: Sequence[int]) -> Prompt:
-    """The respond prompt for a turn over the stimuli `new`."""
-    history = latest_events(db, mind, kinds=("message", "observation", "reply"), limit=HISTORY)
-    fresh = set(new)
-    # Cache everything up to the last event the mind had already seen before this turn.
-    last_seen = max((e.id for e in history if e.id not in fresh), default=None)
+def respond_context(db: Database, mind: str, settings: MindSettings, model: str | None = None) -> Prompt:
+    """The respond prompt the mind would send now (`model`: the respond model, whose calibrated ratio sizes it)."""
+    persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
+    ratio = ratio_for(db, mind, model) if model else TokenRatio()
+    budget = settings.context_tokens
+    room = budget - ratio.tokens(len(persona) + _TOOLS_CHARS)
+    win = window(db, mind, max(1, room), ratio, role="respond", render=_line)
+    entries = list(win.entries)
+    dropped = 0
+    while dropped < len(entries) and entries[dropped].said.kind == "reply":
+        dropped += 1  # the API wants the conversation to open with a user turn
+    last_full = win.last_full
+    marks = breakpoint_indexes(
+        len(entries) - dropped, None if last_full is None or last_full < dropped else last_full - dropped, breakpoints=3
+    )
     turns: list[tuple[str, list[Block]]] = []
-    for event in history:
-        role = "assistant" if event.kind == "reply" else "user"
-        block = Block((event.text or "") if role == "assistant" else _line(event), "5m" if event.id == last_seen else None)
+    for i, entry in enumerate(entries[dropped:]):
+        role = "assistant" if entry.said.kind == "reply" else "user"
+        block = Block(entry.text, "5m" if i in marks else None)
         if turns and turns[-1][0] == role:
             turns[-1][1].append(block)  # the API wants the roles to alternate: merge neighbours
         else:
             turns.append((role, [block]))
-    while turns and turns[0][0] == "assistant":
-        turns.pop(0)
-    persona = settings.persona or DEFAULT_PERSONA.format(mind=mind)
     return Prompt(
         role="respond",
         mind=mind,
         system=(Block(persona, "1h"),),
         messages=tuple(Turn(role, tuple(blocks)) for role, blocks in turns),  # type: ignore[arg-type]
+        window=win.use(budget),
     )

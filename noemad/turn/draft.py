@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from noemad.errors import ModelError, NoModelConfigured
 from noemad.models import Conversation, ModelGateway, Prompt
-from noemad.turn.tools import MIND_TOOLS, MindTools
+from noemad.turn.tools import MindTools
 
 log = logging.getLogger("noemad.reply")
 
@@ -35,7 +35,8 @@ async def draft_reply(gateway: ModelGateway, context: Prompt, tools: MindTools |
         except ModelError as exc:
             log.warning("mind %s could not reply: %s", context.mind, exc.detail)
             return Conversation((), exc)
-    drafted = await gateway.converse(replace(context, tools=MIND_TOOLS), tools.handle, done=lambda: tools.skipping)
+    tools.judge = gateway.config().gate.judge.enabled  # judge rules, and the tools' words for them, only where judging is on
+    drafted = await gateway.converse(replace(context, tools=tools.definitions), tools.handle, done=lambda: tools.skipping)
     if isinstance(drafted.error, NoModelConfigured) and not drafted.responses:
         return None
     if drafted.error is not None:

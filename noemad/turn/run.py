@@ -73,7 +73,8 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
     tools: MindTools | None = None
     if message is not None:
         tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
-        drafted = await draft_reply(gateway, respond_context(store.reader(), turn.mind, turn.settings, turn.stimuli), tools)
+        context = respond_context(store.reader(), turn.mind, turn.settings, gateway.model_for(turn.mind, "respond"))
+        drafted = await draft_reply(gateway, context, tools)
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
             parents = turn.stimuli[-MAX_LINKS:]

@@ -108,6 +108,31 @@ WAKE_ADD_RULE = Tool(
     },
 )
 
+# With `[gate.judge] enabled = true` only: the same tool, its description and
+# behaviour text naming the judge. Without it the definitions above go out
+# byte for byte as before, so no host pays for (or re-caches) judge text.
+_JUDGE_BEHAVIOUR = (
+    _RULE_SCHEMA["behaviour"]["description"][:-1]
+    + ', {"judge": {"debounce_ms": 5000, "max_wait_ms": 60000, "instructions": "..."}} (after that long quiet, a small'
+    " model reads your context and decides whether the batch wakes you; instructions, up to 4000 characters, are your"
+    " word to it)."
+)
+JUDGE_WAKE_ADD_RULE = Tool(
+    name="wake_add_rule",
+    description=WAKE_ADD_RULE.description
+    + '\n{"name": "room", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"judge": {"debounce_ms":'
+    ' 5000, "instructions": "wake me when someone asks me something or the talk turns to the garden; let banter go by"}}}\n'
+    "A judge rule costs a small model call per batch. Keep your rules for direct messages and mentions ahead of it, so"
+    " those wake you without waiting for the judge.",
+    input_schema={
+        **WAKE_ADD_RULE.input_schema,
+        "properties": {
+            **WAKE_ADD_RULE.input_schema["properties"],
+            "behaviour": {"description": _JUDGE_BEHAVIOUR},
+        },
+    },
+)
+
 WAKE_REMOVE_RULE = Tool(
     name="wake_remove_rule",
     description="Remove one of your wake rules by its name.",
@@ -127,6 +152,7 @@ SKIP_REPLY = Tool(
 )
 
 MIND_TOOLS: tuple[Tool, ...] = (WAKE_RULES_LIST, WAKE_ADD_RULE, WAKE_REMOVE_RULE, SKIP_REPLY)
+JUDGE_MIND_TOOLS: tuple[Tool, ...] = (WAKE_RULES_LIST, JUDGE_WAKE_ADD_RULE, WAKE_REMOVE_RULE, SKIP_REPLY)
 
 
 @dataclass(frozen=True)
@@ -184,8 +210,9 @@ def _only(data: dict[str, Any], keys: tuple[str, ...], tool: str) -> None:
 class MindTools:
     """The tools of one turn: runs each call on the writer and remembers what the turn must do after."""
 
-    def __init__(self, store: Store, clock: Clock, mind: str, answered: Event, cycle_id: str) -> None:
+    def __init__(self, store: Store, clock: Clock, mind: str, answered: Event, cycle_id: str, judge: bool = False) -> None:
         self._store = store
+        self.judge = judge  # [gate.judge] enabled: judge rules are read, and the definitions say so (set by draft_reply)
         self._clock = clock
         self._mind = mind
         self._answered = answered
@@ -193,6 +220,11 @@ class MindTools:
         self.rules_changed = False  # a rule was added or removed: the gate reloads its rules after the turn
         self.skip: ReplySkipped | None = None  # once skip_reply was called: the message not answered, and wake_in
         self.calls: list[int] = []  # the tool_called events, in order
+
+    @property
+    def definitions(self) -> tuple[Tool, ...]:
+        """The tools offered: without judging, the gate issue's definitions byte for byte."""
+        return JUDGE_MIND_TOOLS if self.judge else MIND_TOOLS
 
     @property
     def skipping(self) -> bool:
@@ -262,7 +294,7 @@ class MindTools:
         position = body.pop("position", None)
         if position is not None and (isinstance(position, bool) or not isinstance(position, int) or position < 1):
             raise InvalidInput(f"position counts from 1 (1 is asked first), not {position!r:.60}; omit it to add the rule last")
-        read = read_rule(body)
+        read = read_rule(body, judge=self.judge)
         now = self._clock.now()
         event = add_rule(
             db, self._mind, read.rule, position=None if position is None else position - 1, actor="mind", now=now, notes=read.notes
