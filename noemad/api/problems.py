@@ -60,6 +60,8 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
             parts.append(f"kind: {tag!r} is not a stimulus kind; use {_KINDS}")
         elif kind == "model_attributes_type" or kind == "dict_type":
             parts.append(f"{field}: must be a JSON object")
+        elif kind == "value_error":  # our own validators' sentence, without pydantic's "Value error, " before it
+            parts.append(f"{field}: {(err.get('ctx') or {}).get('error', err.get('msg', 'invalid'))}")
         else:
             parts.append(f"{field}: {err.get('msg', 'invalid')}")
     return 422, "; ".join(parts)

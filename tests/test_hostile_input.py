@@ -1,0 +1,156 @@
+"""Hostile input and faults at the API's edge (issue 10): never a 5xx for bad input, nothing stored that a read cannot answer.
+
+Ids beyond SQLite's integer range, numbers JSON cannot carry (NaN,
+Infinity, 1e999), bools where numbers go, times outside the calendar, a full
+disk, a turn that fails: each answered as a user can act on, in the
+in-process tier.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+
+from inprocess import InProcess
+from noemad.events import EventDraft, append
+
+TOO_BIG = 2**63  # one past SQLite's largest integer
+LARGEST = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/events/{id}"),
+        ("GET", "/events/{id}/chain"),
+        ("GET", "/beliefs/{id}"),
+        ("GET", "/goals/{id}"),
+        ("GET", "/jobs/{id}"),
+        ("GET", "/predictions/{id}"),
+        ("GET", "/memories/{id}"),
+        ("POST", "/notifications/{id}/ack"),
+        ("POST", "/memories/{id}/reject"),
+    ],
+)
+def test_an_id_beyond_sqlites_range_is_refused_like_any_bad_id(app: InProcess, method: str, path: str) -> None:
+    beyond = app.api(method, path.format(id=TOO_BIG))
+    assert beyond.status_code == 422, beyond.text
+    assert "less than or equal to 9223372036854775807" in beyond.json()["detail"]
+    assert app.api(method, path.format(id=LARGEST)).status_code == 404  # the largest id is a well-formed one that names nothing
+
+
+@pytest.mark.parametrize("since", [str(TOO_BIG), "99999999999999999999999"])
+def test_a_since_beyond_the_range_is_refused(app: InProcess, mind: str, since: str) -> None:
+    for path in (f"/minds/{mind}/events?since={since}", f"/minds/{mind}/events/stream?since={since}"):
+        answer = app.api("GET", path)
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["detail"].startswith("query.since:")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"kind": "outcome", "prediction": TOO_BIG, "result": "hit"},
+        {"kind": "goal", "goal": TOO_BIG, "progress": 0.5},
+        {"kind": "correction", "belief": TOO_BIG, "reason": "wrong", "status": "rejected"},
+        {"kind": "message", "author": "bob", "text": "hi", "reply_to": TOO_BIG},
+    ],
+)
+def test_an_id_in_a_stimulus_beyond_the_range_is_refused_before_it_is_stored(app: InProcess, mind: str, body: dict[str, Any]) -> None:
+    answer = app.api("POST", f"/minds/{mind}/events", json=body)
+    assert answer.status_code == 422, answer.text
+    assert app.api("GET", f"/minds/{mind}/events?kind={body['kind']}").json()["events"] == []
+
+
+def test_ids_in_other_bodies_are_bounded_too(app: InProcess, mind: str) -> None:
+    memory = app.api("POST", f"/minds/{mind}/memories", json={"text": "a fact", "derived_from": [TOO_BIG]})
+    assert memory.status_code == 422 and memory.json()["detail"].startswith("derived_from.0:")
+    rule = {"name": "all", "match": {}, "behaviour": "always"}
+    assert app.api("POST", f"/minds/{mind}/rules", json={"rule": rule, "position": TOO_BIG}).status_code == 422
+    assert app.api("POST", f"/minds/{mind}/rules", json={"rule": rule}).status_code == 201
+    assert app.api("POST", f"/minds/{mind}/rules/all/move", json={"to": TOO_BIG}).status_code == 422
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_number_json_cannot_carry_is_refused_before_the_commit(app: InProcess, mind: str, number: str) -> None:
+    # The fast ingest path reads the raw bytes: Python's and pydantic's parsers both take these.
+    raw = '{"kind": "observation", "source": "probe", "text": "reading", "data": {"deep": [1, {"x": %s}]}}' % number
+    answer = app.api("POST", f"/minds/{mind}/events", content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"].startswith("data: deep[1].x is ")
+    assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "raw"),
+    [
+        ("/minds/{mind}", '{"settings": {"notify_cooldown": NaN}}'),
+        ("/minds/{mind}/rules", '{"rule": {"name": "r", "match": {}, "behaviour": {"debounce": {"ms": 1e999}}}}'),
+        ("/minds/{mind}/rules/default", '{"behaviour": {"debounce": {"ms": Infinity}}}'),
+        ("/minds/{mind}/trust/bob", '{"value": NaN}'),
+        ("/minds/{mind}/events", '{"kind": "prediction", "proposition": "p", "subject": "s", "confidence": NaN, "due": "2h"}'),
+    ],
+)
+def test_no_body_takes_a_non_finite_number(app: InProcess, mind: str, path: str, raw: str) -> None:
+    method = {"/minds/{mind}": "PATCH", "/minds/{mind}/rules": "POST", "/minds/{mind}/events": "POST"}.get(path, "PUT")
+    answer = app.api(method, path.format(mind=mind), content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 422, answer.text
+
+
+def test_a_stored_event_holding_nan_does_not_make_reads_fail(app: InProcess, mind: str) -> None:
+    """Stored before the edge refused them (or by a path that skipped it): every read still answers."""
+    event = app.run(
+        app.sup.store.writer.run(
+            lambda db: _raw_append(db, mind, '{"source":"probe","data":{"x":NaN,"y":Infinity}}')
+        )
+    )
+    for path in (f"/events/{event}", f"/events/{event}/chain", f"/minds/{mind}/events", f"/minds/{mind}"):
+        answer = app.api("GET", path)
+        assert answer.status_code == 200, (path, answer.text)
+    assert app.api("GET", f"/events/{event}").json()["data"]["data"] == {"x": None, "y": None}
+
+
+def _raw_append(db: Any, mind: str, data: str) -> int:
+    """An observation whose stored data holds NaN, as an older noemad stored it."""
+    event = append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="reading"), 0)
+    db.execute("UPDATE events SET data = ? WHERE id = ?", [data, event.id])
+    return event.id
+
+
+def test_the_writer_refuses_to_store_a_non_finite_number(app: InProcess, mind: str) -> None:
+    draft = EventDraft(mind=mind, kind="observation", actor="source:probe", text="t", data={"x": float("nan")})
+    with pytest.raises(Exception, match="not finite"):
+        app.run(app.sup.store.writer.run(lambda db: append(db, draft, 0)))
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("PUT", "/minds/{mind}/trust/bob", {"value": False}),
+        ("PUT", "/minds/{mind}/trust/bob", {"value": "0.5"}),
+        ("PUT", "/schedules/reflection", {"paused": 0}),
+        ("PUT", "/schedules/reflection", {"paused": "true"}),
+        ("POST", "/minds/{mind}/memories", {"text": "a fact", "importance": True}),
+        ("POST", "/minds/{mind}/events", {"kind": "prediction", "proposition": "p", "subject": "s", "confidence": True, "due": "2h"}),
+        ("POST", "/minds/{mind}/events", {"kind": "message", "author": "bob", "text": "hi", "dm": 1}),
+        ("POST", "/minds/{mind}/events", {"kind": "goal", "goal": True, "progress": 0.5}),
+        ("POST", "/minds/{mind}/events", {"kind": "outcome", "prediction": "1", "result": "hit"}),
+        ("POST", "/clock/advance", {"seconds": True}),
+    ],
+)
+def test_bools_are_not_numbers_nor_numbers_bools(app: InProcess, mind: str, method: str, path: str, body: dict[str, Any]) -> None:
+    answer = app.api(method, path.format(mind=mind), json=body)
+    assert answer.status_code == 422, answer.text
+
+
+def test_an_int_is_still_a_number(app: InProcess, mind: str) -> None:
+    assert app.api("PUT", f"/minds/{mind}/trust/bob", json={"value": 1}).json()["value"] == 1.0
+
+
+@pytest.mark.parametrize("since", ["99999999d", "9" * 400 + "d", "0000-01-01"])
+def test_a_usage_since_outside_the_calendar_is_refused(app: InProcess, since: str) -> None:
+    answer = app.api("GET", f"/usage?since={since}")
+    assert answer.status_code == 422, answer.text
+    assert "since=" in answer.json()["detail"]
