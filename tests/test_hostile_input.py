@@ -154,3 +154,66 @@ def test_a_usage_since_outside_the_calendar_is_refused(app: InProcess, since: st
     answer = app.api("GET", f"/usage?since={since}")
     assert answer.status_code == 422, answer.text
     assert "since=" in answer.json()["detail"]
+
+
+# a full disk ------------------------------------------------------------------------------
+
+
+def _fill_disk(db: Any) -> None:
+    """The database may grow no more: SQLite answers the next write that needs a page with SQLITE_FULL, as on a full disk."""
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def _free_disk(db: Any) -> None:
+    db.execute("PRAGMA max_page_count = 1073741823")
+
+
+BIG_MESSAGE = {"kind": "message", "author": "bob", "text": "x" * 60_000}  # needs new pages whatever space is left in the last
+
+
+def test_a_full_disk_answers_507_with_retry_after_and_reads_keep_working(app: InProcess, mind: str) -> None:
+    app.run(app.sup.store.writer.run(_fill_disk))
+    full = app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE)
+    assert full.status_code == 507, full.text
+    assert full.headers["retry-after"] == "30"
+    assert full.json()["title"] == "Storage full"
+    assert "is full, so nothing of this request was stored; free space there, then retry" in full.json()["detail"]
+    assert app.api("GET", f"/minds/{mind}/events?kind=message").json()["events"] == []  # not acknowledged, not stored
+    assert app.api("GET", "/status").status_code == 200
+    assert app.api("GET", f"/minds/{mind}").status_code == 200
+    app.run(app.sup.store.writer.run(_free_disk))  # space is back: the writer took no harm
+    assert app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).status_code == 201
+
+
+def test_a_full_disk_fails_every_write_of_its_group_not_the_writer(app: InProcess, mind: str) -> None:
+    """SQLITE_FULL rolls back the whole transaction: a job that ran before it in the group was not stored either."""
+    import threading
+
+    from noemad.errors import StoreFull
+
+    writer = app.sup.store.writer
+    hold, held = threading.Event(), threading.Event()
+
+    def block(db: Any) -> None:
+        held.set()
+        hold.wait(30)
+
+    blocker = writer.submit(block)
+    assert held.wait(30)  # the writer is in the blocker's group: the next two jobs queue up behind it, as one group
+    small = writer.submit(lambda db: append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="small"), 0).id)
+
+    def big(db: Any) -> None:
+        _fill_disk(db)
+        append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="y" * 60_000), 0)
+
+    filler = writer.submit(big)
+    hold.set()
+    blocker.result(30)
+    with pytest.raises(StoreFull):
+        filler.result(30)
+    with pytest.raises(StoreFull):
+        small.result(30)  # acknowledged would be a lie: its transaction is gone
+    assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+    app.run(writer.run(_free_disk))
+    assert app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).status_code == 201
