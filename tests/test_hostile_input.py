@@ -217,3 +217,89 @@ def test_a_full_disk_fails_every_write_of_its_group_not_the_writer(app: InProces
     assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
     app.run(writer.run(_free_disk))
     assert app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).status_code == 201
+
+
+# a failed turn's stimuli are retried -------------------------------------------------------
+
+
+def _debounced(app: InProcess, mind: str) -> None:
+    """Stimuli wait 10 s for their turn: the disk can fill between their 201 and the turn."""
+    answer = app.api("PUT", f"/minds/{mind}/rules/default", json={"behaviour": {"debounce": {"ms": 10_000}}})
+    assert answer.status_code == 200, answer.text
+
+
+def _retry(app: InProcess, mind: str) -> dict[str, Any] | None:
+    status = app.api("GET", "/status").json()
+    return next(m for m in status["minds"] if m["name"] == mind)["retry"]
+
+
+def _kinds(app: InProcess, mind: str, kind: str) -> list[dict[str, Any]]:
+    return app.api("GET", f"/minds/{mind}/events?kind={kind}").json()["events"]
+
+
+def test_stimuli_whose_turn_failed_on_a_full_disk_are_retried_with_backoff(app: InProcess, mind: str) -> None:
+    _debounced(app, mind)
+    said = [app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).json()["id"] for _ in range(3)]
+    app.run(app.sup.store.writer.run(_fill_disk))
+    app.advance(10)  # the batch is due: its turn fails on the full disk
+    app.settle(mind)
+    assert _kinds(app, mind, "cycle_started") == []
+    first = _retry(app, mind)
+    assert first is not None
+    assert (first["attempt"], first["stimuli"], first["at"]) == (1, 3, "2026-01-01T00:00:15.000Z")
+    assert "is full" in first["error"]
+    app.advance(5)  # still full: the second try fails too, and waits twice as long
+    app.settle(mind)
+    second = _retry(app, mind)
+    assert second is not None and (second["attempt"], second["at"]) == (2, "2026-01-01T00:00:25.000Z")
+    app.run(app.sup.store.writer.run(_free_disk))
+    app.advance(9)
+    app.settle(mind)
+    assert _kinds(app, mind, "cycle_started") == []  # not before its time
+    app.advance(1)
+    started = app.wait_for(mind, "cycle_started")
+    assert set(said) <= set(started["parents"])
+    app.settle(mind)
+    assert _retry(app, mind) is None
+    assert app.sup.actors[mind].retry is None
+
+
+def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
+    app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noemad.runtime import actor as actor_module
+    from noemad.runtime.retry import TurnFailed
+
+    real = actor_module.run_turn
+    calls = 0
+
+    async def failing_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("injected write failure")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+    said = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "bob", "text": "hello"}).json()["id"]
+    failed = app.wait_for(mind, "turn_failed")
+    assert failed["text"] == "a turn failed (injected write failure); its stimulus is retried at 2026-01-01T00:00:05.000Z"
+    assert failed["data"]["stimuli"] == [said] and failed["data"]["attempt"] == 1
+    assert failed["causation_id"] == said
+    app.settle(mind)
+    shown = _retry(app, mind)
+    assert shown == {"attempt": 1, "at": "2026-01-01T00:00:05.000Z", "stimuli": 1, "error": "injected write failure"}
+
+    from noemactl import render
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    for part in render.status(app.api("GET", "/status").json()):
+        console.print(part)
+    assert f"turn failed {mind}: 1 stimulus retried at 2026-01-01 00:00:05 (attempt 1: injected write failure)" in console.export_text()
+
+    app.advance(5)
+    started = app.wait_for(mind, "cycle_started")
+    assert said in started["parents"]
+    app.settle(mind)
+    assert _retry(app, mind) is None

@@ -320,11 +320,21 @@ class ConfigState(BaseModel):
     reload_error_at: str | None
 
 
+class TurnRetry(BaseModel):
+    """A mind's last turn failed: its stimuli are taken again at `at` (backoff from 5 s, doubling, at most 5 min)."""
+
+    attempt: int = Field(description="Failures in a row.")
+    at: str
+    stimuli: int = Field(description="Stored stimuli the failed turn did not perceive.")
+    error: str
+
+
 class MindStatus(BaseModel):
     name: str
     events: int
     turn_running: bool
     paused: bool
+    retry: TurnRetry | None = Field(None, description="Set while a failed turn's stimuli wait for their retry.")
 
 
 class Counts(BaseModel):

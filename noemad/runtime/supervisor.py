@@ -437,6 +437,7 @@ class Supervisor(Reads, Gating):
                     "events": self.counts.by_mind.get(name, 0),
                     "turn_running": actor.turn_running,
                     "paused": actor.paused,
+                    "retry": actor.retry.status() if actor.retry else None,
                 }
                 for name, actor in sorted(self.actors.items())
             ],
