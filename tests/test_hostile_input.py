@@ -303,3 +303,11 @@ def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     assert said in started["parents"]
     app.settle(mind)
     assert _retry(app, mind) is None
+
+
+@pytest.mark.parametrize("data", ['{"x": NaN}', '{"x": 1e999}', '{"x": [-Infinity]}'])
+def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(noemad: Any, mind: str, data: str) -> None:
+    done = noemad.ctl("observe", mind, "reading", "--source", "probe", "--data", data)
+    assert done.returncode == 2, done.stderr
+    assert "--data is not valid JSON (" in done.stderr and "Traceback" not in done.stderr
+    assert noemad.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
