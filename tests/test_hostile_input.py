@@ -311,3 +311,18 @@ def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(noemad: Any
     assert done.returncode == 2, done.stderr
     assert "--data is not valid JSON (" in done.stderr and "Traceback" not in done.stderr
     assert noemad.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+
+
+def test_a_gate_that_fails_after_the_commit_answers_201_and_the_stimulus_still_wakes_the_mind(
+    app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 5xx after the commit would make a retrying client store the stimulus twice."""
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("injected gate failure")
+
+    monkeypatch.setattr(app.sup.actors[mind].gate, "offer", broken)
+    answer = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "bob", "text": "hello"})
+    assert answer.status_code == 201, answer.text
+    started = app.wait_for(mind, "cycle_started")
+    assert started["parents"] == [answer.json()["id"]]

@@ -43,6 +43,7 @@ from noemad.turn.run import Turn, TurnResult, run_turn
 
 log = logging.getLogger("noemad.actor")
 BACKLOG = "stimuli stored before noemad restarted"
+GATE_FAILED = "the gate failed on this stimulus"
 
 
 def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
@@ -134,6 +135,11 @@ class MindActor:
             self._deliver(delivery)
         self._arm()
         return decision
+
+    def offer_failed(self, stimulus: Event) -> None:
+        """The gate raised on a stored stimulus: it wakes the mind now (failing open), so it is never left unperceived."""
+        self._untaken[stimulus.id] = None
+        self._deliver(Delivery(rule=None, stimuli=(stimulus.id,), addressed=(), reason=GATE_FAILED))
 
     def rules_changed(self, stored: StoredRules) -> None:
         """The mind's rules were written (API, config or its own tools): the next stimulus meets them."""
