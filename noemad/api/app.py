@@ -75,6 +75,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (413, "Body too large"),
         (422, "Invalid input"),
         (503, "Shutting down"),
+        (507, "Storage full: the disk holding the database is full; nothing was stored (Retry-After)"),
     )
 }
 
