@@ -326,3 +326,24 @@ def test_a_gate_that_fails_after_the_commit_answers_201_and_the_stimulus_still_w
     assert answer.status_code == 201, answer.text
     started = app.wait_for(mind, "cycle_started")
     assert started["parents"] == [answer.json()["id"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "raw"),
+    [
+        ("PATCH", "/minds/{mind}", r'{"settings": {"persona": "a\ud800"}}'),
+        ("POST", "/minds", r'{"name": "other", "settings": {"persona": "\udfff"}}'),
+        ("POST", "/minds/{mind}/rules", r'{"rule": {"name": "r", "match": {"text": "a\ud800"}, "behaviour": "always"}}'),
+    ],
+)
+def test_a_lone_surrogate_in_free_json_is_refused_and_reads_keep_working(app: InProcess, mind: str, method: str, path: str, raw: str) -> None:
+    """JSON's \\ud800 escape parses, but the text cannot be written back out: stored, it would break every read of it.
+
+    (The fast ingest path's parser already refuses it as malformed JSON, 400.)
+    """
+    answer = app.api(method, path.format(mind=mind), content=raw, headers={"content-type": "application/json"})
+    assert answer.status_code == 422, answer.text
+    assert "lone surrogate" in answer.json()["detail"]
+    assert app.api("GET", f"/minds/{mind}").status_code == 200
+    assert app.api("GET", "/minds").status_code == 200
+    assert app.api("GET", f"/minds/{mind}/rules").status_code == 200

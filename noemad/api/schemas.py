@@ -40,12 +40,23 @@ Since = Annotated[int, Ge(0), Le(MAX_ID)]
 """An event id to read after (0: from the start), bounded as `Id` is."""
 
 
+def _unicode(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (\ud800) parses from JSON but cannot be written back out: stored, every read of it would fail.
+        raise ValueError(f"{where or 'the value'} holds a lone surrogate ({text!r:.40}); send valid Unicode text") from None
+
+
 def _finite(value: Any, where: str = "") -> None:
     if isinstance(value, float) and not math.isfinite(value):
         # JSON has no NaN or Infinity (1e999 reads as Infinity): stored, it would make every read of it fail.
         raise ValueError(f"{where or 'the value'} is {value!r}, not a finite number; send finite numbers only")
-    if isinstance(value, dict):
+    if isinstance(value, str):
+        _unicode(value, where)
+    elif isinstance(value, dict):
         for key, inner in value.items():
+            _unicode(str(key), where)
             _finite(inner, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for i, inner in enumerate(value):
@@ -58,7 +69,7 @@ def _finite_json(value: Any) -> Any:
 
 
 JsonObject = Annotated[dict[str, Any], AfterValidator(_finite_json)]
-"""Free JSON a body carries (observation data, settings): any shape, but only finite numbers."""
+"""Free JSON a body carries (observation data, settings, rules): any shape, but finite numbers and valid Unicode only."""
 JsonValue = Annotated[Any, AfterValidator(_finite_json)]
 
 
