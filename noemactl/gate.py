@@ -132,8 +132,10 @@ def rule_from_text(text: str, where: str) -> Any:
     """A rule given whole as JSON (`--rule` or `--file`)."""
     import json
 
+    from noemactl.inputs import loads
+
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         at = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise BadInput(

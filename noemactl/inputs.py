@@ -7,6 +7,7 @@ what to pass instead.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any
@@ -14,12 +15,29 @@ from typing import Any
 from noemactl.errors import BadInput
 
 
+def _not_finite(text: str) -> float:
+    # Python's json reads NaN and Infinity; JSON has neither, and noemad refuses them.
+    raise ValueError(f"{text} is not a JSON number; numbers are finite")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large for a number")
+    return number
+
+
+def loads(text: str) -> Any:
+    """JSON as noemad takes it: ValueError for NaN, Infinity or a number too large to be finite."""
+    return json.loads(text, parse_constant=_not_finite, parse_float=_finite_float)
+
+
 def json_object(value: str | None, option: str, example: str) -> dict[str, Any]:
     """Decode `value` (given to `option`) as a JSON object; None gives `{}`."""
     if value is None:
         return {}
     try:
-        decoded = json.loads(value)
+        decoded = loads(value)
     except ValueError as exc:
         reason = getattr(exc, "msg", str(exc))
         where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
@@ -36,7 +54,7 @@ def settings_patch(key: str | None, value: str | None, unset: list[str]) -> dict
     pairs: list[tuple[str, Any]] = []
     if key is not None:
         try:
-            decoded: Any = json.loads(value)  # type: ignore[arg-type]
+            decoded: Any = loads(value)  # type: ignore[arg-type]
         except ValueError:
             decoded = value
         pairs.append((key, decoded))

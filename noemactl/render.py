@@ -161,6 +161,17 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
                 right=[1],
             )
         )
+    for m in minds:
+        retry = m.get("retry")
+        if retry:  # a 201 is a promise: the operator sees that a turn failed and when its stimuli are tried again
+            count = retry["stimuli"]
+            out.append(
+                Text.assemble(
+                    ("turn failed", "bold red"),
+                    f" {m['name']}: {count} {'stimulus' if count == 1 else 'stimuli'} retried at {when(retry['at'])}"
+                    f" (attempt {retry['attempt']}: {retry['error']})",
+                )
+            )
     counts = data["counts"]
     out.append(
         Text(

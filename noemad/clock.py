@@ -91,6 +91,15 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def writable(ts: float) -> bool:
+    """Whether `iso` can write `ts` (a year from 1 to 9999): a time outside that would make every read of it fail."""
+    try:
+        iso(ts)
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
+
+
 def parse_iso(text: str) -> float:
     """Parse ISO-8601 text (a trailing Z is UTC) into epoch seconds."""
     dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -119,10 +128,12 @@ def parse_since(text: str, now: float) -> float:
     text = text.strip()
     span = span_seconds(text)
     if span is not None:
+        if not writable(now - span):
+            raise InvalidInput(f"since={text!r} reaches back before the year 1; give a shorter span or an ISO date")
         return now - span
     try:
         return parse_iso(text)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise InvalidInput(
             f"since={text!r} is neither an ISO date or time (2026-01-31, 2026-01-31T12:00:00Z) nor a span (30m, 24h, 7d)"
         ) from None

@@ -127,6 +127,20 @@ class StoreError(NoemaError):
     title = "Store error"
 
 
+class StoreFull(StoreError):
+    """The disk (or the database's size limit) is full: nothing of the write was stored; reads keep working."""
+
+    status = 507
+    title = "Storage full"
+    retry_after = 30  # seconds: freeing space is an operator's act, not a blip
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the disk holding the database ({path}) is full, so nothing of this request was stored;"
+            " free space there, then retry (reads keep working)"
+        )
+
+
 class ShuttingDown(NoemaError):
     """The daemon is stopping and takes no new work."""
 

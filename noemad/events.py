@@ -15,7 +15,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.errors import EventNotFound, InvalidLink
+from noemad.errors import EventNotFound, InvalidInput, InvalidLink
 from noemad.store.writer import emit
 from noemad.wire import wire
 
@@ -113,6 +113,11 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
     """Write one event and its links. Run it on the writer, inside the change it records."""
     _check_links(db, draft)
     at = iso(now)
+    try:
+        # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
+        data = json.dumps(draft.data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    except ValueError:
+        raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
     cur = db.execute(
         "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -124,7 +129,7 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
             draft.actor,
             draft.channel,
             draft.text,
-            json.dumps(draft.data, separators=(",", ":"), sort_keys=True),
+            data,
             draft.subject.type if draft.subject else None,
             draft.subject.id if draft.subject else None,
             at,
@@ -192,6 +197,10 @@ def _rows_to_events(db: Database, rows: Iterable[tuple[Any, ...]]) -> list[Event
 EVENT_COLUMNS = _COLUMNS  # the columns `event_from_row` reads, in its order
 
 
+def _no_constant(name: str) -> None:
+    return None
+
+
 def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> Event:
     """An event from a row of `EVENT_COLUMNS` and its links, equal to the one `get_events` builds.
 
@@ -213,7 +222,8 @@ def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref
         text=row[5],
         channel=row[6],
         # Most events carry no data; skip the parser for the stored default.
-        data={} if raw == "{}" else json.loads(raw),
+        # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
+        data={} if raw == "{}" else json.loads(raw, parse_constant=_no_constant),
         cycle_id=row[8],
         causation_id=row[9],
         parents=parents,

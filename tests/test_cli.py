@@ -146,7 +146,7 @@ def test_status_shows_a_refused_config_reload(noemad: Noemad) -> None:
 def test_status_json_is_the_api_answer(noemad: Noemad, mind: str) -> None:
     status = noemad.ctl_json("status")
     assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "jobs", "stopping"]
-    assert status["minds"] == [{"name": "ada", "events": 1, "turn_running": False, "paused": False}]
+    assert status["minds"] == [{"name": "ada", "events": 1, "turn_running": False, "paused": False, "retry": None}]
     assert status == noemad.api("GET", "/status").json()
     # --json works after the command too
     assert json.loads(noemad.ctl("status", "--json").stdout) == status

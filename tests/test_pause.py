@@ -19,7 +19,7 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(a
     changed = app.wait_for(mind, "mode_changed")
     assert changed["data"] == {"from": "idle", "to": "paused"} and changed["actor"] == "operator"
     status = app.api("GET", "/status").json()
-    assert status["minds"] == [{"name": "ada", "events": 4, "turn_running": False, "paused": True}]
+    assert status["minds"] == [{"name": "ada", "events": 4, "turn_running": False, "paused": True, "retry": None}]
     assert app.api("POST", f"/minds/{mind}/pause").json()["mode"] == "paused"  # pausing again changes nothing
     assert kinds(app, mind) == ["mind_created", "mode_changed", "message", "observation"]
 
@@ -38,7 +38,7 @@ def test_pause_and_resume_through_the_cli(noemad: Noemad, mind: str) -> None:
     assert (out.returncode, out.stdout) == (0, "mind ada is paused (mode paused)\n")
     noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "one"})
     status = noemad.ctl_json("status")
-    assert status["minds"] == [{"name": "ada", "events": 3, "turn_running": False, "paused": True}]
+    assert status["minds"] == [{"name": "ada", "events": 3, "turn_running": False, "paused": True, "retry": None}]
     assert "paused" in noemad.ctl("status").stdout
     assert noemad.ctl_json("pause", mind)["mode"] == "paused"  # pausing again changes nothing
     assert noemad.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"

@@ -62,7 +62,7 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
 
     call("mind_created", "POST", "/minds", 201, json={"name": "ada", "settings": {"notify_cooldown": "1h"}})
     call("message", "POST", "/minds/ada/events", 201, json={"kind": "message", "author": "alice", "text": "the build is green", "channel": "cli"})
-    noemad.wait_for("ada", "cycle_completed")
+    noemad.wait_for("ada", "narrative_updated")  # the turn's last event: the observation comes after it, as recorded
     call("observation", "POST", "/minds/ada/events", 201, json={
         "kind": "observation", "source": "ci", "text": "build 41 passed", "data": {"build": 41},
         "claim": {"proposition": "the build is green", "subject": "build"},

@@ -18,6 +18,8 @@ from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
+    Id,
+    Since,
     MindCreate,
     MindDelete,
     MindDeleted,
@@ -73,6 +75,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (413, "Body too large"),
         (422, "Invalid input"),
         (503, "Shutting down"),
+        (507, "Storage full: the disk holding the database is full; nothing was stored (Retry-After)"),
     )
 }
 
@@ -154,7 +157,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     def events(
         mind: MindName,
         kind: Annotated[list[str], Query(description="Only these kinds (repeatable).")] = [],  # noqa: B006
-        since: Annotated[int, Query(ge=0, description="Only events with a larger id.")] = 0,
+        since: Annotated[Since, Query(description="Only events with a larger id.")] = 0,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict:
         found = sup.events(mind, kind, since, limit)
@@ -169,7 +172,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     async def stream(
         mind: MindName,
         request: Request,
-        since: Annotated[int | None, Query(ge=0, description="Replay events after this id first; default: only new ones.")] = None,
+        since: Annotated[Since | None, Query(description="Replay events after this id first; default: only new ones.")] = None,
     ) -> StreamingResponse:
         await run_in_threadpool(sup.mind, mind)
         following = sup.follow(mind, since)  # subscribed now, before the response starts
@@ -187,12 +190,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         return StreamingResponse(body(), media_type="text/event-stream", headers={"cache-control": "no-store"})
 
     @api.get(V1 + "/events/{event_id}", response_model=Event, summary="One event")
-    def event(event_id: Annotated[int, Path(ge=1)]) -> Event:
+    def event(event_id: Annotated[Id, Path()]) -> Event:
         return sup.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
-        event_id: Annotated[int, Path(ge=1)],
+        event_id: Annotated[Id, Path()],
         back: Annotated[int | None, Query(ge=0, le=6, description="Hops toward causes (at most 6).")] = None,
         forward: Annotated[int | None, Query(ge=0, le=6, description="Hops toward consequences (at most 6).")] = None,
         limit: Annotated[int | None, Query(ge=1, le=200, description="Most events (at most 200).")] = None,
@@ -218,7 +221,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
 
     @api.get(V1 + "/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
-    def belief(belief_id: Annotated[int, Path(ge=1)]) -> BeliefOut:
+    def belief(belief_id: Annotated[Id, Path()]) -> BeliefOut:
         found, events = sup.belief(belief_id)
         return extend(found, BeliefOut, events=events)
 
@@ -237,7 +240,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"memories": sup.memories(mind, search, kind, limit)}
 
     @api.get(V1 + "/memories/{memory_id}", response_model=Memory, summary="One memory")
-    def memory(memory_id: Annotated[int, Path(ge=1)]) -> Memory:
+    def memory(memory_id: Annotated[Id, Path()]) -> Memory:
         return sup.memory(memory_id)
 
     @api.get(V1 + "/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
@@ -249,7 +252,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"goals": sup.goals(mind, status, limit)}
 
     @api.get(V1 + "/goals/{goal_id}", response_model=Goal, summary="One goal")
-    def goal(goal_id: Annotated[int, Path(ge=1)]) -> Goal:
+    def goal(goal_id: Annotated[Id, Path()]) -> Goal:
         return sup.goal(goal_id)
 
     @api.get(V1 + "/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
@@ -262,7 +265,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"predictions": [with_overdue(p, now) for p in sup.predictions(mind, status, limit)]}
 
     @api.get(V1 + "/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
-    def prediction(prediction_id: Annotated[int, Path(ge=1)]) -> PredictionOut:
+    def prediction(prediction_id: Annotated[Id, Path()]) -> PredictionOut:
         return with_overdue(sup.prediction(prediction_id), sup.clock.now())
 
     @api.get(V1 + "/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
@@ -275,7 +278,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"notifications": sup.notifications(mind, status, limit)}
 
     @api.post(V1 + "/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
-    async def ack(notification_id: Annotated[int, Path(ge=1)]) -> Notification:
+    async def ack(notification_id: Annotated[Id, Path()]) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
         return await sup.ack(notification_id)
 
@@ -315,7 +318,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"jobs": sup.list_jobs(mind, kind, limit)}
 
     @api.get(V1 + "/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
-    def job(job_id: Annotated[int, Path(ge=1)]) -> Job:
+    def job(job_id: Annotated[Id, Path()]) -> Job:
         return sup.job(job_id)
 
     @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
@@ -328,7 +331,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.pause_schedule(kind, body.paused)
 
     @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
-    async def reject(memory_id: Annotated[int, Path(ge=1)], body: RejectIn | None = None) -> dict:
+    async def reject(memory_id: Annotated[Id, Path()], body: RejectIn | None = None) -> dict:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
 

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from noemad.api.problems import describe_request_errors, problem
+from noemad.api.problems import describe_request_errors, error_problem, problem
 from noemad.api.schemas import AssertionIn, ClaimIn, CorrectionIn, GoalIn, MessageIn, ObservationIn, PredictionIn, StimulusIn
 from noemad.cognition.predictions import parse_due
 from noemad.errors import NoemaError
@@ -116,7 +116,7 @@ class FastIngest:
                 event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()))
                 response = Response(dump_json(event), status_code=201, media_type="application/json")
         except NoemaError as exc:
-            response = problem(exc.status, exc.title, exc.detail)
+            response = error_problem(exc)
         except StarletteHTTPException as exc:
             response = problem(exc.status_code, "Body too large" if exc.status_code == 413 else "Bad request", str(exc.detail))
         await response(scope, receive, send)

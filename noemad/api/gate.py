@@ -8,12 +8,13 @@ sentence; pydantic only checks the envelope around it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Path
 from fastapi.routing import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from noemad.api.schemas import MAX_ID, JsonValue, BodyIn
 from noemad.clock import parse_iso, span_seconds
 from noemad.errors import InvalidInput
 from noemad.gate.status import GateStatus
@@ -30,38 +31,34 @@ RULE_EXAMPLE = {
 }
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RuleIn(_In):
+class RuleIn(BodyIn):
     """A wake rule to add, and where."""
 
-    rule: Any = Field(
+    rule: JsonValue = Field(
         description="The rule in its one shape: name, match (kinds, channel, author, flags, text, regex, tags_any, tags_all,"
         " tags_none), behaviour (one of always, defer, debounce {ms}, rate_limit {tokens, refill_ms, key_by},"
         " passive_sample {every, key_by}), passthrough, resets.",
         examples=[RULE_EXAMPLE],
     )
-    position: int | None = Field(default=None, ge=1, description="Where it goes: 1 is asked first; default last.")
+    position: int | None = Field(default=None, ge=1, le=MAX_ID, description="Where it goes: 1 is asked first; default last.")
 
 
-class MoveIn(_In):
+class MoveIn(BodyIn):
     """Where a rule moves to."""
 
-    to: int = Field(ge=1, description="Its new position: 1 is asked first; past the end means last.")
+    to: int = Field(ge=1, le=MAX_ID, description="Its new position: 1 is asked first; past the end means last.")
 
 
-class DefaultIn(_In):
+class DefaultIn(BodyIn):
     """What a stimulus no rule matches does."""
 
-    behaviour: Any = Field(description='A behaviour: "always", "defer", or an object such as {"debounce": {"ms": 2000}}.', examples=["always"])
+    behaviour: JsonValue = Field(description='A behaviour: "always", "defer", or an object such as {"debounce": {"ms": 2000}}.', examples=["always"])
 
 
-class SleepIn(_In):
+class SleepIn(BodyIn):
     """How long a mind sleeps: until a time, or for a span."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
     until: str | None = Field(default=None, description="An ISO time, e.g. 2026-01-01T08:00:00Z.")
     for_: str | None = Field(default=None, alias="for", description="A span from now: 90s, 30m, 8h, 1.5d.")

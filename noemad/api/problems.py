@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -26,13 +27,19 @@ PROBLEM = "application/problem+json"
 _KINDS = ", ".join(repr(k) for k in STIMULUS_KINDS[:-1]) + f" or {STIMULUS_KINDS[-1]!r}"  # 'message', ... or 'outcome'
 
 
-def problem(status: int, title: str, detail: str) -> JSONResponse:
-    """A problem+json response."""
+def problem(status: int, title: str, detail: str, retry_after: float | None = None) -> JSONResponse:
+    """A problem+json response; `retry_after` (seconds) becomes a Retry-After header."""
     return JSONResponse(
         {"type": "about:blank", "title": title, "status": status, "detail": detail},
         status_code=status,
         media_type=PROBLEM,
+        headers=None if retry_after is None else {"retry-after": str(max(1, math.ceil(retry_after)))},
     )
+
+
+def error_problem(exc: NoemaError) -> JSONResponse:
+    """The problem+json for one of our errors, with Retry-After when it says when to try again (a full disk)."""
+    return problem(exc.status, exc.title, exc.detail, getattr(exc, "retry_after", None) if exc.status in (503, 507) else None)
 
 
 def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
@@ -60,6 +67,8 @@ def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
             parts.append(f"kind: {tag!r} is not a stimulus kind; use {_KINDS}")
         elif kind == "model_attributes_type" or kind == "dict_type":
             parts.append(f"{field}: must be a JSON object")
+        elif kind == "value_error":  # our own validators' sentence, without pydantic's "Value error, " before it
+            parts.append(f"{field}: {(err.get('ctx') or {}).get('error', err.get('msg', 'invalid'))}")
         else:
             parts.append(f"{field}: {err.get('msg', 'invalid')}")
     return 422, "; ".join(parts)
@@ -70,7 +79,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(NoemaError)
     async def _noema(_: Request, exc: NoemaError) -> JSONResponse:
-        return problem(exc.status, exc.title, exc.detail)
+        return error_problem(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -9,9 +9,11 @@ here are only the envelopes around them and what the API alone adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
+from annotated_types import Ge, Le
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
 from noemad.cognition.beliefs import Belief
@@ -31,39 +33,81 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whit
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
 Channel = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:#@/-]+$")]
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id names nothing, and must not reach a query (it overflows)
+Id = Annotated[int, Ge(1), Le(MAX_ID)]
+"""A stored row's id, wherever one arrives (path, query, body): beyond SQLite's range it is refused at the edge (422)."""
+Since = Annotated[int, Ge(0), Le(MAX_ID)]
+"""An event id to read after (0: from the start), bounded as `Id` is."""
+
+
+def _unicode(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (\ud800) parses from JSON but cannot be written back out: stored, every read of it would fail.
+        raise ValueError(f"{where or 'the value'} holds a lone surrogate ({text!r:.40}); send valid Unicode text") from None
+
+
+def _finite(value: Any, where: str = "") -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or Infinity (1e999 reads as Infinity): stored, it would make every read of it fail.
+        raise ValueError(f"{where or 'the value'} is {value!r}, not a finite number; send finite numbers only")
+    if isinstance(value, str):
+        _unicode(value, where)
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _unicode(str(key), where)
+            _finite(inner, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            _finite(inner, f"{where}[{i}]")
+
+
+def _finite_json(value: Any) -> Any:
+    _finite(value)
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(_finite_json)]
+"""Free JSON a body carries (observation data, settings, rules): any shape, but finite numbers and valid Unicode only."""
+JsonValue = Annotated[Any, AfterValidator(_finite_json)]
+
 
 # The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
 # noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
 _SETTING_KEYS = ", ".join(k for k in MindSettings.model_fields if k != "gate") + " (see noemad.toml(5), MIND SETTINGS)"  # gate: only the file seeds it
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class BodyIn(BaseModel):
+    """A request body: unknown fields, loose types and non-finite numbers are refused."""
+
+    # Strict: a bool is not a number nor a number a bool ({"value": false} is not trust 0); finite floats only.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
-class MindCreate(_In):
+class MindCreate(BodyIn):
     """Create a mind."""
 
     name: str = Field(description="1-63 lowercase letters, digits, '-' or '_'.", examples=["ada"])
-    settings: dict[str, Any] = Field(default_factory=dict, description=f"The mind's settings: {_SETTING_KEYS}.")
+    settings: JsonObject = Field(default_factory=dict, description=f"The mind's settings: {_SETTING_KEYS}.")
 
 
-class MindPatch(_In):
+class MindPatch(BodyIn):
     """Change a mind's stored settings: a JSON merge patch (a value sets its key, null unsets it)."""
 
-    settings: dict[str, Any] = Field(
+    settings: JsonObject = Field(
         description=f"The keys to change: {_SETTING_KEYS}; tables (models, schedules, budgets) merge key by key.",
         examples=[{"persona": "You are Ada.", "notify_cooldown": None}],
     )
 
 
-class MindDelete(_In):
+class MindDelete(BodyIn):
     """Delete a mind: repeat its name to confirm."""
 
     confirm: str = Field(description="The mind's name, repeated.")
 
 
-class MessageIn(_In):
+class MessageIn(BodyIn):
     """Someone says something to the mind."""
 
     kind: Literal["message"]
@@ -72,8 +116,8 @@ class MessageIn(_In):
     text: Text
     mentions: list[Name] = Field(default_factory=list, max_length=100)
     dm: bool = Field(False, description="Said in a direct channel (the `dm` flag of wake rules).")
-    reply_to: int | None = Field(
-        None, ge=1, le=2**63 - 1, description="The event it answers; one of the mind's replies sets the `reply` flag of wake rules."
+    reply_to: Id | None = Field(
+        None, description="The event it answers; one of the mind's replies sets the `reply` flag of wake rules."
     )
     bot: bool = Field(False, description="The author is a bot (the `from_bot` flag of wake rules).")
     tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
@@ -82,7 +126,7 @@ class MessageIn(_In):
 Proposition = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
 
 
-class ClaimIn(_In):
+class ClaimIn(BodyIn):
     """A proposition about a subject, supported or contradicted."""
 
     proposition: Proposition = Field(examples=["the build is green"])
@@ -90,18 +134,18 @@ class ClaimIn(_In):
     stance: Literal["supports", "contradicts"] = "supports"
 
 
-class ObservationIn(_In):
+class ObservationIn(BodyIn):
     """A sensed fact from a named source; `claim` states what it supports or contradicts."""
 
     kind: Literal["observation"]
     source: Name = Field(examples=["thermometer"])
     text: Text
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: JsonObject = Field(default_factory=dict)
     claim: ClaimIn | None = None
     tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
 
 
-class AssertionIn(_In):
+class AssertionIn(BodyIn):
     """Someone states a proposition; credibility comes from how far the mind trusts them."""
 
     kind: Literal["assertion"]
@@ -110,17 +154,17 @@ class AssertionIn(_In):
     claim: ClaimIn
 
 
-class CorrectionIn(_In):
+class CorrectionIn(BodyIn):
     """An operator corrects a belief: a status, a confidence (which pins it), or both, and why."""
 
     kind: Literal["correction"]
-    belief: int = Field(ge=1)
+    belief: Id
     reason: Text
     status: Literal["active", "pinned", "rejected"] | None = None
     confidence: float | None = Field(None, ge=0, le=1)
 
 
-class GoalIn(_In):
+class GoalIn(BodyIn):
     """An operator sets a goal (`title`), or changes one (`goal` with `progress` and/or `status`).
 
     Progress 1 or status `completed` completes a goal; `abandoned` drops it; a closed goal takes no more changes.
@@ -128,13 +172,13 @@ class GoalIn(_In):
 
     kind: Literal["goal"]
     title: Proposition | None = Field(None, examples=["ship the parser rewrite"], description="A new goal's title.")
-    goal: int | None = Field(None, ge=1, description="The id of the goal to change.")
+    goal: Id | None = Field(None, description="The id of the goal to change.")
     progress: float | None = Field(None, ge=0, le=1, description="How far along, from 0 to 1.")
     status: Literal["completed", "abandoned"] | None = Field(None, description="Close the goal given by `goal`.")
     note: Text | None = Field(None, description="Why; kept with the change.")
 
 
-class PredictionIn(_In):
+class PredictionIn(BodyIn):
     """A prediction: a proposition expected true by a due time, at a stated confidence.
 
     It rests on the proposition's belief (evidence of kind hypothesis at the stated confidence).
@@ -150,11 +194,11 @@ class PredictionIn(_In):
     )
 
 
-class OutcomeIn(_In):
+class OutcomeIn(BodyIn):
     """What came of a prediction: a hit or a miss (final), with the observed value as text if given."""
 
     kind: Literal["outcome"]
-    prediction: int = Field(ge=1, description="The id of the open prediction it resolves.")
+    prediction: Id = Field(description="The id of the open prediction it resolves.")
     result: Literal["hit", "miss"]
     observed: Text | None = Field(None, description="What was observed, e.g. a measured value.")
 
@@ -164,7 +208,7 @@ StimulusIn = Annotated[
 ]
 
 
-class TrustIn(_In):
+class TrustIn(BodyIn):
     """How far a mind trusts a source, from 0 (not at all) to 1."""
 
     value: float = Field(ge=0, le=1)
@@ -218,12 +262,12 @@ class NotificationList(BaseModel):
     notifications: list[Notification]
 
 
-class MemoryIn(_In):
+class MemoryIn(BodyIn):
     """An operator's memory: a fact (semantic) or a way of doing things (procedural)."""
 
     kind: Literal["semantic", "procedural"] = "semantic"
     text: Text
-    derived_from: list[int] = Field(default_factory=list, max_length=63, description="Memories it generalises.")
+    derived_from: list[Id] = Field(default_factory=list, max_length=63, description="Memories it generalises.")
     importance: float | None = Field(None, ge=0, le=1, description="Default: computed from the text and kind.")
 
 
@@ -287,11 +331,21 @@ class ConfigState(BaseModel):
     reload_error_at: str | None
 
 
+class TurnRetry(BaseModel):
+    """A mind's last turn failed: its stimuli are taken again at `at` (backoff from 5 s, doubling, at most 5 min)."""
+
+    attempt: int = Field(description="Failures in a row.")
+    at: str
+    stimuli: int = Field(description="Stored stimuli the failed turn did not perceive.")
+    error: str
+
+
 class MindStatus(BaseModel):
     name: str
     events: int
     turn_running: bool
     paused: bool
+    retry: TurnRetry | None = Field(None, description="Set while a failed turn's stimuli wait for their retry.")
 
 
 class Counts(BaseModel):
@@ -358,7 +412,7 @@ class StatusOut(BaseModel):
     stopping: bool
 
 
-class ClockAdvance(_In):
+class ClockAdvance(BodyIn):
     seconds: float = Field(gt=0, le=10 * 365 * 86400)
 
 
@@ -406,7 +460,7 @@ class NarrativeOut(BaseModel):
 JobKind = Literal["reflection", "consolidation"]
 
 
-class JobIn(_In):
+class JobIn(BodyIn):
     """Run a background job for a mind now."""
 
     kind: JobKind = Field(description="reflection or consolidation.", examples=["consolidation"])
@@ -416,7 +470,7 @@ class JobList(BaseModel):
     jobs: list[Job]
 
 
-class ScheduleIn(_In):
+class ScheduleIn(BodyIn):
     """Pause or resume a kind's scheduled runs for every mind."""
 
     paused: bool
@@ -436,7 +490,7 @@ class ScheduleList(BaseModel):
     schedules: list[ScheduleOut]
 
 
-class RejectIn(_In):
+class RejectIn(BodyIn):
     """Reject a generalisation consolidation made."""
 
     reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(

@@ -52,6 +52,7 @@ from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
+from noemad.runtime.retry import RETRY_REASON, TurnFailed, backoff, record_turn_failed
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
 from noemad.turn.context import answered
@@ -59,6 +60,7 @@ from noemad.turn.run import Turn, TurnResult, run_turn
 
 log = logging.getLogger("noemad.actor")
 BACKLOG = "stimuli stored before noemad restarted"
+GATE_FAILED = "the gate failed on this stimulus"
 
 
 def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
@@ -118,6 +120,8 @@ class MindActor:
         self.turn_running = False
         self._turn_over = asyncio.Event()
         self.on_turn_done: Callable[[str], None] | None = None
+        self.retry: TurnFailed | None = None  # the last turn failed: when its stimuli are tried again
+        self._retry_timer: asyncio.Task[None] | None = None
 
     def start(self, backlog: list[int] | None = None) -> None:
         """Start the turn loop and the timer; `backlog` holds stimuli stored but never taken before a restart.
@@ -154,6 +158,11 @@ class MindActor:
             self._deliver(delivery)
         self._arm()
         return decision
+
+    def offer_failed(self, stimulus: Event) -> None:
+        """The gate raised on a stored stimulus: it wakes the mind now (failing open), so it is never left unperceived."""
+        self._untaken[stimulus.id] = None
+        self._deliver(Delivery(rule=None, stimuli=(stimulus.id,), addressed=(), reason=GATE_FAILED))
 
     def rules_changed(self, stored: StoredRules) -> None:
         """The mind's rules were written (API, config or its own tools): the next stimulus meets them."""
@@ -200,6 +209,9 @@ class MindActor:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._retry_timer is not None:
+            self._retry_timer.cancel()  # a restart finds the stimuli pending
+            self._retry_timer = None
 
     async def stop(self, timeout: float) -> None:
         """Let a running turn finish within `timeout` seconds of the clock, then cancel the loop."""
@@ -303,7 +315,7 @@ class MindActor:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("turn of mind %s failed; its stimuli stay stored", self.name)
+                log.exception("turn of mind %s failed; its stimuli stay stored and are retried", self.name)
             finally:
                 self.turn_running = False
                 self.gate.turn_ended(self._completed)
@@ -318,7 +330,7 @@ class MindActor:
         now = self._clock.now()
         stimuli = sorted(self._untaken)
         held = tuple(h for h in self._untaken.values() if h is not None)
-        self._untaken.clear()
+        taken, self._untaken = self._untaken, {}
         cancelled = self.gate.turn_started(now)
         self.gate.taken(stimuli)
         self._arm()
@@ -343,8 +355,46 @@ class MindActor:
         )
         # The settings are read now: a change made since the last turn applies from this one.
         turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=wake, settings=self._settings(), answer=answer)
-        result = await run_turn(self._store, self._clock, self._gateway, turn)
+        try:
+            result = await run_turn(self._store, self._clock, self._gateway, turn)
+        except Exception as exc:
+            self._failed(taken, exc)
+            raise
+        if self.retry is not None:
+            log.info("mind %s: a turn succeeded after %d failed", self.name, self.retry.attempt)
+            self.retry = None
         await self._after(result)
+
+    def _failed(self, taken: dict[int, HeldBack | None], exc: Exception) -> None:
+        """A turn failed: what it took and did not perceive is untaken again, and retried after a backoff."""
+        reader = self._store.reader()
+        self._cycles = count_events(reader, self.name, "cycle_started")  # the failed turn's number is free again, unless it was written
+        unperceived = set(without_episode(reader, self.name, STIMULUS_KINDS)).intersection(taken)
+        for stimulus in sorted(unperceived):
+            self._untaken.setdefault(stimulus, taken[stimulus])
+        self._untaken = dict(sorted(self._untaken.items()))
+        if not unperceived or self._closed:
+            return
+        now = self._clock.now()
+        attempt = (self.retry.attempt if self.retry else 0) + 1
+        failed = TurnFailed(tuple(sorted(unperceived)), attempt, now + backoff(attempt), str(exc) or type(exc).__name__)
+        self.retry = failed
+        if self._retry_timer is not None:
+            self._retry_timer.cancel()
+        self._retry_timer = asyncio.get_running_loop().create_task(self._retry_at(failed), name=f"retry:{self.name}")
+
+        async def record() -> None:
+            try:
+                await self._store.writer.run(lambda db: record_turn_failed(db, self.name, failed, now))
+            except Exception as why:  # a full disk fails this write too: the log and `status` still say it
+                log.warning("mind %s: could not record its failed turn: %s", self.name, why)
+
+        self._spawn(record())
+
+    async def _retry_at(self, failed: TurnFailed) -> None:
+        await self._clock.sleep(failed.retry_at - self._clock.now())
+        self._retry_timer = None
+        self._deliver(Delivery(rule=None, stimuli=failed.stimuli, addressed=(), reason=RETRY_REASON))
 
     def _self_wake(self, delivery: Delivery, now: float) -> tuple[int | None, int | None]:
         """The self_wake_set event that caused a self-wake turn, and the message it skipped (to answer now)."""

@@ -396,7 +396,13 @@ class Supervisor(Reads, Gating):
             return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
 
         event, facts = await self.store.writer.run(store)
-        actor.offer(event, facts)
+        try:
+            actor.offer(event, facts)
+        except Exception:
+            # Committed: the answer is 201 whatever the gate does (a 500 would make the client store it twice),
+            # and a stimulus the gate could not judge wakes the mind rather than wait unperceived.
+            log.exception("mind %s: the gate failed on stimulus %d; it wakes the mind", mind, event.id)
+            actor.offer_failed(event)
         return event
 
     def follow(self, mind: str, since: int | None = None) -> Following:
@@ -454,6 +460,7 @@ class Supervisor(Reads, Gating):
                     "events": self.counts.by_mind.get(name, 0),
                     "turn_running": actor.turn_running,
                     "paused": actor.paused,
+                    "retry": actor.retry.status() if actor.retry else None,
                 }
                 for name, actor in sorted(self.actors.items())
             ],

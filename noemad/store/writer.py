@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
-from noemad.errors import ShuttingDown, StoreError
+from noemad.errors import ShuttingDown, StoreError, StoreFull
 from noemad.store.connection import open_db
 from noemad.store.guard import WriteGuard, guard_enabled
 
@@ -48,6 +48,15 @@ def emit(item: Any) -> None:
         items.append(item)
 
 Job = Callable[[Database], Any]
+
+
+def _is_full(exc: BaseException) -> bool:
+    """SQLITE_FULL: the disk, or the database's page limit, has no room for the write."""
+    return isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+    )
+
+
 AfterCommit = Callable[[list[Any]], None]
 
 
@@ -57,6 +66,7 @@ class Writer:
     def __init__(self, path: Path | str, *, guard: bool | None = None) -> None:
         guarded = guard_enabled() if guard is None else guard
         # The guard sees a statement's tables when it is prepared: every statement must be prepared anew.
+        self.path = str(path)
         self.db = open_db(path, cached_statements=0 if guarded else None)
         self.guard = WriteGuard(self.db.conn) if guarded else None
         if guarded:
@@ -133,7 +143,7 @@ class Writer:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             for _, fut in batch:
-                fut.set_exception(StoreError(f"cannot start a write: {exc}"))
+                fut.set_exception(StoreFull(self.path) if _is_full(exc) else StoreError(f"cannot start a write: {exc}"))
             return
         for job, fut in batch:
             if not fut.set_running_or_notify_cancel():
@@ -147,9 +157,15 @@ class Writer:
                 if self.guard is not None:
                     self.guard.check(appended=bool(_outbox.items), job=job)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
+                if not conn.in_transaction:
+                    # SQLite rolled the whole transaction back (a full disk does): the jobs this group
+                    # ran before are gone too. Fail the group rather than the thread.
+                    self._fail_group(batch, StoreFull(self.path) if _is_full(exc) else exc)
+                    return
                 conn.execute("ROLLBACK TO SAVEPOINT job")
                 conn.execute("RELEASE SAVEPOINT job")
-                outcomes.append((fut, False, exc))
+                # A full disk is the operator's to fix, not a bug: the caller answers it as such (507).
+                outcomes.append((fut, False, StoreFull(self.path) if _is_full(exc) else exc))
             else:
                 conn.execute("RELEASE SAVEPOINT job")
                 outcomes.append((fut, True, result))
@@ -160,7 +176,7 @@ class Writer:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             conn.execute("ROLLBACK") if conn.in_transaction else None
-            err = StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
+            err = StoreFull(self.path) if _is_full(exc) else StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
             for fut, _, _ in outcomes:
                 fut.set_exception(err)
             return
@@ -177,3 +193,10 @@ class Writer:
                 fut.set_result(value)
             else:
                 fut.set_exception(value)
+
+    @staticmethod
+    def _fail_group(batch: list[tuple[Job, concurrent.futures.Future[Any]]], exc: BaseException) -> None:
+        """Answer every job of a group whose transaction is lost with `exc`: none of it was stored."""
+        for _, fut in batch:
+            if not fut.done():
+                fut.set_exception(exc)
