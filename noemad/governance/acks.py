@@ -32,10 +32,10 @@ from noemad.governance.text import fold
 MAX_CHARS = 160
 MAX_WORDS = 20
 
-_SPLIT = re.compile(r"\s*(?:[.,!;:…。，！；：、\n\u2013\u2014~]+|\s-+\s|\s(?:and|y|e|und|et|en|и)\s)\s*")
+_SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s|\s(?:and|y|e|und|et|en|и)\s)\s*")
 _NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
 _EMOJI_CATEGORIES = ("So", "Sk", "Cs")
-_ACKS: dict[str, frozenset[str]] = {lang: frozenset(phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
+_ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
 _ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})
 
 

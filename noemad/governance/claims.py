@@ -73,7 +73,7 @@ class Claim:
 def _word_claims(folded: str) -> list[Claim]:
     found: list[Claim] = []
     text = _GREETINGS.sub(" ", folded)
-    for word in WORD.findall(text):
+    for word in (part for whole in WORD.findall(text) for part in {whole, *whole.split("-")}):
         if word in languages.NUMBER_WORDS or (
             len(word) > 5 and word.endswith(languages.NUMBER_STEMS) and word not in _NOT_NUMBER_STEMS
         ):

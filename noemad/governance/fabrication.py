@@ -15,10 +15,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from noemad.governance.claims import EMAIL, HASHTAG, HEX, IDENT, SENTENCE_END, URL, _names
+from noemad.governance.claims import EMAIL, HEX, IDENT, _names
 from noemad.governance.text import WORD, fold
 
 NUMBER = re.compile(r"\d(?:[\d.:/\-]|[ ,_'](?=\d{3}\b))*")
+HASHTAG = re.compile(r"#\w+")
 URL_FULL = re.compile(r"(?i)\b(?:https?|ftp)://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,24}\b")
 
 
@@ -55,5 +56,3 @@ def fabrication_findings(draft: str, evidence: Sequence[str]) -> tuple[Finding, 
             found.append(Finding("entity", claim.text))
     return tuple(dict.fromkeys(found))
 
-
-__all__ = ["Finding", "fabrication_findings", "SENTENCE_END"]

@@ -106,6 +106,38 @@ ACK_CLAUSES: dict[str, tuple[str, ...]] = {
            "договорились", "отлично", "конечно", "без проблем", "пожалуйста", "ладно", "привет", "до свидания"),
 }
 
+
+def _thanks(prefixes: tuple[str, ...], objects: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{p} {o}" for p in prefixes for o in objects)
+
+
+# "Thanks for the update" and its kin, in each language: every thanks with every everyday object.
+ACK_CLAUSES["en"] += _thanks(
+    ("thanks", "thank you", "many thanks", "thanks so much", "thank you so much", "thanks a lot"),
+    ("for letting me know", "for the update", "for the heads up", "for the info", "for the information", "for your help",
+     "for the help", "for your patience", "for the reminder", "for the feedback", "for clarifying", "for explaining"),
+)
+ACK_CLAUSES["es"] += _thanks(
+    ("gracias", "muchas gracias", "mil gracias"),
+    ("por avisar", "por avisarme", "por la informacion", "por el aviso", "por tu ayuda", "por la ayuda", "por tu paciencia",
+     "por el recordatorio", "por aclararlo", "por todo"),
+)
+ACK_CLAUSES["de"] += _thanks(
+    ("danke", "vielen dank", "danke schon", "herzlichen dank", "besten dank"),
+    ("fur die info", "fur die information", "fur den hinweis", "fur die nachricht", "fur die ruckmeldung", "fur das update",
+     "fur den tipp", "fur ihre geduld", "fur deine geduld", "fur deine hilfe", "fur ihre hilfe", "fur die erinnerung",
+     "fur die erklarung", "dafur"),
+)
+ACK_CLAUSES["fr"] += _thanks(
+    ("merci", "merci beaucoup", "merci bien", "mille mercis"),
+    ("pour l'info", "pour l'information", "pour le retour", "pour ton aide", "pour votre aide", "pour ta patience",
+     "pour votre patience", "pour le rappel", "de m'avoir prevenu", "de me prevenir", "pour tout"),
+)
+ACK_CLAUSES["pt"] += _thanks(
+    ("obrigado", "obrigada", "muito obrigado", "muito obrigada", "valeu"),
+    ("pela informacao", "pelo aviso", "por avisar", "pela ajuda", "pela paciencia", "pelo lembrete", "pelo retorno", "por tudo"),
+)
+
 # Yes-words: an answer on their own, an ack only in front of another ack clause.
 YES_WORDS: frozenset[str] = frozenset(
     {"yes", "yeah", "yep", "yup", "si", "ja", "jawohl", "oui", "sim", "ja hoor", "да", "はい", "是的", "是"}
