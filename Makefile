@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/consolidation.py
 	$(VENV)/bin/python bench/reflection.py
 	$(VENV)/bin/python bench/guard.py
+	$(VENV)/bin/python bench/governance.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -15,7 +15,7 @@ from noemad.governance import (
     GovernanceCapability,
     GovernanceSubject,
     TurnEvidence,
-    claims,
+    draft_claims,
     classify_intent,
     draft_has_claims,
     draft_is_trivial_ack,
@@ -71,7 +71,7 @@ RISKY = [(lang, d) for lang, (_, risky) in CORPUS.items() for d in risky]
 
 @pytest.mark.parametrize(("lang", "draft"), ACKS)
 def test_an_acknowledgment_in_a_recognized_language_is_trivial(lang: str, draft: str) -> None:
-    assert not draft_has_claims(draft), claims(draft)
+    assert not draft_has_claims(draft), draft_claims(draft)
     assert draft_is_trivial_ack(draft)
 
 
@@ -122,7 +122,7 @@ def test_an_ack_in_an_unrecognized_language_is_not_trivial(draft: str) -> None:
     ],
 )
 def test_each_kind_of_claim_is_found(draft: str, kind: str) -> None:
-    assert kind in {c.kind for c in claims(draft)}, claims(draft)
+    assert kind in {c.kind for c in draft_claims(draft)}, draft_claims(draft)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_each_kind_of_claim_is_found(draft: str, kind: str) -> None:
 )
 def test_capitals_alone_are_not_names(draft: str) -> None:
     # German capitalises every noun and the formal "Sie"; English capitalises "I".
-    assert not draft_has_claims(draft), claims(draft)
+    assert not draft_has_claims(draft), draft_claims(draft)
 
 
 @pytest.mark.parametrize(

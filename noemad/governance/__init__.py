@@ -30,7 +30,7 @@ value. This package imports nothing of the daemon but its error tree.
 
 from noemad.governance.acks import draft_is_trivial_ack
 from noemad.governance.capability import GovernanceCapability, Reflector
-from noemad.governance.claims import Claim, claims, draft_has_claims
+from noemad.governance.claims import Claim, draft_claims, draft_has_claims
 from noemad.governance.fabrication import Finding, fabrication_findings
 from noemad.governance.intent import INTENTS, Intent, classify_intent
 from noemad.governance.policy import (
@@ -66,7 +66,7 @@ __all__ = [
     "Status",
     "TriggerPolicy",
     "TurnEvidence",
-    "claims",
+    "draft_claims",
     "classify_intent",
     "draft_has_claims",
     "draft_is_trivial_ack",

@@ -1,6 +1,6 @@
 """What a draft asserts that a critic could check: numbers, money, dates, IDs, links, citations, names.
 
-`claims(draft)` lists them, each with its kind; `draft_has_claims(draft)` is
+`draft_claims(draft)` lists them, each with its kind; `draft_has_claims(draft)` is
 whether there is any. Deterministic and cheap (a few compiled patterns and
 set lookups), and deliberately eager: a claim that is not one costs a
 critic call, a claim missed could let a fabrication through unreviewed.
@@ -116,7 +116,7 @@ def _caseless(draft: str) -> list[Claim]:
 
 
 @lru_cache(maxsize=2048)
-def claims(draft: str) -> tuple[Claim, ...]:
+def draft_claims(draft: str) -> tuple[Claim, ...]:
     """Every claim in `draft` (see the module for the kinds), in a stable order."""
     found: list[Claim] = []
     patterns: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -135,4 +135,4 @@ def claims(draft: str) -> tuple[Claim, ...]:
 
 def draft_has_claims(draft: str) -> bool:
     """Whether `draft` asserts anything checkable: a number, amount, date, ID, link, path, citation or name."""
-    return bool(claims(draft))
+    return bool(draft_claims(draft))

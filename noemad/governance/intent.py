@@ -30,7 +30,10 @@ Intent = Literal["action", "question", "chat", "ambiguous"]
 INTENTS: tuple[Intent, ...] = ("action", "question", "chat", "ambiguous")
 
 _MARKERS = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(m) for m in languages.ACTION_MARKERS) + r")(?![\w'])")
-_FUNCTION_WORDS = frozenset().union(*languages.FUNCTION_WORDS.values())
+# A message in a known language holds one of its common words, or a word of its acknowledgments.
+_KNOWN_WORDS = frozenset().union(*languages.FUNCTION_WORDS.values()) | frozenset(
+    word for lang in ("en", "es", "de", "fr", "pt", "it", "nl") for phrase in languages.ACK_CLAUSES[lang] for word in phrase.split()
+) - {"ok", "okay", "k", "kk"}
 
 
 def classify_intent(message: str) -> Intent:
@@ -45,6 +48,6 @@ def classify_intent(message: str) -> Intent:
         return "action"
     if "?" in message or "¿" in message or "？" in message or (found and found[0] in languages.QUESTION_STARTS):
         return "question"
-    if any(w in _FUNCTION_WORDS for w in found):
+    if any(w in _KNOWN_WORDS for w in found):
         return "chat"
     return "ambiguous"

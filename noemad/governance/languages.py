@@ -273,11 +273,27 @@ QUESTION_STARTS: frozenset[str] = frozenset(
 
 # Words common enough in each language that a message holding one is in a language the detectors know.
 FUNCTION_WORDS: dict[str, frozenset[str]] = {
-    "en": frozenset("the a an and or but is are was were i you he she it we they to of in on for with this that my your".split()),
-    "es": frozenset("el la los las un una y o pero es son fue yo tu usted el ella nosotros de en por para con este esta mi".split()),
-    "de": frozenset("der die das ein eine und oder aber ist sind war ich du er sie es wir ihr zu von in auf fur mit nicht".split()),
-    "fr": frozenset("le la les un une et ou mais est sont etait je tu il elle nous vous de du des en pour avec ce mon".split()),
-    "pt": frozenset("o a os as um uma e ou mas e sao foi eu voce ele ela nos de do da em para com este esta meu".split()),
-    "it": frozenset("il lo la gli le un una e o ma sono io tu lui lei noi di del della in per con questo mio".split()),
-    "nl": frozenset("de het een en of maar is zijn was ik jij je hij zij we van in op voor met dit dat mijn".split()),
+    "en": frozenset(
+        """the a an and or but is are was were be been have has had will would can not so just all at as by from up out
+        about i i'm i'll i've i'd you you're it it's that that's he she we they to of in on for with this my your our
+        their me him her us them there here what""".split()
+    ),
+    "es": frozenset(
+        """el la los las un una y o pero es son fue yo tu usted ella nosotros de del en por para con este esta mi te me se
+        lo le que cuando como muy mas ya no al su sus hay estoy""".split()
+    ),
+    "de": frozenset(
+        """der die das den dem ein eine und oder aber ist sind war ich du er sie es wir ihr zu von in auf fur mit nicht
+        bin habe hast hat wird werde noch schon auch nur wenn dass mich mir dich dir uns""".split()
+    ),
+    "fr": frozenset(
+        """le la les un une et ou mais est sont etait je j'ai tu il elle nous vous de du des en pour avec ce c'est mon
+        ne pas que qui te me se tres plus au aux sur""".split()
+    ),
+    "pt": frozenset(
+        """o a os as um uma e ou mas sao foi eu voce ele ela nos de do da em para com este esta meu que nao me te se
+        muito mais ja quando no na""".split()
+    ),
+    "it": frozenset("il lo la gli le un una e o ma sono io tu lui lei noi di del della in per con questo mio che non".split()),
+    "nl": frozenset("de het een en of maar is zijn was ik jij je hij zij we van in op voor met dit dat mijn niet".split()),
 }

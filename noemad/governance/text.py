@@ -24,6 +24,7 @@ CASELESS = re.compile(
     "\u3400-\u4dbf\u4e00-\u9fff"  # CJK ideographs
     "]"
 )
+COMBINING = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u064b-\u065f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u3099\u309a\ufe20-\ufe2f]")
 KATAKANA_RUN = re.compile("[\u30a0-\u30ff]{2,}")  # foreign words and names in Japanese are written in katakana
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*")
 
@@ -31,9 +32,10 @@ WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*")
 @lru_cache(maxsize=4096)
 def fold(text: str) -> str:
     """`text` for comparison: NFKC, casefolded, without combining marks, spaces collapsed."""
+    if text.isascii():
+        return " ".join(text.lower().split())
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(unicodedata.normalize("NFC", bare).split())
+    return " ".join(unicodedata.normalize("NFC", COMBINING.sub("", decomposed)).split())
 
 
 def words(text: str) -> list[str]:
