@@ -167,3 +167,17 @@ def test_the_verdict_is_read_strictly_from_the_last_line(text: str, verdict: tup
 def test_anything_else_is_no_verdict(text: str) -> None:
     with pytest.raises(NoVerdict):
         parse_verdict(text)
+
+
+@pytest.mark.parametrize("engine", [("", '[governance]\nsensitive_tags = ["legal"]')], indirect=True)
+def test_a_recalled_memorys_tag_is_evidence_the_draft_cannot_fake(engine: InProcess) -> None:
+    made = engine.api("POST", "/minds/ada/memories", json={"text": "The contract renewal goes through legal counsel", "tags": ["legal"]})
+    assert made.status_code == 201 and made.json()["tags"] == ["legal"]
+    message = say(engine, "Thanks for the update on the contract renewal")
+    [gov], reply = turn_events(engine, message["id"])
+    assert reply["text"] == "Got it, thanks!"
+    assert gov["data"]["trigger"] == "recalled_sensitive_tag:legal" and gov["data"]["status"] == "reviewed"
+    # A turn that recalls nothing tagged skips the same ack.
+    other = say(engine, "Thanks for the update!")
+    govs, _ = turn_events(engine, other["id"])
+    assert govs[-1]["data"]["status"] == "skipped"

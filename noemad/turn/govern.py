@@ -219,7 +219,7 @@ def _evidence(db: Database, mind: str, recalled: Event | None) -> tuple[list[str
         except NotFound:
             continue
         texts.append(memory.text)
-        tags += list(getattr(memory, "tags", ()) or ())
+        tags += memory.tags
     beliefs = [(normalise(b.proposition), b.confidence) for b in list_beliefs(db, mind, limit=MAX_BELIEFS) if b.status != "rejected"]
     return texts, tags, beliefs
 
