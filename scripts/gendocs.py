@@ -806,7 +806,7 @@ The critic ends its answer with APPROVE: or REVISE: on its last line. On REVISE 
 
 sensitive_tags are checked against the tags of the memories the turn actually recalled (set with noemactl remember --tag), never against the draft.
 
-The settings of the earlier framework are refused with the key to write instead: metacognition_selective_gate (write policy = "selective"), metacognition_gate (an adopter gate is code: noemad.governance.GovernanceCapability.compose(trigger_policy=...)), metacognition_trivial_ack_patterns (trivial_ack_patterns) and read_only_tools, at the top level or under [minds.NAME], all belong under [governance] or [minds.NAME.governance]."""
+The settings of the earlier framework are refused with the key to write instead: metacognition_selective_gate (write policy = "selective"), metacognition_gate (an adopter gate is code, given to the library as the trigger_policy of GovernanceCapability.compose), metacognition_trivial_ack_patterns (trivial_ack_patterns) and read_only_tools, at the top level or under [minds.NAME], all belong under [governance] or [minds.NAME.governance]."""
 
 
 def models_sections() -> list[str]:
