@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from sqlite_utils import Database
 
-from noemad.clock import Clock
+from noemad.clock import Clock, iso
 from noemad.cognition.beliefs import list_beliefs, normalise
 from noemad.cognition.memory import get_memory
 from noemad.config import GovernanceSettings, MindSettings, governance_settings
@@ -138,16 +138,16 @@ class GovernanceCounts:
     """fired / passes; null before the first pass."""
 
 
-def governance_counts(db: Database, mind: str, since_id: int = 0) -> GovernanceCounts:
-    """The counts of `mind`'s governance events after event `since_id`."""
+def governance_counts(db: Database, mind: str, since: float | None = None) -> GovernanceCounts:
+    """The counts of `mind`'s governance events at or after `since` (all of them when None)."""
     statuses: dict[str, int] = {}
     triggers: dict[str, int] = {}
     revised = 0
     rows = db.execute(
-        "SELECT id FROM events WHERE mind = ? AND kind = 'governance' AND id > ? ORDER BY id", [mind, since_id]
+        "SELECT id FROM events WHERE mind = ? AND kind = 'governance' AND at >= ? ORDER BY id",
+        [mind, iso(since) if since is not None else ""],
     ).fetchall()
-    events = get_events(db, [r[0] for r in rows])
-    for event in events.values():
+    for event in get_events(db, [r[0] for r in rows]).values():
         record = GovernanceRecord.of(event)
         statuses[record.status] = statuses.get(record.status, 0) + 1
         if record.status != "skipped" and record.trigger:
