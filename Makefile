@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test docs bench clean
+.PHONY: demo test docs bench units clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/reflection.py
 	$(VENV)/bin/python bench/guard.py
 	$(VENV)/bin/python bench/governance.py
+
+# systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
+# ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.
+units:
+	$(PYTHON) scripts/render_units.py $(if $(NOEMAD),--noemad $(NOEMAD))
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

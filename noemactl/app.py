@@ -20,7 +20,7 @@ from noemactl.session import Session
 
 HELP = """Control noemad, the daemon that runs Noema's minds.
 
-noemactl talks to noemad over its Unix socket: --socket, else NOEMA_SOCKET, else NOEMA_HOME/run/noemad.sock, else RUNTIME_DIRECTORY/noemad.sock, else the user's runtime directory (or /run/noema/noemad.sock, the system service's, when only that exists). Data goes to stdout, notes and errors to stderr; --json prints stable JSON for scripts.
+noemactl talks to noemad over its Unix socket: --socket, else NOEMA_SOCKET, else NOEMA_HOME/run/noemad.sock, else RUNTIME_DIRECTORY/noemad.sock, else the user's runtime directory (or /run/noema/noemad.sock, the system service's, when only that exists). Data goes to stdout, notes and errors to stderr; --json prints stable JSON for scripts. Text from minds is shown, never obeyed: its control characters (ESC, C1) are printed as visible symbols; --json keeps them, as JSON escapes.
 
 Exit status: 0 done; 1 noemad refused or failed the request; 2 bad command line (nothing was sent); 3 noemad is not reachable.
 """

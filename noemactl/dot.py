@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from noemactl.output import visible
 from noemactl.render import clip
 
 LABEL_TEXT = 40
@@ -18,7 +19,8 @@ STYLES = {"caused": "solid", "parent": "dashed", "cited": "dotted"}
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    # Control characters shown, as the human views show them: a DOT file is read in terminals too.
+    return visible(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
 def quote(value: str) -> str:

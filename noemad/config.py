@@ -35,6 +35,8 @@ import difflib
 import grp
 import json
 import math
+import os
+import stat
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -683,13 +685,41 @@ def parse_config(text: str, source: str) -> LoadedConfig:
         raise ConfigError(f"{source}: {describe_validation_error(exc)}.") from None
 
 
+_NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+class NotARegularFile(OSError):
+    """A file meant to be read whole (config, script, key) is a FIFO, a device or a directory."""
+
+
+def read_regular_file(path: Path) -> str:
+    """The UTF-8 text of `path`, or `NotARegularFile` if it is not a regular file.
+
+    Opened non-blocking and checked on the open descriptor: a FIFO would
+    otherwise block the reader until some writer came along, and a device
+    such as /dev/zero would never end.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        kind = stat.S_IFMT(os.fstat(fd).st_mode)
+        if kind != stat.S_IFREG:
+            raise NotARegularFile(f"{path} is {_NOT_REGULAR.get(kind, 'a special file')}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as file:
+        return file.read().decode("utf-8")
+
+
 def load_config(path: Path) -> LoadedConfig:
     """Read and validate `path`; a missing file gives the embedded defaults."""
     stamp = file_stamp(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
     except FileNotFoundError:
         return LoadedConfig(Config(), "embedded defaults")
+    except NotARegularFile as exc:
+        raise ConfigError(f"{exc}; noemad reads its config from a regular file only.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}. Check its permissions and encoding (UTF-8).") from None
     loaded = parse_config(text, str(path))

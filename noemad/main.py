@@ -57,6 +57,16 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
+def _print_to_reader(text: str) -> None:
+    """Write `text` on stdout; a reader that stops early (`| head -1`) ends the output quietly."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # What the reader read stands; the interpreter's own flush at exit must not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `noemad` console script."""
     args = build_parser().parse_args(argv)
@@ -73,10 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         except NoemaError as exc:
             print(f"noemad: {exc.detail}", file=sys.stderr)
             return EXIT_CONFIG
-        print(f"# config: {loaded.source}")
-        print(f"# data:   {paths.data_dir}")
-        print(f"# socket: {paths.socket}")
-        print(render_config(loaded.config))
+        _print_to_reader(
+            f"# config: {loaded.source}\n# data:   {paths.data_dir}\n# socket: {paths.socket}\n{render_config(loaded.config)}\n"
+        )
         return 0
     level = (args.log_level or loaded.config.daemon.log_level).upper()
     # journald timestamps every line itself; keep ours plain.

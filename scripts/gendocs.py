@@ -483,7 +483,7 @@ Unless systemd passes it a socket (see SYSTEMD), noemad binds its socket itself.
 
 noemad never displaces a live daemon. It holds an exclusive lock on noemad.sock.lock beside the socket and on noemad.lock in its data directory while it runs; a second noemad on the same socket or the same data directory exits with status 2 and says which. A socket file that nothing answers on, left by a daemon that died, is replaced; a socket another process still serves, or a file at the socket path that is not a socket, is refused.
 
-The socket accepts connections before noemad reports itself ready. With --check-config, noemad only reads and validates its config, prints where its config, data and socket are and the effective settings as TOML, and exits 0 when the config is valid and 1 when it is not."""
+The socket accepts connections before noemad reports itself ready. A request's line and headers may hold at most 100 header fields and 64 KiB; a larger head is answered 431 (problem+json) and its connection closed. With --check-config, noemad only reads and validates its config, prints where its config, data and socket are and the effective settings as TOML, and exits 0 when the config is valid and 1 when it is not."""
 
 NOEMAD_SIGNALS = [
     (
@@ -491,21 +491,27 @@ NOEMAD_SIGNALS = [
         "Stop gracefully: tell systemd STOPPING=1, take no new work (requests are answered that noemad is stopping),"
         " end the event streams clients follow, give in-flight requests up to 5 seconds to finish, give running turns up to"
         " daemon.shutdown_timeout seconds before aborting them, checkpoint and close the database, remove the socket"
-        " file noemad bound (a socket systemd passed is left to systemd), release the locks and exit 0.",
+        " file noemad bound (a socket systemd passed is left to systemd), release the locks and exit 0. A second"
+        " SIGTERM or SIGINT during the stop (a terminal's Ctrl-C and a script's kill together) is logged as SIGNAL:"
+        " already stopping, and the stop goes on to exit 0. A third within 5 seconds ends noemad at once by that"
+        " signal, as the log says: committed events are kept, the socket file is left and replaced at the next start.",
     ),
     (
         r"\fBSIGHUP\fR",
         "Reload noemad.toml, as when the file changes on disk. A valid file is applied whole; an invalid one is"
-        " refused and the running config kept, and the refusal shows in noemactl status. See RELOAD in noemad.toml(5).",
+        " refused and the running config kept, and the refusal shows in noemactl status. The file is read off the"
+        " event loop, one reload at a time; a FIFO, a device or a directory in its place is refused without being"
+        " read. See RELOAD in noemad.toml(5).",
     ),
 ]
 
 NOEMAD_SYSTEMD = [
     (
-        r"\fBType=notify\fR",
+        r"\fBType=notify-reload\fR",
         "When NOTIFY_SOCKET is set, noemad sends READY=1 with MAINPID and STATUS=serving N minds on SOCKET once its"
         " socket accepts; on a reload RELOADING=1 with MONOTONIC_USEC, then READY=1 with STATUS=config reloaded or"
-        " STATUS=config reload refused: REASON; and STOPPING=1 when it begins to stop. An abstract NOTIFY_SOCKET"
+        " STATUS=config reload refused: REASON, so systemctl reload returns once the reload is done; and STOPPING=1"
+        " when it begins to stop. An abstract NOTIFY_SOCKET"
         " (one starting with @) works too. Without NOTIFY_SOCKET nothing is sent.",
     ),
     (
@@ -518,16 +524,23 @@ NOEMAD_SYSTEMD = [
         r"\fBSocket activation\fR",
         "When LISTEN_PID is noemad's pid and LISTEN_FDS is 1, noemad serves the socket systemd passed as file"
         " descriptor 3 instead of binding one; systemd owns that socket file, its mode and its group. It must be a"
-        " Unix stream socket (ListenStream=/path); more than one socket is refused with exit status 2.",
+        " Unix stream socket (ListenStream=/path); more than one socket is refused with exit status 2. noemactl status"
+        " reports the path of the socket systemd passed.",
     ),
     (
-        r"\fIcontrib/systemd/noemad.service\fR, \fIcontrib/systemd/noemad.socket\fR",
+        r"\fIcontrib/systemd/noemad.service.in\fR, \fIcontrib/systemd/noemad.socket\fR, \fIcontrib/systemd/noema.conf\fR",
         "Units for a system service started by its socket: noemad runs as user noema with"
         " StateDirectory=, RuntimeDirectory= and ConfigurationDirectory= noema, and the socket"
-        " %t/noema/noemad.sock is mode 0660 for the noema group. Copy both to /etc/systemd/system, create the user"
-        " (useradd --system --home-dir /var/lib/noema noema), then run systemctl daemon-reload and"
-        " systemctl enable --now noemad.socket. ExecReload= sends SIGHUP. For a per-user daemon, copy both to"
-        " ~/.config/systemd/user/ and drop the User=, Group=, SocketUser= and SocketGroup= lines.",
+        " %t/noema/noemad.sock is mode 0660 for the noema group. make units (scripts/render_units.py) writes them to"
+        " build/systemd with ExecStart= set to the noemad on PATH (or NOEMAD=PATH), and with Type=notify and"
+        " ExecReload= for a systemd older than 253. Create the user (useradd --system --home-dir /var/lib/noema"
+        " noema), copy noemad.service and noemad.socket to /etc/systemd/system and noema.conf to /etc/tmpfiles.d"
+        " (it makes /run/noema noema:noema 0750 at boot, so the group reaches the socket before the service first"
+        " runs; run systemd-tmpfiles --create noema.conf once), then systemctl daemon-reload and systemctl enable"
+        " --now noemad.socket. The service is sandboxed (systemd-analyze security rates it 1.2), with"
+        " MemoryDenyWriteExecute= and a SystemCallFilter= without @privileged and @resources. For a per-user daemon,"
+        " copy the two units to ~/.config/systemd/user/, drop the User=, Group=, SocketUser= and SocketGroup= lines"
+        " and skip noema.conf.",
     ),
 ]
 
@@ -561,13 +574,14 @@ NOEMAD_FILES = [
 ]
 
 NOEMAD_EXIT_STATUS = [
-    ("0", "Stopped by a signal, or --check-config found the config valid."),
+    ("0", "Stopped by a signal (also when a second came during the stop), or --check-config found the config valid."),
     ("1", "The config is invalid or cannot be read (or NOEMA_CLOCK is not a clock); the reason is printed."),
     (
         "2",
         "noemad cannot start or keep running: for example, the socket or the data directory is in use by another"
         " noemad, the socket path is too long or is not a socket. Also a bad command line.",
     ),
+    ("130, 143", "(as a shell shows it) Ended at once by a third SIGINT or SIGTERM within 5 seconds of a stop; see SIGNALS."),
 ]
 
 

@@ -64,7 +64,7 @@ import anthropic
 from anthropic import AsyncAnthropic
 
 from noemad.clock import Clock
-from noemad.config import AnthropicSettings
+from noemad.config import AnthropicSettings, NotARegularFile, read_regular_file
 from noemad.errors import (
     AuthFailed,
     ContextLength,
@@ -106,9 +106,9 @@ def resolve_api_key(settings: AnthropicSettings, environ: dict[str, str] | None 
         else:
             path = Path(name).expanduser()
         try:
-            text = path.read_text(encoding="utf-8", errors="strict")
+            text = read_regular_file(path)  # a FIFO here must not block the loop
         except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) if isinstance(exc, NotARegularFile) else type(exc).__name__
             raise _KeyProblem(f"cannot read the Anthropic API key file {str(path)!r} ({reason}); check [models.anthropic] api_key_file") from None
         source = f"the file {str(path)!r}"
     else:

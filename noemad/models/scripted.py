@@ -84,7 +84,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noemad.config import FileStamp, file_stamp, ScriptedSettings
+from noemad.config import FileStamp, ScriptedSettings, file_stamp, read_regular_file
 from noemad.errors import (
     AuthFailed,
     ConfigError,
@@ -335,7 +335,7 @@ class ScriptedProvider:
         """Build from a script file; `ConfigError` naming the file if it is missing, unreadable or invalid."""
         path = Path(path).expanduser()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_file(path)  # a FIFO here must not block the loop
         except FileNotFoundError:
             raise ConfigError(
                 f"the model script {path} does not exist; point [models.scripted] file at a TOML script (see noemad.toml(5))."

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
+from pathlib import Path
 
 import uvicorn
 
@@ -14,21 +16,18 @@ from noemad.api import create_app
 from noemad.clock import Clock
 from noemad.config import LoadedConfig
 from noemad.paths import Paths
-from noemad.process.listener import Listener, activated_socket, bind_socket, take_lock
-from noemad.process.reload import reload_config, start_watching
+from noemad.process.http import BoundedHttpToolsProtocol
+from noemad.process.listener import Listener, activated_socket, bind_socket, socket_name, take_lock
+from noemad.process.reload import Reloader, start_watching
 from noemad.process.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
 
 log = logging.getLogger("noemad")
 
-
-def _http_impl() -> str:
-    try:
-        import httptools  # noqa: F401
-    except ImportError:
-        return "h11"
-    return "httptools"
+FORCE_SIGNALS = 3  # stop signals within FORCE_WINDOW_S that end the process at once
+FORCE_WINDOW_S = 5.0
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class Daemon:
@@ -40,13 +39,32 @@ class Daemon:
         self.clock = clock
         self.notifier = notifier or Notifier()
         self._stop = asyncio.Event()
+        self._signals_at: list[float] = []  # stop signals within the force window, on the daemon's clock
 
-    def request_stop(self) -> None:
-        """Begin a graceful stop (SIGTERM, SIGINT)."""
+    def request_stop(self, sig: int = signal.SIGTERM) -> None:
+        """Begin a graceful stop (SIGTERM, SIGINT); a signal during the stop keeps it, a third in a row forces it.
+
+        The handlers stay in place until the stop is over: a second signal
+        (the terminal's Ctrl-C and a script's `kill` in the same moment) must
+        not kill a daemon that is closing its store.
+        """
+        name = signal.Signals(sig).name
+        now = self.clock.monotonic()
         if not self._stop.is_set():
             log.info("stopping")
             self.notifier.stopping()
             self._stop.set()
+            self._signals_at = [now]
+            return
+        self._signals_at = [t for t in self._signals_at if now - t < FORCE_WINDOW_S] + [now]
+        if len(self._signals_at) >= FORCE_SIGNALS:
+            log.warning("%s: %d stop signals within %gs, forcing the stop now (committed events are kept)", name, FORCE_SIGNALS, FORCE_WINDOW_S)
+            self.notifier.status(f"forced to stop by {name}")
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+            return
+        log.info("%s: already stopping; another signal within %gs forces the stop", name, FORCE_WINDOW_S)
+        self.notifier.status(f"already stopping ({name})")
 
     async def serve(self) -> None:
         """Run until a stop is requested; the socket accepts before READY=1 is sent."""
@@ -61,6 +79,10 @@ class Daemon:
             sock = activated_socket()
             if sock is not None:
                 listener = Listener(sock=sock, path=None, activated=True)
+                passed = socket_name(sock)
+                if passed is not None:
+                    # `noemactl status` reports where clients really connect, not the path noemad would have bound.
+                    self.paths = dataclasses.replace(self.paths, socket=Path(passed))
             else:
                 listener = bind_socket(self.paths.socket, self.loaded.config.daemon.socket_group)
             store = Store(self.paths.db_file)
@@ -79,7 +101,7 @@ class Daemon:
             lifespan="off",
             log_config=None,
             access_log=False,
-            http=_http_impl(),
+            http=BoundedHttpToolsProtocol,  # httptools (a dependency), with the request head bounded
             timeout_graceful_shutdown=5,
         )
         server = uvicorn.Server(config)
@@ -87,25 +109,26 @@ class Daemon:
         server.lifespan = config.lifespan_class(config)
         # Signals and the config watch are in place before READY=1: a reload
         # asked for the moment the daemon says it is ready is never lost.
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self.request_stop)
-        loop.add_signal_handler(signal.SIGHUP, reload_config, sup, self.notifier)
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, self.request_stop, sig)
+        reloader = Reloader(sup, self.notifier)
+        loop.add_signal_handler(signal.SIGHUP, reloader.on_signal)
         tasks: list[asyncio.Task[None]] = []
         try:
-            watcher = await start_watching(sup, self.notifier, self._stop)
+            watcher = await start_watching(reloader, self._stop)
             if watcher is not None:
                 tasks.append(watcher)
             await server.startup(sockets=[listener.sock])
             tasks.append(asyncio.create_task(server.main_loop(), name="uvicorn"))
-            where = "the socket systemd passed" if listener.activated else str(listener.path)
+            where = f"the socket systemd passed ({sup.paths.socket})" if listener.activated else str(listener.path)
             log.info("noemad serving %d minds on %s", len(sup.actors), where)
             self.notifier.ready(f"serving {len(sup.actors)} minds on {where}")
             if self.notifier.watchdog_interval:
                 tasks.append(asyncio.create_task(self._watchdog(sup), name="watchdog"))
             await self._stop.wait()
         finally:
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                loop.remove_signal_handler(sig)
+            loop.remove_signal_handler(signal.SIGHUP)
+            reloader.cancel()
             sup.stopping = True
             if sup.bus:
                 sup.bus.close()  # ends followers, so their connections can close
@@ -119,6 +142,10 @@ class Daemon:
             await server.shutdown(sockets=[listener.sock])
             await sup.stop()
             log.info("stopped")
+            for sig in STOP_SIGNALS:
+                # The stop is done: a late signal changes nothing (the loop would hand it back to the default, a kill).
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, signal.SIG_IGN)
 
     async def _watchdog(self, sup: Supervisor) -> None:
         interval = self.notifier.watchdog_interval or 1.0

@@ -64,6 +64,16 @@ def activated_socket(env: Mapping[str, str] | None = None) -> socket.socket | No
     return sock
 
 
+def socket_name(sock: socket.socket) -> str | None:
+    """The path a Unix socket is bound to (`@name` for an abstract one), or None if unnamed."""
+    name = sock.getsockname()
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if not isinstance(name, str) or not name:
+        return None
+    return "@" + name[1:] if name.startswith("\0") else name
+
+
 def take_lock(path: Path, busy: str) -> int:
     """Hold an exclusive lock on `path` for the life of the process, or raise `SocketInUse(busy)`."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -4,6 +4,12 @@ The parent directory is watched, not the file: editors replace a file
 atomically (write a new one, rename it over), which a watch on the old
 file's inode would miss. A config that fails validation is refused whole; the
 running one stays, and the error shows in `noemactl status`.
+
+The file is read in a worker thread, never on the event loop: a slow disk
+must not stall the API, and a FIFO or a device put where noemad.toml was is
+refused by `read_regular_file` without waiting on it. Reloads run one at a
+time, in the order they were asked for, so the last one read is the one that
+stands.
 """
 
 from __future__ import annotations
@@ -22,29 +28,52 @@ from noemad.runtime.supervisor import Supervisor
 log = logging.getLogger("noemad.reload")
 
 
-def reload_config(sup: Supervisor, notifier: Notifier) -> bool:
-    """Load the config file again; apply it if valid, else keep the old one. Returns whether it applied."""
-    notifier.reloading(int(sup.clock.monotonic() * 1_000_000))
-    try:
-        loaded = load_config(sup.paths.config_file)
-        sup.apply_config(loaded)
-    except ConfigError as exc:
-        detail = f"{exc.detail} Fix the file; the running config is kept."
-        sup.refuse_config(detail, file_stamp(sup.paths.config_file))
-        log.error("config reload refused: %s", detail)
-        notifier.notify("READY=1", f"STATUS=config reload refused: {detail}")
-        return False
-    log.info("config reloaded from %s", loaded.source)
-    notifier.notify("READY=1", "STATUS=config reloaded")
-    return True
+class Reloader:
+    """Reloads the config on SIGHUP and on changes, one at a time, reading the file off the loop."""
+
+    def __init__(self, sup: Supervisor, notifier: Notifier) -> None:
+        self.sup = sup
+        self.notifier = notifier
+        self._turn = asyncio.Lock()
+        self._pending: set[asyncio.Task[bool]] = set()
+
+    def on_signal(self) -> None:
+        """SIGHUP: start a reload (a signal handler cannot wait for it)."""
+        task = asyncio.get_running_loop().create_task(self.reload(), name="config-reload")
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def cancel(self) -> None:
+        """Drop reloads not yet finished (the daemon is stopping)."""
+        for task in self._pending:
+            task.cancel()
+
+    async def reload(self) -> bool:
+        """Load the config file again; apply it if valid, else keep the old one. Returns whether it applied."""
+        async with self._turn:
+            sup, notifier = self.sup, self.notifier
+            notifier.reloading(int(sup.clock.monotonic() * 1_000_000))
+            try:
+                loaded = await asyncio.to_thread(load_config, sup.paths.config_file)
+                sup.apply_config(loaded)
+            except ConfigError as exc:
+                detail = f"{exc.detail} Fix the file; the running config is kept."
+                sup.refuse_config(detail, await asyncio.to_thread(file_stamp, sup.paths.config_file))
+                log.error("config reload refused: %s", detail)
+                notifier.notify("READY=1", f"STATUS=config reload refused: {detail}")
+                return False
+            log.info("config reloaded from %s", loaded.source)
+            notifier.notify("READY=1", "STATUS=config reloaded")
+            return True
 
 
-async def start_watching(sup: Supervisor, notifier: Notifier, stop: asyncio.Event) -> asyncio.Task[None] | None:
+async def start_watching(reloader: Reloader, stop: asyncio.Event) -> asyncio.Task[None] | None:
     """Start watching the config file; once this returns, no change can be missed.
 
     A change made between the first load and the start of the watch is
     noticed by comparing the file with the one that was read.
     """
+    sup = reloader.sup
     target = sup.paths.config_file
     directory = target.parent
     try:
@@ -60,12 +89,12 @@ async def start_watching(sup: Supervisor, notifier: Notifier, stop: asyncio.Even
 
     async def consume() -> None:
         async for _ in changes:
-            reload_config(sup, notifier)
+            await reloader.reload()
 
     task = asyncio.create_task(consume(), name="config-watch")
     # The inotify watch is set up synchronously when the generator first runs,
     # before its first await: one turn of the loop puts it in place.
     await asyncio.sleep(0)
-    if file_stamp(target) != sup.config_stamp:
-        reload_config(sup, notifier)
+    if await asyncio.to_thread(file_stamp, target) != sup.config_stamp:
+        await reloader.reload()
     return task

@@ -1,0 +1,102 @@
+"""The HTTP protocol noemad serves with: uvicorn's httptools protocol, with the request head bounded.
+
+uvicorn bounds nothing in a request head when it parses with httptools (its
+`h11_max_incomplete_event_size` applies to h11 only), and httptools keeps a
+header's bytes until the line ends: one 512 MiB header line was held whole,
+and 20,000 headers were answered 200. Here a head (request line and headers)
+may hold at most `MAX_HEAD_BYTES` and `MAX_HEADERS` fields; past either, the
+answer is 431 (problem+json, as every API error) and the connection closes.
+The body keeps its own limit (`daemon.max_body_bytes`, in `noemad.api`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+MAX_HEAD_BYTES = 64 * 1024  # request line and headers, as received
+MAX_HEADERS = 100  # header fields in one request (Apache's LimitRequestFields)
+FIELD_OVERHEAD = 4  # ": " and CRLF around each header, counted like the bytes on the wire
+
+
+class HeadTooLarge(Exception):
+    """A request head passed `MAX_HEAD_BYTES` or `MAX_HEADERS`; the sentence says which."""
+
+
+def too_large_response(detail: str) -> bytes:
+    """A complete 431 answer (problem+json) that closes the connection."""
+    body = json.dumps(
+        {"type": "about:blank", "title": "Request Header Fields Too Large", "status": 431, "detail": detail}
+    ).encode()
+    head = (
+        "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+        "content-type: application/problem+json\r\n"
+        f"content-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bound on the size and the count of a request's headers.
+
+    The fields are counted as httptools hands them over; the bytes of a head
+    still incomplete are counted as they arrive, so a header line that never
+    ends is cut off at the bound, not held until memory runs out.
+    """
+
+    _head_open = False
+    _head_bytes = 0
+    _head_fields = 0
+    _pending_bytes = 0
+    _refusal: str | None = None
+
+    def data_received(self, data: bytes) -> None:
+        was_open = self._head_open
+        super().data_received(data)
+        if was_open and self._head_open and not self.transport.is_closing():
+            self._pending_bytes += len(data)  # the whole chunk belongs to a head still unfinished
+            if self._pending_bytes > MAX_HEAD_BYTES:
+                self._refusal = f"the request's headers pass {MAX_HEAD_BYTES} bytes"
+                self.send_400_response("")
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn answers 400 when the parser fails, as it does when a callback here raises: then answer 431."""
+        if self._refusal is None:
+            super().send_400_response(msg)
+            return
+        self.logger.warning("request refused with 431: %s", self._refusal)
+        detail = f"{self._refusal}; noemad accepts at most {MAX_HEADERS} header fields and {MAX_HEAD_BYTES} bytes of request line and headers"
+        self.transport.write(too_large_response(detail))
+        self.transport.close()
+        self._head_open = False
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._head_open = True
+        self._head_bytes = 0
+        self._head_fields = 0
+        self._pending_bytes = 0
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url), fields=0)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + FIELD_OVERHEAD, fields=1)
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._head_open = False
+        super().on_headers_complete()
+
+    def _count(self, size: int, fields: int) -> None:
+        self._head_bytes += size
+        self._head_fields += fields
+        if self._head_fields > MAX_HEADERS:
+            self._refusal = f"the request has more than {MAX_HEADERS} header fields"
+        elif self._head_bytes > MAX_HEAD_BYTES:
+            self._refusal = f"the request's headers pass {MAX_HEAD_BYTES} bytes"
+        if self._refusal is not None:
+            raise HeadTooLarge(self._refusal)  # httptools stops parsing; uvicorn then calls send_400_response
