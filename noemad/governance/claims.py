@@ -57,8 +57,8 @@ CASELESS_ACKS: frozenset[str] = frozenset(
 )
 _CITATIONS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in languages.CITATION_WORDS) + r")\b")
 _PERCENT_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in languages.PERCENT_WORDS) + r")\b")
-# Greetings that hold a day word without naming a day ("Guten Morgen" is not "tomorrow").
-_GREETINGS = re.compile(r"\b(?:guten morgen|good morning|bom dia)\b")
+# Phrases that hold a day or number word without naming one ("Guten Morgen" is not "tomorrow", "très bien" not "three").
+_GREETINGS = re.compile(r"\b(?:guten morgen|good morning|bom dia|tres bien)\b")
 _NOT_NUMBER_STEMS = frozenset({"einzig", "leipzig"})
 
 

@@ -138,9 +138,23 @@ ACK_CLAUSES["pt"] += _thanks(
     ("pela informacao", "pelo aviso", "por avisar", "pela ajuda", "pela paciencia", "pelo lembrete", "pelo retorno", "por tudo"),
 )
 
+ACK_CLAUSES["en"] += (
+    "i'll take a look", "i will take a look", "i'll have a look", "okay i'll take a look", "ok i'll take a look",
+    "i'll keep an eye on it", "i will keep an eye on it", "sounds good to me", "works for me", "that works", "no problem at all",
+    "thanks a bunch", "you're very welcome", "you're most welcome", "glad to hear it", "glad to hear that", "great to hear",
+    "that's great", "thats great", "that's good to hear", "all good", "perfect thanks", "great thanks", "will check",
+)
+ACK_CLAUSES["es"] += (
+    "gracias a ti", "gracias a usted", "muy amable", "que amable", "me parece bien", "me parece perfecto", "suena bien",
+    "todo bien", "perfecto gracias", "lo vemos",
+)
+ACK_CLAUSES["de"] += ("das hilft", "das hilft mir", "klingt gut", "klingt super", "hort sich gut an", "das klingt gut", "gut zu wissen")
+ACK_CLAUSES["fr"] += ("c'est parfait", "c'est gentil", "bonne idee", "ca me semble bien", "tres bien merci")
+ACK_CLAUSES["pt"] += ("parece bom", "boa ideia", "que bom", "muito bem")
+
 # Yes-words: an answer on their own, an ack only in front of another ack clause.
 YES_WORDS: frozenset[str] = frozenset(
-    {"yes", "yeah", "yep", "yup", "si", "ja", "jawohl", "oui", "sim", "ja hoor", "да", "はい", "是的", "是"}
+    {"yes", "yeah", "yep", "yup", "right", "si", "ja", "jawohl", "oui", "sim", "ja hoor", "да", "はい", "是的", "是"}
 )
 
 # Reactions that are acks in any language.
