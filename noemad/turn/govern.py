@@ -23,6 +23,12 @@ reply, caused by the message answered and citing the draft's model call
 (and the critic's): the bounded status, the stable trigger category, whether
 the critic was asked, its verdict. Never the draft, a finding, a tag's
 payload or an exception: those stay in the critic's model-call record.
+
+The statuses `invalid-signal` and `invalid-signal-degraded` belong to a
+configured signal that answered badly (a reporter's NaN, a policy's
+exception); the daemon's own reporter only ever gives a belief's confidence
+(in [0, 1]) or None, so in the daemon they do not occur today. The library
+shows them (`tests/test_governance.py`).
 """
 
 from __future__ import annotations
