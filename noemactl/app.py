@@ -464,6 +464,9 @@ def remember(
     derived_from: Annotated[
         list[int] | None, typer.Option("--from-memory", metavar="ID", min=1, help="A memory this one generalises (repeatable).")
     ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", metavar="NAME", help="A name for it, such as legal (repeatable); governance reads the tags of what a turn recalled.")
+    ] = None,
     json: JsonFlag = False,
 ) -> None:
     """Give a mind a memory as an operator; episodes come only from what it perceives."""
@@ -471,7 +474,7 @@ def remember(
 
     if kind not in ("semantic", "procedural"):
         raise BadInput(f"--kind {kind!r} is not semantic or procedural; episodes come only from stimuli")
-    body = {"kind": kind, "text": inputs.text(text, "memory"), "derived_from": derived_from or []}
+    body = {"kind": kind, "text": inputs.text(text, "memory"), "derived_from": derived_from or [], "tags": tag or []}
     s = session(ctx)
     data = s.client.remember(mind, body)
     s.present(data, json, lambda: f"remembered #{data['id']} ({data['kind']}, importance {data['importance']:.2f})")

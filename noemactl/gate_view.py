@@ -107,7 +107,32 @@ def rules(data: dict[str, Any]) -> list[RenderableType]:
     out.extend(_lines("left out", data.get("errors") or [], "bold red"))
     out.extend(_lines("note", data.get("notes") or [], "yellow"))
     out.extend(_lines("warning", data.get("warnings") or [], "bold yellow"))
+    out.extend(governance(data.get("governance")))
     return out
+
+
+def _counted(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def governance(data: dict[str, Any] | None) -> list[Text]:
+    """The governance lines of gate-status: drafts passed, the critic's firing rate, statuses and triggers."""
+    if not data:
+        return []
+    if not data.get("passes"):
+        return [Text("governance: no drafts passed the gate yet", style="dim")]
+    rate = data.get("firing_rate") or 0.0
+    lines = [
+        Text.assemble(
+            ("governance: ", "bold"),
+            f"{data['passes']} drafts, critic fired {data['fired']} ({rate:.0%}), skipped {data['skipped']}"
+            + (f", revised {data['revised']}" if data.get("revised") else ""),
+        ),
+        Text(f"  statuses: {_counted(data.get('statuses') or {})}"),
+    ]
+    if data.get("triggers"):
+        lines.append(Text(f"  fired by: {_counted(data['triggers'])}"))
+    return lines
 
 
 def rule(data: dict[str, Any]) -> list[RenderableType]:
@@ -282,7 +307,32 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
     out.extend(_lines("left out", data.get("errors") or [], "bold red"))
     out.extend(_lines("note", data.get("notes") or [], "yellow"))
     out.extend(_lines("warning", data.get("warnings") or [], "bold yellow"))
+    out.extend(governance(data.get("governance")))
     return out
+
+
+def _counted(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def governance(data: dict[str, Any] | None) -> list[Text]:
+    """The governance lines of gate-status: drafts passed, the critic's firing rate, statuses and triggers."""
+    if not data:
+        return []
+    if not data.get("passes"):
+        return [Text("governance: no drafts passed the gate yet", style="dim")]
+    rate = data.get("firing_rate") or 0.0
+    lines = [
+        Text.assemble(
+            ("governance: ", "bold"),
+            f"{data['passes']} drafts, critic fired {data['fired']} ({rate:.0%}), skipped {data['skipped']}"
+            + (f", revised {data['revised']}" if data.get("revised") else ""),
+        ),
+        Text(f"  statuses: {_counted(data.get('statuses') or {})}"),
+    ]
+    if data.get("triggers"):
+        lines.append(Text(f"  fired by: {_counted(data['triggers'])}"))
+    return lines
 
 
 def plain_lines(renderables: Sequence[RenderableType]) -> list[str]:

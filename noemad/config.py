@@ -412,6 +412,81 @@ class MindGate(_Section):
         return [_read_gate_rule(i, rule) for i, rule in enumerate(self.rules, 1)], default, notes
 
 
+def _patterns(value: Any) -> list[str]:
+    import re
+
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{pattern!r:.60} is not a regular expression ({exc}); write a Python regex such as \"^roger wilco$\"") from None
+    return list(value)
+
+
+GovName = Annotated[str, Field(min_length=1, max_length=200)]
+Patterns = Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], AfterValidator(_patterns)]
+GovernancePolicy = Literal["selective", "confidence_only"]
+
+
+class GovernanceSettings(_Section):
+    """`[governance]`: whether the critic reviews a mind's drafted reply (see noemad.governance; the critic is [models.critic])."""
+
+    enabled: bool = Field(True, description="Run the governance gate between the draft and the reply when the mind has a critic model.")
+    policy: GovernancePolicy = Field(
+        "selective",
+        description='"selective" keeps every hard floor and skips only trivial acks; "confidence_only" drops the floors'
+        " and reviews only on a sensitive term or a low or invalid confidence.",
+    )
+    sensitive_terms: list[GovName] = Field(default_factory=list, max_length=500, description="Terms in a draft that always fire review.")
+    sensitive_tags: list[GovName] = Field(
+        default_factory=list, max_length=500, description="Memory tags that fire review when the turn recalled a memory carrying one."
+    )
+    read_only_tools: list[GovName] = Field(
+        default_factory=lambda: ["wake_rules_list"], max_length=500, description="Tools whose call does not count as a mutating action."
+    )
+    confidence_floor: Annotated[float, BeforeValidator(_unit)] | None = Field(
+        None, description="Review a draft whose confidence (from the mind's beliefs about what it asserts) is below this (0 to 1)."
+    )
+    trivial_ack_patterns: Patterns = Field(
+        default_factory=list, max_length=200, description="Regular expressions of more acknowledgments (whole draft, case-insensitive)."
+    )
+
+
+class MindGovernance(_Section):
+    """`[minds.NAME.governance]`: one mind's governance; unset keys follow [governance]."""
+
+    enabled: bool | None = Field(None, description="Run the governance gate for this mind.")
+    policy: GovernancePolicy | None = Field(None, description='"selective" or "confidence_only".')
+    sensitive_terms: list[GovName] | None = Field(None, max_length=500, description="Terms that always fire review.")
+    sensitive_tags: list[GovName] | None = Field(None, max_length=500, description="Recalled memory tags that fire review.")
+    read_only_tools: list[GovName] | None = Field(None, max_length=500, description="Tools that do not count as mutating.")
+    confidence_floor: Annotated[float, BeforeValidator(_unit)] | None = Field(None, description="Confidence below which review fires.")
+    trivial_ack_patterns: Patterns | None = Field(None, max_length=200, description="More acknowledgment patterns.")
+
+
+# Settings of the earlier framework, refused with the [governance] key to write
+# instead. The dotted names are the legacy normalisation only: nothing reads them.
+RETIRED_SETTINGS: dict[str, tuple[str, str]] = {
+    "metacognition_selective_gate": ("cap.safety.metacognition.selective_gate", 'policy = "selective" (or "confidence_only")'),
+    "metacognition_gate": (
+        "cap.safety.metacognition.gate",
+        'policy = "selective"; an adopter gate is code, given to noemad.governance.GovernanceCapability.compose(trigger_policy=...)',
+    ),
+    "metacognition_trivial_ack_patterns": ("cap.safety.metacognition.trivial_ack_patterns", "trivial_ack_patterns = [...]"),
+    "read_only_tools": ("cap.safety.metacognition.read_only_tools", "read_only_tools = [...]"),
+}
+
+
+def _refuse_retired(data: Any, table: str) -> Any:
+    if isinstance(data, dict):
+        found = [key for key in RETIRED_SETTINGS if key in data]
+        if found:
+            raise ValueError(
+                "; ".join(f"{key} is retired: write {RETIRED_SETTINGS[key][1]} under {table} instead" for key in found)
+            )
+    return data
+
+
 class MindSettings(_Section):
     """`[minds.NAME]`: one mind's settings, here or stored with the mind (see MIND SETTINGS)."""
 
@@ -451,6 +526,12 @@ class MindSettings(_Section):
     schedules: ScheduleOverrides = ScheduleOverrides()
     budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
     gate: MindGate | None = Field(None, description="The wake rules that seed the mind; only in this file, never stored.")
+    governance: MindGovernance = MindGovernance()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        return _refuse_retired(data, "[minds.NAME.governance]")
 
     def effective(self, stored: MindSettings) -> MindSettings:
         """These settings (the file's) with `stored` over them, key by key, tables merged."""
@@ -535,12 +616,18 @@ class PriceSettings(_Section):
 class Config(_Section):
     """The whole of noemad.toml."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        return _refuse_retired(data, "[governance]")
+
     daemon: DaemonSettings = DaemonSettings()
     timeline: TimelineSettings = TimelineSettings()
     models: ModelsSettings = ModelsSettings()
     budgets: BudgetSettings = BudgetSettings()
     schedules: ScheduleSettings = ScheduleSettings()
     gate: GateSettings = GateSettings()
+    governance: GovernanceSettings = GovernanceSettings()
     pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
     minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
 
@@ -556,6 +643,12 @@ class Config(_Section):
                         " per batch); turn it on, or use a debounce"
                     )
         return self
+
+
+def governance_settings(config: Config, settings: MindSettings | None) -> GovernanceSettings:
+    """A mind's governance settings (`settings` its running settings): [governance] with the mind's own keys over it."""
+    changes = {k: v for k, v in settings.governance if v is not None} if settings is not None else {}
+    return config.governance.model_copy(update=changes) if changes else config.governance
 
 
 def schedule(config: Config, mind: str, kind: Literal["reflection", "consolidation"]) -> Any:

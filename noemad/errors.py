@@ -52,6 +52,12 @@ class RuleRefused(InvalidInput):
     title = "Rule refused"
 
 
+class GovernanceRefused(InvalidInput):
+    """A governance capability was composed with a part that could never work; refused before any turn runs."""
+
+    title = "Governance refused"
+
+
 class NotFound(NoemaError):
     """Something named does not exist."""
 

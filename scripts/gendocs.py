@@ -815,6 +815,16 @@ The file seeds and the database then rules. The seed is written when the mind is
 [gate.judge] turns on the reply judge, a paid model call per judged batch, off by default: with enabled = true a rule may have the behaviour judge = { debounce_ms, max_wait_ms, instructions }. It gathers a batch as debounce does (max_wait_ms judges it by then even while stimuli keep coming), then the judge role's model reads the mind's context and answers REPLY (the batch wakes the mind) or WAIT (nothing wakes; the stimuli are in its context for its next turn). A batch is judged only while the mind is free: one due during a turn or a pause is held and judged after it, and a turn that starts while the judge decides stops the call (no verdict) and the batch is judged once after. A refused call (a model hold, a budget, a pause) holds its batch until the hold ends, under either on_error. A failed call (an error, a timeout, no verdict) wakes the mind unless on_error = "skip". A REPLY whose turn fails stays with the rule, marked unanswered, until a turn completes. Each verdict is a judge_verdict event; noemactl gate-status shows each judge rule's verdict counts, its newest verdict with the reason, its tokens and notices. max_input_tokens is an estimate of the judge request's size, not a guarantee. Without a judge model, or with enabled = false, a stored judge rule runs as a debounce of debounce_ms and gate-status says so; with enabled = false the rule validator and the mind's tools are exactly as they are without the judge, and a judge rule in [minds.NAME.gate] makes the file invalid."""
 
 
+CONFIG_GOVERNANCE = """\
+With a critic model ([models.critic]) and enabled = true, every reply a mind drafts passes a deterministic gate before it is sent (noemad.governance: no model, about 0.1 ms). The gate decides whether the critic reviews the draft. With policy = "selective" (the default) it keeps every hard floor: a sensitive term in the draft, a sensitive tag among the memories the turn recalled, a claim nothing in the context supports, a mutating tool call (tools not in read_only_tools), a message asking for an action or of unclear intent, and any number, amount, date, link, ID or name in the draft. It skips only a short, claim-free acknowledgment in a recognized language (English, Spanish, German, French, Portuguese, Italian, Dutch, and closed phrases of Japanese, Chinese and Russian), or one matching trivial_ack_patterns; an acknowledgment in any other language is reviewed. policy = "confidence_only" drops the floors: it reviews only on a sensitive term, or a confidence below confidence_floor (taken from the mind's beliefs that the draft states).
+
+The critic ends its answer with APPROVE: or REVISE: on its last line. On REVISE the mind drafts once more with the findings, and that draft passes the gate again. A critic that fails or gives no verdict lets the draft go out, marked degraded. Each pass is a governance event before the reply, with its status (reviewed, skipped, invalid-signal, degraded, invalid-signal-degraded) and trigger category; noemactl gate-status counts them, and noemactl usage --by role shows the critic's spend.
+
+sensitive_tags are checked against the tags of the memories the turn actually recalled (set with noemactl remember --tag), never against the draft.
+
+The settings of the earlier framework are refused with the key to write instead: metacognition_selective_gate (write policy = "selective"), metacognition_gate (an adopter gate is code, given to the library as the trigger_policy of GovernanceCapability.compose), metacognition_trivial_ack_patterns (trivial_ack_patterns) and read_only_tools, at the top level or under [minds.NAME], all belong under [governance] or [minds.NAME.governance]."""
+
+
 def models_sections() -> list[str]:
     """COSTS AND BUDGETS and MODEL SCRIPTS, from the code's own documentation."""
     from noemad.models import pricing, scripted
@@ -862,6 +872,7 @@ def render_config(config: Any | None = None) -> str:
             lines += key_entry(key, field)
     lines += section("MIND SETTINGS") + paragraphs(CONFIG_MINDS)
     lines += section("WAKE RULES") + paragraphs(CONFIG_GATE)
+    lines += section("GOVERNANCE") + paragraphs(CONFIG_GOVERNANCE)
     lines += section("RELOAD") + paragraphs(CONFIG_RELOAD)
     lines += models_sections()
     lines += section("EXAMPLE") + example_config(config)

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("background", ("noemad.background",)),
     ("cognition", ("noemad.cognition",)),
     ("models", ("noemad.models",)),
+    ("governance", ("noemad.governance",)),
     ("records", ("noemad.stimuli", "noemad.minds", "noemad.timeline", "noemad.rules")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),

@@ -671,6 +671,7 @@ def test_a_memory_on_the_wire(world: World) -> None:
         "status": "active",
         "event_id": None,
         "derived_from": [a.id],
+        "tags": [],
     }
     results, _ = world.retrieve("ada", "deploy")
     out = dump(results[0])

@@ -228,7 +228,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.post(V1 + "/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
     async def remember(mind: MindName, body: MemoryIn) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
-        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance)
+        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance, tags=body.tags)
 
     @api.get(V1 + "/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(

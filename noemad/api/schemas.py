@@ -269,6 +269,7 @@ class MemoryIn(BodyIn):
     text: Text
     derived_from: list[Id] = Field(default_factory=list, max_length=63, description="Memories it generalises.")
     importance: float | None = Field(None, ge=0, le=1, description="Default: computed from the text and kind.")
+    tags: list[str] = Field(default_factory=list, max_length=20, description="Names for it (e.g. legal); recalled, they are governance evidence.")
 
 
 class MemoryList(BaseModel):

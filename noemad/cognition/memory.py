@@ -146,6 +146,8 @@ class Memory:
     status: MemoryStatus
     event_id: int | None
     derived_from: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    """Names an operator gave it (`noemactl remember --tag`); the tags of what a turn recalled are governance evidence."""
 
 
 @wire
@@ -296,8 +298,8 @@ def _memories(db: Database, ids: Sequence[int]) -> dict[int, Memory]:
     ):
         links.setdefault(memory_id, []).append(source)
     out: dict[int, Memory] = {}
-    for row in db.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN {_IDS}", [step]):
-        out[row[0]] = Memory(*row, derived_from=tuple(links.get(row[0], ())))
+    for row in db.execute(f"SELECT {_COLUMNS}, tags FROM memories WHERE id IN {_IDS}", [step]):
+        out[row[0]] = Memory(*row[:-1], derived_from=tuple(links.get(row[0], ())), tags=tuple(json.loads(row[-1] or "[]")))
     return out
 
 
@@ -417,6 +419,7 @@ def write_memory(
     derived_from: Iterable[int] = (),
     event_id: int | None = None,
     importance: float | None = None,
+    tags: Iterable[str] = (),
 ) -> tuple[Memory, Event]:
     """Store a memory and the `memory_created` event that records it (a writer job).
 
@@ -445,6 +448,7 @@ def write_memory(
     else:
         value = _check_importance(importance)
     sources = _ids(derived_from, "derived_from")
+    names = _tags(tags)
     linked = json.dumps(sources)  # checked and linked in one statement each, however many (consolidation: thousands)
     _check_memories_of(db, mind, sources, linked)
     for what, ref in (("cause", cause), ("event_id", event_id)):
@@ -453,9 +457,9 @@ def write_memory(
 
     created_at = iso(now)
     cur = db.execute(
-        "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id)"
-        " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?)",
-        [mind, kind, text, created_at, value, event_id],
+        "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
+        " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
+        [mind, kind, text, created_at, value, event_id, json.dumps(names)],
     )
     memory_id = int(cur.lastrowid or 0)
     db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(text)]])
@@ -467,6 +471,8 @@ def write_memory(
     data: dict[str, Any] = {"kind": kind, "importance": value}
     if sources:
         data["derived_from"] = len(sources)  # all of them, cited or not
+    if names:
+        data["tags"] = list(names)
     event = append(
         db,
         EventDraft(
@@ -494,6 +500,7 @@ def write_memory(
         status="active",
         event_id=event_id,
         derived_from=sources,
+        tags=names,
     )
     return memory, event
 
@@ -609,6 +616,21 @@ def _preview(text: str, width: int = 80) -> str:
     """The first line of `text`, cut to `width` characters: what a timeline node shows."""
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+MAX_TAGS = 20
+_TAG = re.compile(r"[\w][\w.:\-]{0,63}")
+
+
+def _tags(values: Iterable[str]) -> tuple[str, ...]:
+    """Tags as given, each once, in order; `InvalidInput` for one that is not a short name."""
+    names = tuple(dict.fromkeys(values))
+    for name in names:
+        if not isinstance(name, str) or not _TAG.fullmatch(name):
+            raise InvalidInput(f"a memory tag is a name of letters, digits, '.', ':' or '-' (at most 64), such as legal; not {name!r:.60}")
+    if len(names) > MAX_TAGS:
+        raise InvalidInput(f"a memory has at most {MAX_TAGS} tags, not {len(names)}")
+    return names
 
 
 def _check_kind(kind: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from noemad.turn.govern import GovernanceCounts
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
 
@@ -172,3 +173,5 @@ class GateStatus:
     """Rules that would swallow DMs or mentions ahead of the rules that handle them."""
     since: IsoTime
     """When these counters started (the gate started with the daemon)."""
+    governance: GovernanceCounts | None = None
+    """The governance gate's passes on the mind's drafts since `since`: fired and skipped, by status and trigger."""

@@ -14,7 +14,7 @@ the answers): rule 1 is the first one asked.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 from sqlite_utils import Database
@@ -29,6 +29,7 @@ from noemad.minds import get_mind
 from noemad.rules import probe, table
 from noemad.rules.shape import behaviour_data, read_behaviour, read_rule
 from noemad.store import Store
+from noemad.turn.govern import governance_counts
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
 if TYPE_CHECKING:
@@ -227,12 +228,16 @@ class Gating:
         if actor is None:
             get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
-        return actor.gate.status(self.clock.now())
+        return self._with_governance(actor.gate.status(self.clock.now()))
+
+    def _with_governance(self, status: GateStatus) -> GateStatus:
+        """`status` with the mind's governance counts since its gate started."""
+        return replace(status, governance=governance_counts(self.store.reader(), status.mind, status.since))
 
     def gate_overview(self) -> GateOverview:
         """Every running mind's gate, by name."""
         now = self.clock.now()
-        return GateOverview(minds=[actor.gate.status(now) for _, actor in sorted(self.actors.items())])
+        return GateOverview(minds=[self._with_governance(actor.gate.status(now)) for _, actor in sorted(self.actors.items())])
 
     # sleep -------------------------------------------------------------------
 

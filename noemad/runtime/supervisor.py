@@ -291,7 +291,8 @@ class Supervisor(Reads, Gating):
         return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
 
     async def remember(
-        self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator"
+        self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator",
+        tags: list[str] | None = None,
     ) -> Memory:
         """Store an operator's memory with its memory_created event."""
         self._check_open()
@@ -300,7 +301,7 @@ class Supervisor(Reads, Gating):
         memory, _ = await self.store.writer.run(
             lambda db: write_memory(
                 db, mind=mind, kind=kind, text=text, now=now, actor=actor, cause=None, cycle_id=None,
-                derived_from=derived_from, importance=importance,
+                derived_from=derived_from, importance=importance, tags=tags or (),
             )
         )
         return memory

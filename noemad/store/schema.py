@@ -437,3 +437,11 @@ def m011_token_ratios(db: Database) -> None:
         ) WITHOUT ROWID;
         """,
     )
+
+
+@migrations()
+def m012_memory_tags(db: Database) -> None:
+    # A memory's tags (a JSON array of names), set by an operator (noemactl
+    # remember --tag, the API); written by noemad.cognition.memory. The turn
+    # hands the tags of what it recalled to governance as evidence.
+    _run(db, "ALTER TABLE memories ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';")

@@ -7,10 +7,13 @@ A turn takes every stimulus stored since the mind's last turn:
 2. with a `respond` model and a message among them, a drafted reply to the
    newest message, from the respond context (with `[gate] mind_tools`, the
    model may use its tools first: list and change its wake rules, or skip);
-3. the reply emitted as an event (or `reply_failed`, or `reply_skipped`);
-4. the narrative updated, after the reply so it counts among what the mind
+3. governance (`govern.py`): with a `critic` model, the deterministic gate
+   decides whether the critic reviews the draft (a `governance` event), and a
+   REVISE verdict has the draft written once more;
+4. the reply emitted as an event (or `reply_failed`, or `reply_skipped`);
+5. the narrative updated, after the reply so it counts among what the mind
    did recently;
-5. the narrative rephrased, if the mind's settings ask for it.
+6. the narrative rephrased, if the mind's settings ask for it.
 
 No model call happens inside a writer job: each step that writes commits
 before the next one calls a model.
@@ -29,6 +32,7 @@ from noemad.store import Store
 from noemad.turn.context import answered, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
+from noemad.turn.govern import govern_reply
 from noemad.turn.narrative import rephrase_narrative, update_narrative
 from noemad.turn.tools import MindTools, SkipReply
 
@@ -75,6 +79,10 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
         tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
         context = respond_context(store.reader(), turn.mind, turn.settings, gateway.model_for(turn.mind, "respond"))
         drafted = await draft_reply(gateway, context, tools)
+        if drafted is not None and not (tools and tools.skip):
+            drafted = await govern_reply(
+                store, clock, gateway, turn.mind, turn.settings, message, turn.cycle_id, context, drafted, cycle.retrieved
+            )
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
             parents = turn.stimuli[-MAX_LINKS:]

@@ -1,0 +1,121 @@
+"""What the governance gate costs per draft, and how often it fires the critic against always-on.
+
+    .venv/bin/python bench/governance.py [--rounds R]
+
+Decision time: `GovernanceCapability.decide` (the default selective policy,
+three sensitive terms, two sensitive tags, a read-only tool, evidence for
+fabrication findings) on every draft of a traffic mix, each timed alone
+(perf_counter_ns) with the detectors' caches emptied before it, so each
+figure is a cold decision (the daemon sees each draft once). Goal: p50 <=
+100 µs.
+
+Firing rate: a busy mind's 20 turns (the specification's "high-turn
+production traffic") in five languages: eleven acknowledgments of chat
+("thanks for the update" → "got it, thanks") and nine turns with a risk
+signal (a number, a name, a request for action, a mutating tool, a
+fabrication, a recalled sensitive tag). Always-on reviews all 20; the goal
+is at most 10 of 20 with no false skip (a risky turn skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from noemad.governance import GovernanceCapability, GovernanceSubject, TurnEvidence  # noqa: E402
+from noemad.governance import acks, claims, text  # noqa: E402
+
+WINDOW = ("alice: can you look at the deploy later", "ada: sure", "alice: the invoice for ACME is 1200 dollars")
+
+# (message answered, draft, tools called, recalled tags, risky?)
+MIX: list[tuple[str, str, tuple[str, ...], tuple[str, ...], bool]] = [
+    ("Thanks for the update!", "Got it, thanks!", (), (), False),
+    ("Thanks, that helps", "You're welcome!", (), (), False),
+    ("Great work today", "Thanks so much!", (), (), False),
+    ("I'll be offline tomorrow", "Noted, thanks for letting me know.", (), (), False),
+    ("Gracias por la ayuda", "¡De nada!", (), (), False),
+    ("Te aviso cuando termine", "Vale, perfecto.", (), (), False),
+    ("Danke für die Info", "Alles klar, danke dir!", (), (), False),
+    ("Ich melde mich später", "In Ordnung, danke!", (), (), False),
+    ("Merci pour ton aide", "Avec plaisir !", (), (), False),
+    ("Obrigado pela ajuda", "De nada, disponha!", (), (), False),
+    ("Good morning!", "Good morning!", ("search",), (), False),  # a read-only tool: still an ack
+    ("How much is the ACME invoice?", "It is 1,200 dollars.", (), (), True),
+    ("Please send the invoice to Alice", "Got it, sending it now.", ("send_email",), (), True),
+    ("Can you schedule the review?", "Sure, will do.", (), (), True),
+    ("What's the status?", "Bob approved it yesterday.", (), (), True),
+    ("Thanks!", "Got it, thanks!", (), ("legal",), True),
+    ("Who owns the deploy?", "Carol owns it, per the runbook at wiki/deploys.", (), (), True),
+    ("¿Cuándo es la reunión?", "El martes a las diez.", (), (), True),
+    ("Kannst du das erledigen?", "Mache ich.", (), (), True),
+    ("明天见", "了解しました", (), (), True),  # a message in no known language: ambiguous intent fires
+]
+
+
+def capability() -> GovernanceCapability:
+    return GovernanceCapability.compose(
+        sensitive_terms=("jurisdiccion", "clausula", "diagnosis"), sensitive_tags=("legal", "medical"), read_only_tools=("search",)
+    )
+
+
+def turn(message: str, tools: tuple[str, ...], tags: tuple[str, ...]) -> TurnEvidence:
+    return TurnEvidence(message=message, tool_calls=tools, evidence=(*WINDOW, message), recalled_tags=tags)
+
+
+def cold() -> None:
+    claims.draft_claims.cache_clear()
+    acks.ack_language.cache_clear()
+    text.fold.cache_clear()
+
+
+def timings(rounds: int) -> list[float]:
+    cap = capability()
+    best: list[float] | None = None
+    for _ in range(rounds):
+        samples: list[float] = []
+        for message, draft, tools, tags, _risky in MIX * 25:
+            subject, evidence = GovernanceSubject(draft), turn(message, tools, tags)
+            cold()
+            start = time.perf_counter_ns()
+            cap.decide(subject, evidence)
+            samples.append((time.perf_counter_ns() - start) / 1000)
+        if best is None or statistics.median(samples) < statistics.median(best):
+            best = samples
+    assert best is not None
+    return best
+
+
+def firing() -> tuple[int, int, list[str]]:
+    cap = capability()
+    fired = 0
+    false_skips: list[str] = []
+    for message, draft, tools, tags, risky in MIX:
+        decision = cap.decide(GovernanceSubject(draft), turn(message, tools, tags))
+        fired += decision.fire
+        if risky and not decision.fire:
+            false_skips.append(draft)
+    return fired, len(MIX), false_skips
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    samples = sorted(timings(args.rounds))
+    p50, p95 = statistics.median(samples), samples[int(len(samples) * 0.95)]
+    print(f"decide, cold, {len(samples)} drafts, best of {args.rounds} rounds (µs per draft)")
+    print(f"  p50 {p50:6.1f}  p95 {p95:6.1f}  mean {statistics.fmean(samples):6.1f}   (goal: p50 <= 100)")
+    fired, total, false_skips = firing()
+    print(f"critic firing: {fired}/{total} selective vs {total}/{total} always-on   (goal: <= 10/20, no false skip)")
+    print(f"false skips: {len(false_skips)}" + (f" {false_skips}" if false_skips else ""))
+    return 0 if p50 <= 100 and fired <= total // 2 and not false_skips else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

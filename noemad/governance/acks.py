@@ -1,0 +1,113 @@
+"""Whether a draft is a trivial acknowledgment: short, claim-free, and the whole of it an ack in a known language.
+
+The draft is folded (`text.fold`), cut into clauses at punctuation and at
+"and" in the known languages, and each clause must be one of the
+acknowledgment clauses of one language (`languages.ACK_CLAUSES`); "ok" and
+the ack emoji (👍 👌 🙏 …) go with any language. So "Got it, thanks!",
+"Vale, gracias", "Alles klar, danke dir", "D'accord, merci" and "Pode
+deixar, obrigado" are acks, and "Got it, sending the invoice to Alice" is
+not (one clause is not an ack), nor is "了解です、明日やります" (a clause
+outside the closed phrases), nor anything in a language not listed: every
+ambiguity fires.
+
+A draft with a question mark, quotes or brackets is never an ack, nor one
+over `MAX_CHARS` characters or `MAX_WORDS` words, nor one with any claim
+(`claims.draft_has_claims`). An adopter's `trivial_ack_patterns` (regular
+expressions matched against the whole draft, case-insensitively, as
+written or folded) add acks on top of the built-in ones; the length and
+claim checks hold for them too.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+from noemad.governance import languages
+from noemad.governance.claims import draft_has_claims
+from noemad.governance.text import fold
+
+MAX_CHARS = 160
+MAX_WORDS = 20
+
+_SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s|\s(?:and|y|e|und|et|en|и)\s)\s*")
+_NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
+_EMOJI_CATEGORIES = ("So", "Sk", "Cs")
+_ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
+_ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})
+
+
+def _without_emoji(draft: str) -> tuple[str, list[str]]:
+    text: list[str] = []
+    emoji: list[str] = []
+    for char in draft:
+        if unicodedata.category(char) in _EMOJI_CATEGORIES or char in "\ufe0f\u200d":
+            emoji.append(char)
+            text.append(" ")
+        else:
+            text.append(char)
+    return "".join(text), emoji
+
+
+def _clauses(text: str) -> list[str]:
+    folded = fold(text).replace("’", "'").replace("`", "'")
+    return [c.strip(" '-") for c in _SPLIT.split(folded) if c.strip(" '-")]
+
+
+def _language_of(clauses: Sequence[str]) -> str | None:
+    """The one language every clause is an ack of (yes-words only beside another ack), or None."""
+    for lang, acks in _ACKS.items():
+        plain = 0
+        for clause in clauses:
+            if clause in acks or clause in _ANY_LANGUAGE:
+                plain += 1
+                continue
+            head, _, rest = clause.partition(" ")
+            if clause in languages.YES_WORDS:
+                continue
+            if head in languages.YES_WORDS and (rest in acks or rest in _ANY_LANGUAGE):
+                plain += 1
+                continue
+            break
+        else:
+            if plain:
+                return lang
+    return None
+
+
+@lru_cache(maxsize=2048)
+def ack_language(draft: str) -> str | None:
+    """The language `draft` is a built-in acknowledgment in ("en", "es", …, "emoji"), or None: not a trivial ack."""
+    if len(draft) > MAX_CHARS or _NEVER.search(draft):
+        return None
+    text, emoji = _without_emoji(draft)
+    if len(text.split()) > MAX_WORDS:
+        return None
+    clauses = _clauses(text)
+    if not clauses:
+        reaction = "".join(c for c in emoji if c not in "\ufe0f\u200d")
+        return "emoji" if reaction and all(c in "".join(languages.ACK_EMOJI) for c in reaction) else None
+    if draft_has_claims(text):
+        return None
+    return _language_of(clauses)
+
+
+def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """Adopter patterns compiled case-insensitively; `re.error` for one that is not a regular expression."""
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+def draft_is_trivial_ack(draft: str, patterns: Sequence[re.Pattern[str] | str] = ()) -> bool:
+    """Whether the whole of `draft` is a short, claim-free acknowledgment in a recognized language (or matches `patterns`)."""
+    if ack_language(draft) is not None:
+        return True
+    if not patterns or len(draft) > MAX_CHARS or len(draft.split()) > MAX_WORDS or draft_has_claims(draft):
+        return False
+    stripped, folded = draft.strip(), fold(draft)
+    for pattern in patterns:
+        compiled = re.compile(pattern, re.IGNORECASE) if isinstance(pattern, str) else pattern
+        if compiled.fullmatch(stripped) or compiled.fullmatch(folded):
+            return True
+    return False
