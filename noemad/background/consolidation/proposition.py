@@ -24,8 +24,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from noemad.background.consolidation.clustering import Cluster
 from noemad.background.consolidation.tokenise import strip_speaker
@@ -41,11 +40,8 @@ SPEAKERS_NAMED = 3
 PROMPT_EPISODES = 20  # episodes a plan orders for the model's prompt, most representative first
 
 
-_ID, _CREATED, _SPEAKER = itemgetter(0), itemgetter(2), itemgetter(3)  # of an EpisodeInfo
-
-
 class EpisodeInfo(NamedTuple):
-    """What a cluster's proposition and evidence need of one episode (a named tuple: one per clustered episode)."""
+    """What a cluster's proposition and evidence need of one episode."""
 
     id: int
     text: str
@@ -55,12 +51,41 @@ class EpisodeInfo(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Episodes(Sequence[EpisodeInfo]):
+    """A cluster's episodes as parallel columns, in id order; an EpisodeInfo is made only for one asked for.
+
+    Columns, not a row per episode: a cluster holds up to tens of thousands
+    of episodes, and only its representative and the few shown to a model
+    are ever needed one by one (the writes take the columns).
+    """
+
+    ids: Sequence[int]
+    texts: Sequence[str]
+    created: Sequence[str]
+    speakers: Sequence[str]
+    brought_by: Sequence[int]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> EpisodeInfo: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[EpisodeInfo]: ...
+    def __getitem__(self, i: int | slice) -> EpisodeInfo | list[EpisodeInfo]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return EpisodeInfo(self.ids[i], self.texts[i], self.created[i], self.speakers[i], self.brought_by[i])
+
+
+
+@dataclass(frozen=True)
 class Plan:
     """A cluster ready to word and write."""
 
     index: int
     cluster: Cluster
-    episodes: tuple[EpisodeInfo, ...]  # in id order
+    episodes: Episodes  # in id order
     key_terms: tuple[str, ...]  # stems
     words: dict[str, str]  # stem -> the word the representative spells it with, in the order it does
     representative: EpisodeInfo
@@ -114,10 +139,10 @@ def _spellings(text: str, stems: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets: Sequence[Collection[str]]) -> Plan:
+def plan(index: int, found: Cluster, episodes: Episodes, term_sets: Sequence[Collection[str]]) -> Plan:
     """Key terms, representative, speakers and plain proposition of one cluster.
 
-    `episodes` and `term_sets` are the cluster's, in the order of `found.members`.
+    `episodes` and `term_sets` are the cluster's, in the order of `found.members` (id order).
     """
     size = len(episodes)
     counts: Counter[str] = Counter(chain.from_iterable(term_sets))
@@ -136,19 +161,18 @@ def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets:
         floor, taken = level, taken + levels[level]
         if taken >= PROMPT_EPISODES:
             break
+    texts, created, ids = episodes.texts, episodes.created, episodes.ids
     ranked = []
     for i, h in enumerate(hits):
         if h >= floor:
-            e = episodes[i]
-            head, sep, body = e.text.partition(": ")  # strip_speaker, inlined: this runs once per episode
+            head, sep, body = texts[i].partition(": ")  # strip_speaker, inlined: this runs for many episodes
             body = body if sep else head
-            ranked.append((-h, len(body), body, e.created_at, e.id, i))
+            ranked.append((-h, len(body), body, created[i], ids[i], i))
     order = [r[-1] for r in heapq.nsmallest(PROMPT_EPISODES, ranked)]
     representative = episodes[order[0]]
     words = _spellings(representative.text, key_terms)
-    by_speaker = Counter(map(_SPEAKER, episodes))
+    by_speaker = Counter(episodes.speakers)
     speakers = tuple(sorted(by_speaker.items(), key=lambda kv: (-kv[1], kv[0])))
-    created = list(map(_CREATED, episodes))
     first, last = min(created), max(created)
     text = plain_proposition(speakers, list(words.values()), size, first, last, strip_speaker(representative.text))
     proposition, _ = check_proposition(text, "x")  # cleaned exactly as the belief stores it
@@ -156,11 +180,11 @@ def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets:
     return Plan(
         index=index,
         cluster=found,
-        episodes=tuple(sorted(episodes, key=_ID)),
+        episodes=episodes,
         key_terms=key_terms,
         words=words,
         representative=representative,
-        ordered=tuple(episodes[i] for i in order),
+        ordered=tuple(map(episodes.__getitem__, order)),
         speakers=speakers,
         plain=proposition,
         subject=subject,
