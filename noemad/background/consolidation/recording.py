@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from sqlite_utils import Database
 
 from noemad.background.consolidation.proposition import Episodes
 from noemad.clock import iso
-from noemad.cognition.beliefs import NewEvidence, add_evidence_many, find_by_proposition
+from noemad.cognition.beliefs import EvidenceColumns, add_evidence_many, find_by_proposition
 from noemad.cognition.memory import write_memory
 from noemad.events import Event, EventDraft, Ref, append
 
@@ -88,8 +87,9 @@ def write_cluster(
     ids, speakers, brought_by = episodes.ids, episodes.speakers, episodes.brought_by
     refs = [Ref("model_call", model_call)] if model_call is not None else []
     refs.extend(Ref("memory", memory_id) for memory_id in ids[: MAX_REFS - len(refs)])
-    # One item per episode, made in C (tuple.__new__ as NewEvidence._make does): there are tens of thousands.
-    items = list(map(tuple.__new__, repeat(NewEvidence), zip(repeat("support"), repeat(EPISODE_WEIGHT), speakers, brought_by, repeat(None))))
+    # One item per episode, given as columns: there are tens of thousands, and no row need be built for each.
+    n = len(ids)
+    items = EvidenceColumns(("support",) * n, (EPISODE_WEIGHT,) * n, speakers, brought_by, (None,) * n)
     added = add_evidence_many(
         db,
         mind=mind,
