@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
