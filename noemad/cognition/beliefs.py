@@ -419,6 +419,22 @@ class NewEvidence(NamedTuple):
     credibility: float | None = None
 
 
+class EvidenceColumns(NamedTuple):
+    """Items of evidence for `add_evidence_many` as parallel columns, one value per item in each.
+
+    What a bulk writer that already holds columns passes (consolidation:
+    one item per episode, tens of thousands), so that no row is built per
+    item only to be taken apart again. `credibilities` holds None where the
+    mind's trust in the source is meant.
+    """
+
+    stances: Sequence[Literal["support", "contradict"]]
+    weights: Sequence[float]
+    sources: Sequence[str]
+    brought_by: Sequence[int]
+    credibilities: Sequence[float | None]
+
+
 @dataclass(frozen=True)
 class EvidenceAdded:
     """What `add_evidence_many` wrote.
@@ -493,7 +509,7 @@ def add_evidence_many(
     proposition: str,
     subject: str,
     kind: str,
-    items: Sequence[NewEvidence],
+    items: Sequence[NewEvidence] | EvidenceColumns,
     now: float,
     actor: str,
     cause: int | None,
@@ -512,14 +528,19 @@ def add_evidence_many(
     once from all of the belief's evidence (a pinned or rejected belief
     records the items without being moved). Every `brought_by` must be an
     event of the mind; everything is checked before anything is written.
+    `items` may come as columns (`EvidenceColumns`) rather than rows.
     """
     proposition, subject_key = check_proposition(proposition, subject)
     if kind not in KINDS:
         raise InvalidInput(f"epistemic kind {kind!r} is not one of {', '.join(KINDS)}")
-    if not items:
-        raise InvalidInput("add_evidence_many needs at least one item of evidence")
     # Checked and written column by column, in C where it can be: consolidation adds tens of thousands of items at once.
-    stances, weights, sources, brought_by, credibilities = zip(*items)
+    columns = items if isinstance(items, EvidenceColumns) else EvidenceColumns(*zip(*items)) if items else None
+    if columns is None or not columns.stances:
+        raise InvalidInput("add_evidence_many needs at least one item of evidence")
+    stances, weights, sources, brought_by, credibilities = columns
+    count = len(stances)
+    if any(len(column) != count for column in columns):
+        raise InvalidInput("every column of evidence has one value per item")
     by_stance = Counter(stances)
     wrong = set(by_stance) - {"support", "contradict"}
     if wrong:
@@ -601,7 +622,7 @@ def add_evidence_many(
             subject=Ref("belief", belief_id),
             data=BeliefChange(
                 before_conf, after, before_status, new_status, held=_held(before_status, new_conf is not None),
-                evidence=EvidenceBatch(len(items), first_id, last_id, support, len(items) - support),
+                evidence=EvidenceBatch(count, first_id, last_id, support, count - support),
                 sources=listed, sources_total=len(by_source),
             ).to_data(),
         ),

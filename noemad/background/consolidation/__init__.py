@@ -24,7 +24,7 @@ The package, in the order a run takes it:
 from noemad.background.consolidation.clustering import LIFT_FLOOR, MAX_TERMS, MIN_COSINE, MIN_LIFT, Cluster, cluster
 from noemad.background.consolidation.generalise import GENERALISING_WORDS, SYSTEM, Wording, prompt_text, unsupported, word
 from noemad.background.consolidation.job import DEFAULT_MIN_EPISODES, DEFAULT_WINDOW, run, summary
-from noemad.background.consolidation.proposition import EpisodeInfo, Plan, plain_proposition, plan, who
+from noemad.background.consolidation.proposition import EpisodeInfo, Episodes, Plan, plain_proposition, plan, who
 from noemad.background.consolidation.recording import ACTOR, EPISODE_WEIGHT, KIND, Skipped, Written, record, write_cluster
 from noemad.background.consolidation.rejection import DEFAULT_REASON, REJECTED, generalisation_belief, reject
 from noemad.background.consolidation.select import Window, load_episodes, load_speakers, load_window
@@ -32,7 +32,7 @@ from noemad.background.consolidation.tokenise import Terms, episode_terms, strip
 
 __all__ = [
     "ACTOR", "DEFAULT_MIN_EPISODES", "DEFAULT_REASON", "DEFAULT_WINDOW", "EPISODE_WEIGHT", "GENERALISING_WORDS", "KIND",
-    "LIFT_FLOOR", "MAX_TERMS", "MIN_COSINE", "MIN_LIFT", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Plan", "Skipped",
+    "LIFT_FLOOR", "MAX_TERMS", "MIN_COSINE", "MIN_LIFT", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Episodes", "Plan", "Skipped",
     "Terms", "Window", "Wording", "Written", "cluster", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
     "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "terms",
     "unsupported", "who", "word", "write_cluster",

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter
 from typing import Any
 
 from noemad.background.consolidation.clustering import Cluster, cluster
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
-from noemad.background.consolidation.proposition import SPEAKERS_NAMED, EpisodeInfo, Plan, plan
+from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
 from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
 from noemad.background.consolidation.tokenise import Terms, episode_terms
@@ -35,7 +33,6 @@ from noemad.wire import dump
 DEFAULT_WINDOW = "30d"
 DEFAULT_MIN_EPISODES = 3
 WRITE_AHEAD = 8  # cluster writes queued on the writer at once
-_WRITTEN_FIELDS = attrgetter("id", "speaker", "brought_by")  # of an EpisodeInfo: what write_cluster takes
 
 
 @dataclass
@@ -69,18 +66,17 @@ def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Foun
 
 
 def _plan(found: _Found, index: int) -> Plan:
-    """Plan one cluster, in a worker thread (while the writer writes the clusters before it)."""
+    """Plan one cluster, in a worker thread (while the writer writes the clusters before it): its episodes as columns."""
     c = found.clusters[index]
     w = found.window
-    ids = list(map(w.ids.__getitem__, c.members))
-    stimuli = list(map(w.stimuli.__getitem__, c.members))
-    speakers = map(found.speakers.get, stimuli, repeat(UNKNOWN_SPEAKER))  # None (no stimulus) is no key: unknown
-    brought_by: Iterable[int | None] = stimuli
+    members = c.members
+    ids = list(map(w.ids.__getitem__, members))
+    stimuli = list(map(w.stimuli.__getitem__, members))
+    speakers = list(map(found.speakers.get, stimuli, repeat(UNKNOWN_SPEAKER)))  # None (no stimulus) is no key: unknown
+    brought_by: list[int | None] = stimuli
     if None in stimuli:
         brought_by = [found.written_by.get(i) if s is None else s for i, s in zip(ids, stimuli)]
-    rows = zip(ids, map(w.texts.__getitem__, c.members), map(w.created.__getitem__, c.members), speakers, brought_by)
-    # One EpisodeInfo per clustered episode, made in C: tuple.__new__ over the rows, as EpisodeInfo._make does.
-    episodes = list(map(tuple.__new__, repeat(EpisodeInfo), rows))
+    episodes = Episodes(ids, list(map(w.texts.__getitem__, members)), list(map(w.created.__getitem__, members)), speakers, brought_by)  # type: ignore[arg-type]
     return plan(index, c, episodes, found.terms_of(c))
 
 
@@ -146,7 +142,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
             else:
                 w = Wording(p.plain, reason="no_calls", detail=f"the run's {getattr(ctx.settings, 'model_calls', 0)} model calls are used")
             wordings.append(w)
-            job = _writer_job(ctx, p, w, list(map(_WRITTEN_FIELDS, p.episodes)), found.cause)
+            job = _writer_job(ctx, p, w, found.cause)
             pending.append((p, w, asyncio.wrap_future(ctx.store.writer.submit(job))))
             if len(pending) >= WRITE_AHEAD:
                 await settle_one()
@@ -208,10 +204,10 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     return outputs
 
 
-def _writer_job(ctx: JobContext, p: Plan, w: Wording, episodes: list[tuple[int, str, int]], cause: int | None) -> Any:
+def _writer_job(ctx: JobContext, p: Plan, w: Wording, cause: int | None) -> Any:
     mind, job_id, now = ctx.mind, ctx.job.id, ctx.now()
     model_call = w.call_id if w.worded_by == "model" else None
     return lambda db: write_cluster(
-        db, mind=mind, job_id=job_id, proposition=w.text, subject=p.subject, episodes=episodes,
+        db, mind=mind, job_id=job_id, proposition=w.text, subject=p.subject, episodes=p.episodes,
         model_call=model_call, cause=cause, now=now,
     )

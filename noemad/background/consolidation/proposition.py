@@ -19,13 +19,12 @@
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
-from operator import itemgetter
-from typing import NamedTuple
+from itertools import chain, compress, repeat
+from operator import add, ge, mul, sub
+from typing import NamedTuple, overload
 
 from noemad.background.consolidation.clustering import Cluster
 from noemad.background.consolidation.tokenise import strip_speaker
@@ -41,11 +40,8 @@ SPEAKERS_NAMED = 3
 PROMPT_EPISODES = 20  # episodes a plan orders for the model's prompt, most representative first
 
 
-_ID, _CREATED, _SPEAKER = itemgetter(0), itemgetter(2), itemgetter(3)  # of an EpisodeInfo
-
-
 class EpisodeInfo(NamedTuple):
-    """What a cluster's proposition and evidence need of one episode (a named tuple: one per clustered episode)."""
+    """What a cluster's proposition and evidence need of one episode."""
 
     id: int
     text: str
@@ -55,12 +51,41 @@ class EpisodeInfo(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Episodes(Sequence[EpisodeInfo]):
+    """A cluster's episodes as parallel columns, in id order; an EpisodeInfo is made only for one asked for.
+
+    Columns, not a row per episode: a cluster holds up to tens of thousands
+    of episodes, and only its representative and the few shown to a model
+    are ever needed one by one (the writes take the columns).
+    """
+
+    ids: Sequence[int]
+    texts: Sequence[str]
+    created: Sequence[str]
+    speakers: Sequence[str]
+    brought_by: Sequence[int]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> EpisodeInfo: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[EpisodeInfo]: ...
+    def __getitem__(self, i: int | slice) -> EpisodeInfo | list[EpisodeInfo]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return EpisodeInfo(self.ids[i], self.texts[i], self.created[i], self.speakers[i], self.brought_by[i])
+
+
+
+@dataclass(frozen=True)
 class Plan:
     """A cluster ready to word and write."""
 
     index: int
     cluster: Cluster
-    episodes: tuple[EpisodeInfo, ...]  # in id order
+    episodes: Episodes  # in id order
     key_terms: tuple[str, ...]  # stems
     words: dict[str, str]  # stem -> the word the representative spells it with, in the order it does
     representative: EpisodeInfo
@@ -114,10 +139,41 @@ def _spellings(text: str, stems: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets: Sequence[Collection[str]]) -> Plan:
+def _most_representative(episodes: Episodes, hits: list[int]) -> list[int]:
+    """Indices of the PROMPT_EPISODES most representative episodes, most first, given how many key terms each holds.
+
+    The order: the most key terms, then the shortest body (prefix stripped),
+    the first body in code-point order, the earliest, the lowest id (ids are
+    unique: a total order). The first two are cheap and decide almost
+    everything, so they are computed for every episode as one number, in C,
+    and the whole key only for the episodes whose number is at most the
+    PROMPT_EPISODES-th smallest (the others cannot come first).
+    """
+    texts = episodes.texts
+    top = max(hits)
+    colon = list(map(str.find, texts, repeat(": ")))
+    # len(body) = len(text) - (where ": " starts + 2), or len(text) when there is no ": "
+    body_len = list(map(sub, map(len, texts), map(add, colon, repeat(2))))
+    if -1 in colon:
+        body_len = [n + 1 if c == -1 else n for n, c in zip(body_len, colon)]
+    scale = max(body_len) + 1
+    # (fewest key terms missing, shortest body) as one int: compared as the tuple would be
+    rough = list(map(add, map(mul, map(sub, repeat(top), hits), repeat(scale)), body_len))
+    cut = sorted(rough)[min(PROMPT_EPISODES, len(rough)) - 1]
+    created, ids = episodes.created, episodes.ids
+    ranked = []
+    for i in compress(range(len(rough)), map(ge, repeat(cut), rough)):
+        start = colon[i]
+        body = texts[i] if start < 0 else texts[i][start + 2:]
+        ranked.append((rough[i], body, created[i], ids[i], i))
+    ranked.sort()
+    return [r[-1] for r in ranked[:PROMPT_EPISODES]]
+
+
+def plan(index: int, found: Cluster, episodes: Episodes, term_sets: Sequence[Collection[str]]) -> Plan:
     """Key terms, representative, speakers and plain proposition of one cluster.
 
-    `episodes` and `term_sets` are the cluster's, in the order of `found.members`.
+    `episodes` and `term_sets` are the cluster's, in the order of `found.members` (id order).
     """
     size = len(episodes)
     counts: Counter[str] = Counter(chain.from_iterable(term_sets))
@@ -126,41 +182,23 @@ def plan(index: int, found: Cluster, episodes: Sequence[EpisodeInfo], term_sets:
     key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
     keys = set(key_terms)
 
-    # The most representative: the most key terms, then the shortest body, the first in code-point order, the earliest, the lowest id.
-    # Keys are unique (ids): a total order. Only the episodes holding the most key terms can come first, so the
-    # rest of the key is computed for those (down to as many levels as PROMPT_EPISODES needs).
-    hits = list(map(len, map(keys.intersection, term_sets)))
-    levels = Counter(hits)
-    floor, taken = 0, 0
-    for level in sorted(levels, reverse=True):
-        floor, taken = level, taken + levels[level]
-        if taken >= PROMPT_EPISODES:
-            break
-    ranked = []
-    for i, h in enumerate(hits):
-        if h >= floor:
-            e = episodes[i]
-            head, sep, body = e.text.partition(": ")  # strip_speaker, inlined: this runs once per episode
-            body = body if sep else head
-            ranked.append((-h, len(body), body, e.created_at, e.id, i))
-    order = [r[-1] for r in heapq.nsmallest(PROMPT_EPISODES, ranked)]
+    order = _most_representative(episodes, list(map(len, map(keys.intersection, term_sets))))
     representative = episodes[order[0]]
     words = _spellings(representative.text, key_terms)
-    by_speaker = Counter(map(_SPEAKER, episodes))
+    by_speaker = Counter(episodes.speakers)
     speakers = tuple(sorted(by_speaker.items(), key=lambda kv: (-kv[1], kv[0])))
-    created = list(map(_CREATED, episodes))
-    first, last = min(created), max(created)
+    first, last = min(episodes.created), max(episodes.created)
     text = plain_proposition(speakers, list(words.values()), size, first, last, strip_speaker(representative.text))
     proposition, _ = check_proposition(text, "x")  # cleaned exactly as the belief stores it
     subject = " ".join(words.get(t, t) for t in found.pair)
     return Plan(
         index=index,
         cluster=found,
-        episodes=tuple(sorted(episodes, key=_ID)),
+        episodes=episodes,
         key_terms=key_terms,
         words=words,
         representative=representative,
-        ordered=tuple(episodes[i] for i in order),
+        ordered=tuple(map(episodes.__getitem__, order)),
         speakers=speakers,
         plain=proposition,
         subject=subject,

@@ -25,15 +25,14 @@ and memory, at most MAX_REFS refs. (The beliefs row lookup is raw SQL on
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from sqlite_utils import Database
 
+from noemad.background.consolidation.proposition import Episodes
 from noemad.clock import iso
-from noemad.cognition.beliefs import NewEvidence, add_evidence_many, find_by_proposition
+from noemad.cognition.beliefs import EvidenceColumns, add_evidence_many, find_by_proposition
 from noemad.cognition.memory import write_memory
 from noemad.events import Event, EventDraft, Ref, append
 
@@ -70,7 +69,7 @@ def write_cluster(
     job_id: int,
     proposition: str,
     subject: str,
-    episodes: Sequence[tuple[int, str, int]],
+    episodes: Episodes,
     model_call: int | None,
     cause: int | None,
     now: float,
@@ -78,17 +77,19 @@ def write_cluster(
 ) -> Written | Skipped:
     """Write one cluster (a writer job; atomic): the belief, the semantic memory, the consolidated rows.
 
-    `episodes` are (memory id, speaker, brought_by) in id order. See the
-    module docstring for what each write holds.
+    `episodes` are the cluster's, in id order (their ids, speakers and
+    brought_by columns are written). See the module docstring for what each
+    write holds.
     """
     same = find_by_proposition(db, mind, proposition)
     if same is not None and same.status == "rejected":
         return Skipped(same.id, f"belief {same.id} says the same and an operator rejected it")
-    ids, speakers, brought_by = zip(*episodes) if episodes else ((), (), ())
+    ids, speakers, brought_by = episodes.ids, episodes.speakers, episodes.brought_by
     refs = [Ref("model_call", model_call)] if model_call is not None else []
     refs.extend(Ref("memory", memory_id) for memory_id in ids[: MAX_REFS - len(refs)])
-    # One item per episode, made in C (tuple.__new__ as NewEvidence._make does): there are tens of thousands.
-    items = list(map(tuple.__new__, repeat(NewEvidence), zip(repeat("support"), repeat(EPISODE_WEIGHT), speakers, brought_by, repeat(None))))
+    # One item per episode, given as columns: there are tens of thousands, and no row need be built for each.
+    n = len(ids)
+    items = EvidenceColumns(("support",) * n, (EPISODE_WEIGHT,) * n, speakers, brought_by, (None,) * n)
     added = add_evidence_many(
         db,
         mind=mind,
