@@ -60,12 +60,23 @@ def _view() -> Any:
 
 
 def behaviour(
-    always: bool, defer: bool, debounce: int | None, rate_limit: str | None, sample: int | None, key_by: str | None
+    always: bool,
+    defer: bool,
+    debounce: int | None,
+    rate_limit: str | None,
+    sample: int | None,
+    key_by: str | None,
+    judge: int | None = None,
+    max_wait: int | None = None,
+    instructions: str | None = None,
 ) -> dict[str, Any] | None:
     """The behaviour the flags give (a one-key object), None when none is given.
 
     Two behaviour flags give a two-key object, which noemad refuses with its own sentence.
     """
+    if judge is None and (max_wait is not None or instructions is not None):
+        said = "--max-wait" if max_wait is not None else "--instructions"
+        raise BadInput(f"{said} belongs to a judge rule; give --judge MS (the quiet period before the batch is judged) with it")
     if key_by is not None and key_by not in KEY_BY:
         raise BadInput(f"--key-by {key_by!r} is not a key; use channel, author or none")
     if key_by is not None and rate_limit is None and sample is None:
@@ -84,6 +95,9 @@ def behaviour(
         found["rate_limit"] = {"tokens": int(tokens), "refill_ms": int(refill), **({"key_by": key_by} if key_by else {})}
     if sample is not None:
         found["passive_sample"] = {"every": sample, **({"key_by": key_by} if key_by else {})}
+    if judge is not None:
+        extra = {"max_wait_ms": max_wait} if max_wait is not None else {}
+        found["judge"] = {"debounce_ms": judge, **extra, **({"instructions": instructions} if instructions is not None else {})}
     return found or None
 
 
@@ -205,6 +219,24 @@ def rules_add(
     key_by: Annotated[
         str | None, typer.Option("--key-by", metavar="KEY", help="Count --rate-limit or --sample per channel, author or none.", show_default=False)
     ] = None,
+    judge: Annotated[
+        int | None,
+        typer.Option(
+            "--judge",
+            metavar="MS",
+            help="Gather a batch as --debounce does, then let the judge model decide: REPLY wakes the mind, WAIT does not"
+            " (needs [gate.judge] enabled = true on the daemon).",
+            show_default=False,
+        ),
+    ] = None,
+    max_wait: Annotated[
+        int | None,
+        typer.Option("--max-wait", metavar="MS", help="With --judge: judge the batch by MS ms even while messages keep coming.", show_default=False),
+    ] = None,
+    instructions: Annotated[
+        str | None,
+        typer.Option("--instructions", metavar="TEXT", help="With --judge: what the judge should wake the mind for (at most 4,000 characters).", show_default=False),
+    ] = None,
     passthrough: Annotated[
         bool, typer.Option("--passthrough", help="When --rate-limit or --sample denies, let later rules decide.")
     ] = False,
@@ -220,7 +252,7 @@ def rules_add(
 
     The answer is a probe table: what a DM, a mention, a reply to the mind, ambient human talk, ambient bot talk and an observation would do before and after.
     """
-    valued = (name, channel, author, text, debounce, rate_limit, sample, key_by)
+    valued = (name, channel, author, text, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
     flags_given = any(v is not None for v in valued) or any((kinds, flags, resets, regex, always, defer, passthrough))
     if rule_json is not None or file is not None:
         if rule_json is not None and file is not None:
@@ -231,10 +263,8 @@ def rules_add(
     else:
         if not flags_given:
             raise BadInput("say what the rule is: --name and a behaviour (--always, --defer, --debounce MS, ...), or --rule JSON")
-        body = rule_from_flags(
-            name, kinds or [], channel, author, flags or [], text, regex, behaviour(always, defer, debounce, rate_limit, sample, key_by),
-            passthrough, resets or [],
-        )
+        chosen = behaviour(always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
+        body = rule_from_flags(name, kinds or [], channel, author, flags or [], text, regex, chosen, passthrough, resets or [])
     s = session(ctx)
     data = s.client.add_rule(mind, body, position)
     s.present(data, json, lambda: _view().change(data))

@@ -120,6 +120,8 @@ def governance(data: dict[str, Any] | None) -> list[Text]:
     if not data:
         return []
     if not data.get("passes"):
+        if data.get("off"):
+            return [Text.assemble(("governance: off", "bold"), f": {data['off']}")]
         return [Text("governance: no drafts passed the gate yet", style="dim")]
     rate = data.get("firing_rate") or 0.0
     lines = [
@@ -132,6 +134,8 @@ def governance(data: dict[str, Any] | None) -> list[Text]:
     ]
     if data.get("triggers"):
         lines.append(Text(f"  fired by: {_counted(data['triggers'])}"))
+    if data.get("off"):
+        lines.append(Text(f"  off now: {data['off']}", style="bold"))
     return lines
 
 
@@ -309,30 +313,6 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
     out.extend(_lines("warning", data.get("warnings") or [], "bold yellow"))
     out.extend(governance(data.get("governance")))
     return out
-
-
-def _counted(counts: dict[str, int]) -> str:
-    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def governance(data: dict[str, Any] | None) -> list[Text]:
-    """The governance lines of gate-status: drafts passed, the critic's firing rate, statuses and triggers."""
-    if not data:
-        return []
-    if not data.get("passes"):
-        return [Text("governance: no drafts passed the gate yet", style="dim")]
-    rate = data.get("firing_rate") or 0.0
-    lines = [
-        Text.assemble(
-            ("governance: ", "bold"),
-            f"{data['passes']} drafts, critic fired {data['fired']} ({rate:.0%}), skipped {data['skipped']}"
-            + (f", revised {data['revised']}" if data.get("revised") else ""),
-        ),
-        Text(f"  statuses: {_counted(data.get('statuses') or {})}"),
-    ]
-    if data.get("triggers"):
-        lines.append(Text(f"  fired by: {_counted(data['triggers'])}"))
-    return lines
 
 
 def plain_lines(renderables: Sequence[RenderableType]) -> list[str]:

@@ -208,3 +208,32 @@ def test_the_gate_commands_do_not_import_the_engine_or_pydantic(noemad: Noemad, 
         out = subprocess.run([sys.executable, "-X", "importtime", "-m", "noemactl", *args], capture_output=True, text=True, timeout=60, env=env, cwd="/")
         assert out.returncode == 0, (args, out.stderr[-2000:])
         assert _forbidden_imports(out.stderr) == [], args
+
+
+def test_judge_flags_make_a_judge_rule_and_stray_judge_options_are_refused(place: Any) -> None:
+    from conftest import start_noemad
+
+    home = place / "home"
+    home.mkdir()
+    (home / "noemad.toml").write_text("[gate.judge]\nenabled = true\n")
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        change = daemon.ctl_json(
+            "rules", "add", "ada", "--name", "ambient", "--judge", "2000", "--max-wait", "20000", "--instructions", "garden questions"
+        )
+        [rule] = change["rules"]
+        assert rule["behaviour"] == {"judge": {"debounce_ms": 2000, "max_wait_ms": 20000, "instructions": "garden questions"}}
+        listed = ok(daemon.ctl("rules", "list", "ada"))
+        assert "judge after 2000 ms, at most 20000 ms with instructions" in listed
+        status = ok(daemon.ctl("gate-status", "ada"))  # no critic model here: say that drafts go out unreviewed
+        assert "governance: off: no critic model is configured ([models.critic]); drafts go out unreviewed" in status
+        stray = daemon.ctl("rules", "add", "ada", "--name", "x", "--max-wait", "5000")
+        assert stray.returncode != 0 and "give --judge MS" in stray.stderr and "Traceback" not in stray.stderr
+        assert [r["name"] for r in daemon.api("GET", "/minds/ada/rules").json()["rules"]] == ["ambient"]
+        clamped = ok(daemon.ctl("rules", "add", "ada", "--name", "y", "--judge", "5"))  # read at its least, and said so
+        assert "behaviour.judge.debounce_ms 5 is below the least allowed; read as 100 ms" in clamped
+        assert daemon.api("GET", "/minds/ada/rules").json()["rules"][1]["behaviour"] == {"judge": {"debounce_ms": 100}}
+    finally:
+        daemon.stop()
+        daemon.notify.close()

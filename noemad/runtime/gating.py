@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config import Config
+from noemad.config import Config, MindSettings
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
@@ -29,7 +29,7 @@ from noemad.minds import get_mind
 from noemad.rules import probe, table
 from noemad.rules.shape import behaviour_data, read_behaviour, read_rule
 from noemad.store import Store
-from noemad.turn.govern import governance_counts
+from noemad.turn.govern import governance_counts, why_off
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
 if TYPE_CHECKING:
@@ -136,6 +136,8 @@ class Gating:
     clock: Clock
     actors: dict[str, MindActor]
     config: Config
+    gateway: ModelGateway
+    settings_of: Callable[[str], MindSettings]
     _check_open: Callable[[], None]
 
     # rules -------------------------------------------------------------------
@@ -232,7 +234,9 @@ class Gating:
 
     def _with_governance(self, status: GateStatus) -> GateStatus:
         """`status` with the mind's governance counts since its gate started."""
-        return replace(status, governance=governance_counts(self.store.reader(), status.mind, status.since))
+        counts = governance_counts(self.store.reader(), status.mind, status.since)
+        off = why_off(self.gateway, status.mind, self.settings_of(status.mind))
+        return replace(status, governance=replace(counts, off=off))
 
     def gate_overview(self) -> GateOverview:
         """Every running mind's gate, by name."""

@@ -142,6 +142,8 @@ class GovernanceCounts:
     """REVISE verdicts (each asked for one redraft)."""
     firing_rate: float | None
     """fired / passes; null before the first pass."""
+    off: str | None = None
+    """Why the mind's drafts go out ungoverned now, when they do; null while governance runs."""
 
 
 def governance_counts(db: Database, mind: str, since: float | None = None) -> GovernanceCounts:
@@ -211,6 +213,15 @@ def settings_for(gateway: ModelGateway, mind: str, settings: MindSettings) -> Go
     """The mind's governance settings when its drafts are governed (enabled, and a critic model), else None."""
     chosen = governance_settings(gateway.config(), settings)
     return chosen if chosen.enabled and gateway.configured(mind, "critic") else None
+
+
+def why_off(gateway: ModelGateway, mind: str, settings: MindSettings) -> str | None:
+    """Why `mind`'s drafts go out without the governance gate, or None when they pass it."""
+    if not governance_settings(gateway.config(), settings).enabled:
+        return "disabled for this mind ([governance] enabled = false); drafts go out unreviewed"
+    if not gateway.configured(mind, "critic"):
+        return "no critic model is configured ([models.critic]); drafts go out unreviewed"
+    return None
 
 
 def _evidence(db: Database, mind: str, recalled: Event | None) -> tuple[list[str], list[str], list[tuple[str, float]]]:
