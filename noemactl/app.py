@@ -32,6 +32,7 @@ app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
 )
 mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show, change and remove minds.", no_args_is_help=True)
 app.add_typer(mind_app, name="mind")
