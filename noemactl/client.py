@@ -85,7 +85,7 @@ def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("detail"), str):
-        return ApiError(response.status_code, str(body.get("title", response.reason_phrase)), body["detail"])
+        return ApiError(response.status_code, str(body.get("title", response.reason_phrase)), body["detail"], body)
     return ApiError(
         response.status_code,
         response.reason_phrase,
