@@ -161,7 +161,7 @@ def test_goal_and_goals_through_the_cli(noemad: Noemad, mind: str) -> None:
         f"#{goal['id']}  completed      100%  operator  2026-01-01 00:00:00  ship the parser rewrite",
     ]
     again = noemad.ctl("goal", mind, "--id", str(goal["id"]), "--progress", "0.9")
-    assert again.returncode == 1
+    assert again.returncode == 5
     assert again.stderr.startswith(f"noemactl: goal {goal['id']} is completed; a closed goal takes no more changes")
 
 

@@ -432,6 +432,8 @@ class Supervisor(Reads, Gating):
             back=bounds.max_hops if back is None else back,
             forward=bounds.max_hops if forward is None else forward,
             limit=bounds.max_events if limit is None else limit,
+            max_hops=bounds.max_hops,
+            max_events=bounds.max_events,
         )
         return walk(self.store.reader(), event_id, limits)
 
