@@ -77,7 +77,7 @@ class UsageError(BadInput):
 
 
 class Refused(CtlError):
-    """Nothing was done because a confirmation did not match."""
+    """Nothing was done because of what exists: a confirmation did not match, a mind is in the way."""
 
     exit_code = EXIT_REFUSED
     status = 409

@@ -116,7 +116,7 @@ def test_retrieval_recalls_related_episodes_and_cites_them(app: InProcess, mind:
 
 def test_bad_cognitive_stimuli_are_refused(app: InProcess, mind: str) -> None:
     cases = [
-        ({"kind": "assertion", "source": "a"}, 422, "claim: required"),
+        ({"kind": "assertion", "source": "a"}, 422, "claim is missing"),
         ({"kind": "assertion", "source": "a", "claim": {"proposition": "x", "subject": "y", "stance": "maybe"}}, 422, "stance"),
         ({"kind": "correction", "belief": 999, "reason": "no", "status": "rejected"}, 404, "belief 999 does not exist"),
         ({"kind": "correction", "belief": 1, "reason": "nothing to do"}, 422, "a correction sets a status"),

@@ -49,7 +49,7 @@ from noemad.api.schemas import (
     ScheduleList,
     ScheduleOut,
 )
-from noemad.api.schemas import NarrativeOut
+from noemad.api.schemas import NarrativeOut, Source
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
@@ -206,7 +206,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
     @api.put(V1 + "/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
-    async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
+    async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn) -> dict:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
         await sup.set_trust(mind, source, body.value)
         return {"mind": mind, "source": source, "value": body.value}
