@@ -239,10 +239,30 @@ class DefaultGroup(PlainGroup):
     default = ""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        """Put the default command's name in front unless the arguments start with a command or --help."""
-        if self.default and (not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names)):
+        """Put the default command's name in front unless the arguments start with a command or --help.
+
+        Completing the first word (`consolidate <TAB>`, a resilient parse with
+        no words yet) stays on the group, so it can offer both.
+        """
+        completing_first_word = ctx.resilient_parsing and not args
+        if self.default and not completing_first_word and (
+            not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names)
+        ):
             args = [self.default, *args]
         return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """The first word: the group's commands, and what the default command's first argument takes (a mind)."""
+        results = super().shell_complete(ctx, incomplete)
+        command = self.get_command(ctx, self.default) if self.default else None
+        if command is None or incomplete.startswith("-"):
+            return results
+        with command.make_context(self.default, [], parent=ctx, resilient_parsing=True) as sub:
+            for param in command.get_params(sub):
+                if param.param_type_name == "argument":
+                    results.extend(param.shell_complete(sub, incomplete))
+                    break
+        return results
 
 
 def default_group(command: str) -> type[DefaultGroup]:

@@ -129,7 +129,7 @@ BAD_INPUT = [
     ("POST", "/minds/zed/events", {"json": {"kind": "message", "author": "a", "text": "x"}}, 404, "no mind is named 'zed'"),
     ("POST", "/minds", {"json": {"name": "Bad Name!"}}, 422, "not a valid mind name"),
     ("POST", "/minds", {"json": {"name": "ada"}}, 409, "already exists"),
-    ("POST", "/minds", {"json": {"name": "x", "settings": "loud"}}, 422, "settings: must be a JSON object"),
+    ("POST", "/minds", {"json": {"name": "x", "settings": "loud"}}, 422, "settings must be a JSON object, not 'loud'"),
     ("DELETE", "/minds/ada", {"json": {}}, 422, "confirm is missing"),
     ("GET", "/minds/ada/events", {"params": {"limit": 0}}, 422, "limit"),
     ("GET", "/minds/ada/events", {"params": {"since": "yesterday"}}, 422, "since"),

@@ -309,7 +309,7 @@ def test_daemon_refusals_print_the_problem_detail(noemad: Noemad, mind: str) -> 
     assert exists.stderr.startswith("noemactl: a mind named 'ada' already exists;")
     bad_channel = noemad.ctl("say", mind, "hi", "--channel", "no spaces")
     assert bad_channel.returncode == 2
-    assert bad_channel.stderr.startswith("noemactl: channel: ")
+    assert bad_channel.stderr.startswith("noemactl: channel 'no spaces' is not a name: it holds a space; a name has")
 
 
 def test_bad_input_exits_2_and_sends_nothing(noemad: Noemad, mind: str) -> None:

@@ -191,7 +191,7 @@ GRAPH: dict[str, Any] = {
     ],
     "groups": [{"cycle_id": "ada/1", "label": "correlation", "events": [2]}, {"cycle_id": "ada/2", "label": "correlation", "events": [4, 5]}],
     "truncation": {"truncated": True, "by": ["hops", "limit"], "omitted_back": 3, "omitted_forward": 0},
-    "limits": {"back": 6, "forward": 6, "limit": 200},
+    "limits": {"back": 6, "forward": 6, "limit": 200, "max_hops": 6, "max_events": 200},
 }
 
 

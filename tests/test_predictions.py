@@ -382,9 +382,9 @@ def test_the_cli_refuses_bad_predictions_and_outcomes_and_sends_nothing(noemad: 
         assert (out.returncode, out.stdout) == (2, ""), (args, out.stderr)
         assert out.stderr.startswith(sentence), (args, out.stderr)
     refused = noemad.ctl("outcome", "999", "--hit")
-    assert refused.returncode == 1 and refused.stderr.startswith("noemactl: prediction 999 does not exist")
+    assert refused.returncode == 4 and refused.stderr.startswith("noemactl: prediction 999 does not exist")
     past = noemad.ctl("predict", mind, "x", "--subject", "x", "--confidence", "0.5", "--due", "2025-01-01T00:00:00Z")
-    assert past.returncode == 1 and "is not in the future" in past.stderr
+    assert past.returncode == 2 and "is not in the future" in past.stderr
     assert noemad.api("GET", "/status").json()["counts"]["events"] == before
 
 

@@ -61,7 +61,9 @@ def _field(loc: tuple[Any, ...] | list[Any]) -> str:
 
 def _given(value: Any) -> str:
     """A value as quoted in a sentence, clipped."""
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    if isinstance(value, bytes):  # a body that is not JSON at all arrives as its bytes
+        value = value.decode("utf-8", "replace")
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:59] + "…"
 
 
