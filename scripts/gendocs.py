@@ -254,7 +254,7 @@ def range_text(param: Any) -> str | None:
     low, high = getattr(param, "min", None), getattr(param, "max", None)
     if low is not None and high is not None:
         return f"From {low} to {high}."
-    if low is not None:
+    if low is not None and low not in (0, 1):  # a lone 0 or 1 is every id and count: --help leaves it out too
         return f"At least {low}."
     if high is not None:
         return f"At most {high}."
