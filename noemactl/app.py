@@ -807,13 +807,13 @@ def timeline(
     ctx: typer.Context,
     event_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The event to walk around.", show_default=False)],
     back: Annotated[
-        int | None, typer.Option("--back", metavar="N", min=0, max=6, help="Hops toward causes.", show_default="6, or noemad's [timeline] max_hops")
+        int | None, typer.Option("--back", metavar="N", min=0, max=6, help="Hops toward causes.", show_default="noemad's max_hops, 6")
     ] = None,
     forward: Annotated[
-        int | None, typer.Option("--forward", metavar="N", min=0, max=6, help="Hops toward consequences.", show_default="6, or noemad's [timeline] max_hops")
+        int | None, typer.Option("--forward", metavar="N", min=0, max=6, help="Hops toward consequences.", show_default="noemad's max_hops, 6")
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", metavar="N", min=1, max=200, help="Most events in the walk.", show_default="200, or noemad's [timeline] max_events")
+        int | None, typer.Option("--limit", metavar="N", min=1, max=200, help="Most events in the walk.", show_default="noemad's max_events, 200")
     ] = None,
     json: JsonFlag = False,
     dot: Annotated[bool, typer.Option("--dot", help="Print Graphviz DOT, e.g. for `dot -Tsvg`.")] = False,
