@@ -162,7 +162,7 @@ def _none_note(graph: dict[str, Any], direction: int) -> str:
     option = "back" if direction < 0 else "forward"
     omitted = (graph.get("truncation") or {}).get(f"omitted_{option}", 0)
     if graph["limits"][option] == 0:
-        return f"not walked (--{option} 0)" + (f"; {omitted} one hop away" if omitted else "")
+        return f"not walked (--{option} 0)" + (f"; {plural(omitted, 'event')} one hop away" if omitted else "")
     if omitted:
         return "none shown (the walk reached its event limit)"
     return "none recorded"

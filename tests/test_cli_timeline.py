@@ -139,7 +139,7 @@ def test_back_0_says_what_was_cut_and_how_many_were_left_out(noemad: Noemad, tur
     s, c = turn["started"], turn["completed"]
     lines = lines_of(noemad.ctl("timeline", str(s), "--back", "0"))
     # Not walking causes is what was asked, not a cut: the heading says it, with what lies one hop back.
-    assert "causes: not walked (--back 0); 1 one hop away" in lines[1]
+    assert "causes: not walked (--back 0); 1 event one hop away" in lines[1]
     assert any(f"#{c} cycle_completed" in line for line in lines)
     assert not any(line.startswith("cut at") for line in lines)
 
