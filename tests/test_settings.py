@@ -155,9 +155,9 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
     assert capacities == [1, 3]
 
     out = noemad.ctl("mind", "set", "ada", "attention_capacity", "lots")
-    assert out.returncode == 1 and "settings.attention_capacity: write a whole number from 1 to 16, not 'lots'" in out.stderr
+    assert out.returncode == 2 and "settings.attention_capacity: write a whole number from 1 to 16, not 'lots'" in out.stderr
     out = noemad.ctl("mind", "set", "ada", "notify_cooldwn", "60")
-    assert out.returncode == 1 and "did you mean 'settings.notify_cooldown'?" in out.stderr
+    assert out.returncode == 2 and "did you mean 'settings.notify_cooldown'?" in out.stderr
     out = noemad.ctl("mind", "set", "ada")
     assert out.returncode == 2 and "say what to change" in out.stderr
     patched = noemad.api("PATCH", "/minds/ada", json={"settings": {"persona": None}})
