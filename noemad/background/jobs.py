@@ -179,7 +179,7 @@ def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, i
         [mind, kind, trigger, actor, iso(now), json.dumps(inputs, sort_keys=True), after_event],
     )
     job_id = int(cur.lastrowid or 0)
-    _set_mode(db, mind, MODE_OF[kind], now, f"{kind} job {job_id} started ({trigger}, {actor})", job_id)
+    _set_mode(db, mind, MODE_OF[kind], now, f"{kind} job {job_id} started " + (f"by {actor}" if trigger == "operator" else f"on {trigger} ({actor})"), job_id)
     return get_job(db, job_id)
 
 

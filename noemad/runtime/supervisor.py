@@ -7,6 +7,7 @@ per mind. API routes call it; it never knows about HTTP.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -21,6 +22,7 @@ from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, append, get_event, latest_events, list_events
+from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
@@ -381,14 +383,20 @@ class Supervisor(Reads, Gating):
 
     # stimuli and events --------------------------------------------------
 
-    async def ingest(self, mind: str, stimulus: Stimulus) -> Event:
-        """Store a stimulus (answered once committed), then offer it to the mind's gate."""
+    async def ingest(self, mind: str, stimulus: Stimulus, operator: Operator | None = None) -> Event:
+        """Store a stimulus (answered once committed), then offer it to the mind's gate.
+
+        An operator's stimulus (a correction, a goal, a prediction, an outcome)
+        names `operator` as its actor; a message or observation names its author or source.
+        """
         self._check_open()
         actor = self.actors.get(mind)
         if actor is None:
             get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
         draft = stimulus.draft(mind)
+        if operator is not None and draft.actor == OPERATOR:
+            draft = dataclasses.replace(draft, actor=operator.actor)
         now = self.clock.now()
 
         def store(db: Database) -> tuple[Event, Facts]:
