@@ -9,11 +9,12 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
 from noemad.api.gate import add_gate_routes
+from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operator import Op
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
@@ -62,6 +63,7 @@ from noemad.events import Event
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
+from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -292,6 +294,16 @@ def create_app(sup: Supervisor) -> FastAPI:
     def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
         return sup.calibration(mind)
+
+    @api.get(
+        V1 + "/metrics",
+        summary="The daemon's metrics (Prometheus text format)",
+        response_class=PlainTextResponse,
+        responses={200: {"content": {"text/plain": {}}}},
+    )
+    def metrics() -> PlainTextResponse:
+        """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
+        return PlainTextResponse(exposition(collect(sup)), media_type=METRICS_TYPE)
 
     @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(

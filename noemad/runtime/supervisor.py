@@ -46,6 +46,7 @@ from noemad.runtime.gating import Gating
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
+from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
 
 log = logging.getLogger("noemad")
@@ -67,6 +68,10 @@ class Counts:
     """Event counts kept in memory so `status` never scans the log."""
 
     by_mind: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Events written, by (mind, kind): every event in the store, counted at start and as each commits."""
+    governance: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Governance passes since the daemon started, by (mind, status): the metrics read these, not the log."""
     last_event_id: int = 0
 
 
@@ -147,8 +152,9 @@ class Supervisor(Reads, Gating):
         self.bus.listen(self._count)
         self.store.writer.on_commit(self.bus.publish_threadsafe)
         db = self.store.reader()
-        for mind, count in db.execute("SELECT mind, count(*) FROM events GROUP BY mind").fetchall():
-            self.counts.by_mind[mind] = count
+        for mind, kind, count in db.execute("SELECT mind, kind, count(*) FROM events GROUP BY mind, kind").fetchall():
+            self.counts.by_mind[mind] = self.counts.by_mind.get(mind, 0) + count
+            self.counts.by_kind[mind, kind] = count
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
@@ -207,8 +213,13 @@ class Supervisor(Reads, Gating):
         actor.start(backlog)
 
     def _count(self, events: list[Event]) -> None:
+        by_kind = self.counts.by_kind
         for event in events:
             self.counts.by_mind[event.mind] = self.counts.by_mind.get(event.mind, 0) + 1
+            by_kind[event.mind, event.kind] = by_kind.get((event.mind, event.kind), 0) + 1
+            if event.kind == "governance":
+                key = (event.mind, GovernanceRecord.of(event).status)
+                self.counts.governance[key] = self.counts.governance.get(key, 0) + 1
             self.counts.last_event_id = max(self.counts.last_event_id, event.id)
 
     def _check_open(self) -> None:
@@ -260,6 +271,8 @@ class Supervisor(Reads, Gating):
         if actor:
             await actor.stop(0)
         self.counts.by_mind.pop(name, None)
+        self.counts.by_kind = {k: n for k, n in self.counts.by_kind.items() if k[0] != name}
+        self.counts.governance = {k: n for k, n in self.counts.governance.items() if k[0] != name}
         self._settings_stored(forget=name)
         if self.bus:
             self.bus.close_mind(name)
@@ -445,12 +458,17 @@ class Supervisor(Reads, Gating):
 
     # status ----------------------------------------------------------------
 
+    @property
+    def uptime(self) -> float:
+        """Seconds since the daemon started, on its clock."""
+        return round(self.clock.monotonic() - self._started_mono, 3)
+
     def status(self) -> dict[str, Any]:
         return {
             "version": __version__,
             "pid": os.getpid(),
             "started_at": iso(self.started_at),
-            "uptime_s": round(self.clock.monotonic() - self._started_mono, 3),
+            "uptime_s": self.uptime,
             "now": iso(self.clock.now()),
             "clock": "manual" if isinstance(self.clock, ManualClock) else "system",
             "socket": str(self.paths.socket),
