@@ -15,6 +15,7 @@ from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
+from noemad.api.operations import add_operations_routes
 from noemad.api.operator import Op
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
@@ -349,6 +350,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
     add_gate_routes(api, sup)
+    add_operations_routes(api, sup)
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

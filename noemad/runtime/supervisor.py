@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.gating import Gating
+from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
@@ -107,6 +108,9 @@ class Supervisor(Reads, Gating):
         self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
+        level = loaded.config.daemon.log_level
+        self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
+        self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
 
     @property
     def stopping(self) -> bool:
@@ -126,6 +130,10 @@ class Supervisor(Reads, Gating):
     def config(self) -> Config:
         """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
         return self._config
+
+    def stored_settings(self, mind: str) -> MindSettings | None:
+        """The settings stored with `mind` (create --settings, `minds set`), as parsed; None if it has none."""
+        return self._stored.get(mind)
 
     def settings_of(self, mind: str) -> MindSettings:
         """The settings `mind` runs with now (read at each turn: a change applies from the next one)."""
