@@ -71,7 +71,7 @@ class JobRunner:
         if trigger == "operator":
             context.run(ON_BEHALF_OF.set, actor)  # the job's model calls are recorded as the operator's
         self._tasks[job.id] = asyncio.get_running_loop().create_task(self._run(ctx), name=f"job-{job.id}", context=context)
-        log.info("%s job %d started for mind %s (%s, %s)", kind, job.id, mind, trigger, actor)
+        log.info("%s job %d started for mind %s by %s", kind, job.id, mind, actor if trigger == "operator" else f"its {trigger}")
         return job
 
     async def _run(self, ctx: JobContext) -> Job:

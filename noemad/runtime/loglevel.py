@@ -16,7 +16,8 @@ from noemad.wire import wire
 
 Level = Literal["debug", "info", "warning", "error"]
 LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
-QUIET_LOGGERS = ("anthropic", "httpx", "httpcore", "httpx2", "httpcore2")  # never below WARNING
+# Never below WARNING: the SDK and its HTTP client would log whole prompts, watchfiles every write to the database.
+QUIET_LOGGERS = ("anthropic", "httpx", "httpcore", "httpx2", "httpcore2", "watchfiles")
 log = logging.getLogger("noemad")
 
 
