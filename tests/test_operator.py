@@ -6,17 +6,16 @@ Only a real noemad proves this: the uid comes from the Unix socket
 
 from __future__ import annotations
 
-import os
 import pwd
 from pathlib import Path
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import OPERATOR, Noemad, start_noemad
 from inprocess import InProcess
 from noemad.operator import Operator, is_operator, user_name
 
-ME = f"operator:{pwd.getpwuid(os.getuid()).pw_name}"
+ME = OPERATOR
 
 SCRIPT = '[narrate]\ndefault = "I reflected."\n'
 CONFIG = '[models]\nprovider = "scripted"\n\n[models.scripted]\nfile = "{script}"\n\n[models.narrate]\nmodel = "claude-haiku-5-5"\n'
