@@ -1015,6 +1015,7 @@ def demo(
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
 from noemactl import gate as _gate  # noqa: E402,F401
+from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
 from noemactl import ops as _ops  # noqa: E402,F401  (reload, config show, log-level)
 
 

@@ -13,6 +13,7 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operations import add_operations_routes
@@ -350,6 +351,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
     add_gate_routes(api, sup)
+    add_backup_routes(api, sup)
     add_operations_routes(api, sup)
 
     if isinstance(sup.clock, ManualClock):
