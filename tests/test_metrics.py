@@ -119,7 +119,7 @@ def test_metrics_count_what_a_user_did(talker: InProcess) -> None:
     assert ("noemad_stimuli_total", frozenset({("mind", "bob"), ("kind", "message")})) not in m.samples
     assert m.value("noemad_events_total", kind="reply") == 2
     assert m.value("noemad_events_total", kind="message") == 2
-    assert m.value("noemad_minds", mode="running") == 2
+    assert m.value("noemad_minds", state="running") == 2
     assert m.value("noemad_turns_total", mind="ada", outcome="ok") == 2
     assert m.value("noemad_turn_duration_seconds_count", mind="ada") == 2
     assert m.value("noemad_gate_wakes_total", mind="bob") == 1
@@ -139,7 +139,7 @@ def test_jobs_and_pause_show_in_the_metrics(app: InProcess, mind: str) -> None:
     assert app.api("POST", f"/minds/{mind}/pause").status_code == 200
     m = scrape(app)
     assert m.value("noemad_jobs", kind="reflection", status="succeeded") == 1
-    assert m.value("noemad_minds", mode="paused") == 1 and m.value("noemad_minds", mode="running") == 0
+    assert m.value("noemad_minds", state="paused") == 1 and m.value("noemad_minds", state="running") == 0
     assert m.value("noemad_events_total", kind="mode_changed") >= 1
 
 

@@ -73,10 +73,10 @@ def collect(sup: Supervisor) -> list[Family]:
     info.add(1, version=__version__)
     uptime = Family("noemad_uptime_seconds", "gauge", "Seconds since the daemon started, on its clock.")
     uptime.add(sup.uptime)
-    minds = Family("noemad_minds", "gauge", "Minds running, by mode (idle, paused).")
+    minds = Family("noemad_minds", "gauge", "Minds, by state (running, paused).")
     paused = sum(1 for actor in sup.actors.values() if actor.paused)
-    minds.add(len(sup.actors) - paused, mode="running")
-    minds.add(paused, mode="paused")
+    minds.add(len(sup.actors) - paused, state="running")
+    minds.add(paused, state="paused")
 
     events = Family("noemad_events_total", "counter", "Events stored, by kind (every mind's together).")
     stimuli = Family("noemad_stimuli_total", "counter", "Stimuli stored, by mind and kind.")
