@@ -17,6 +17,8 @@ import typer
 from noemactl.errors import BadInput, CtlError, Refused
 from noemactl.params import PlainCommand, PlainGroup, default_group
 from noemactl.session import Session
+from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
+from noemactl.watch import watch as watch_view
 
 HELP = """Control noemad, the daemon that runs Noema's minds.
 
@@ -111,9 +113,22 @@ def global_options(
 
 
 @app.command(cls=PlainCommand)
-def status(ctx: typer.Context, json: JsonFlag = False) -> None:
+def status(
+    ctx: typer.Context,
+    json: JsonFlag = False,
+    watch: Annotated[bool, typer.Option("--watch", "-w", help=WATCH_HELP)] = False,
+    interval: Annotated[str, typer.Option("--interval", metavar="SECONDS", help="Seconds between looks with --watch.")] = str(INTERVAL),
+    count: Annotated[
+        int | None, typer.Option("--count", metavar="N", min=1, help="With --watch, stop after N looks.", show_default=False)
+    ] = None,
+) -> None:
     """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
     s = session(ctx)
+    if watch:
+        watch_view(s, s.client.status, lambda data: _render().status(data), parse_interval(interval), count, s.wants_json(json))
+        return
+    if count is not None:
+        raise BadInput("--count goes with --watch")
     data = s.client.status()
     s.present(data, json, lambda: _render().status(data))
 
@@ -1006,6 +1021,7 @@ def demo(
 
 from noemactl import gate as _gate  # noqa: E402,F401
 from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
+from noemactl import ops as _ops  # noqa: E402,F401  (reload, config show, log-level)
 
 
 # entry point -------------------------------------------------------------------

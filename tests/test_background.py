@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import Noemad, start_noemad
+from conftest import OPERATOR, Noemad, start_noemad
 from inprocess import InProcess, start_app
 
 from noemactl.demo import GO_MESSAGES
@@ -69,7 +69,7 @@ def test_consolidate_now_makes_a_generalisation_the_timeline_walks_back(noemad: 
     assert "belief #" in out.stdout and "memory #" in out.stdout and "walk it: noemactl timeline" in out.stdout
 
     job = noemad.ctl_json("jobs", "show", str(job_id))
-    assert (job["status"], job["trigger"], job["actor"], job["progress"]) == ("succeeded", "operator", "operator", 1.0)
+    assert (job["status"], job["trigger"], job["actor"], job["progress"]) == ("succeeded", "operator", OPERATOR, 1.0)
     [cluster] = job["outputs"]["clusters"]
     assert cluster["episodes"] == 5 and cluster["worded_by"] == "plain"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import NOEMACTL, Noemad
+from conftest import NOEMACTL, OPERATOR, Noemad
 
 TIMEOUT = 30.0  # seconds: a bound on a hung process, never a wait for time to pass
 FORBIDDEN = ("noemad", "fastapi", "anthropic", "pydantic", "pydantic_core", "uvicorn", "starlette")
@@ -177,7 +177,7 @@ def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
         'settings  {"narrative_llm": true}',
     ]
     assert lines[6] == "recent events (1)"
-    assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", "operator", "-"]
+    assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", OPERATOR, "-"]
 
     # Not a terminal and no --yes: refused, nothing sent.
     refused = noemad.ctl("mind", "rm", "bob", input="bob\n")
@@ -423,7 +423,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'remember', 'resume', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOEMACTL, Noemad
+from conftest import NOEMACTL, OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
@@ -340,7 +340,7 @@ def test_ack_through_the_cli_and_its_errors(noemad: Noemad, mind: str) -> None:
     [acked] = noemad.ctl_json("notifications", mind, "--status", "acked")["notifications"]
     assert acked["status"] == "acked" and acked["acked_at"] == "2026-01-01T00:00:00.000Z"
     recorded = noemad.api("GET", f"/events/{acked['acked_event_id']}").json()
-    assert (recorded["kind"], recorded["actor"]) == ("notification_acked", "operator")
+    assert (recorded["kind"], recorded["actor"]) == ("notification_acked", OPERATOR)
     assert noemad.ctl_json("notifications", mind, "--open")["notifications"] == []
     assert "ada has no open notifications" in noemad.ctl("notifications", mind, "--open").stdout
     twice = noemad.ctl("ack", str(nid))

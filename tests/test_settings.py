@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import OPERATOR, Noemad, start_noemad
 from noemad.config import MindSettings, parse_config, parse_mind_settings, with_stored
 from noemad.errors import ConfigError, InvalidInput
 from noemad.events import latest_events
@@ -146,7 +146,7 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
         {"attention_capacity": {"from": 1, "to": 3}},
         {"persona": {"from": None, "to": "You are Ada."}},
     ]
-    assert changed[0]["actor"] == "operator"
+    assert changed[0]["actor"] == OPERATOR
 
     # The running actor takes the new capacity at its next turn.
     second = noemad.api("POST", "/minds/ada/events", json={**claim, "claim": {"proposition": "the build is green", "subject": "build"}})
