@@ -132,8 +132,28 @@ def lay_out(chain: dict[str, Any]) -> Layout:
             index += len(run)
     layout.width = MARGIN * 2 + (max(order) + 1) * NODE_W + max(order) * COL_GAP
     layout.height = MARGIN * 2 + tallest
-    layout.lines = [_line(layout.boxes, e) for e in chain["edges"] if e["from"] in layout.boxes and e["to"] in layout.boxes]
+    drawn = [e for e in chain["edges"] if e["from"] in layout.boxes and e["to"] in layout.boxes]
+    ports = _ports(layout.boxes, drawn)
+    layout.lines = [_line(layout.boxes, e, ports[(n, "from")], ports[(n, "to")]) for n, e in enumerate(drawn)]
     return layout
+
+
+def _ports(boxes: dict[int, Box], edges: list[dict[str, Any]]) -> dict[tuple[int, str], float]:
+    """Where each edge leaves and enters its boxes: spread down the side, in the order of the other ends, so arrows do not meet in one point."""
+    sides: dict[tuple[int, str], list[tuple[float, int, str]]] = {}
+    for n, e in enumerate(edges):
+        a, b = boxes[e["from"]], boxes[e["to"]]
+        for end, box, other in (("from", a, b), ("to", b, a)):
+            side = "right" if (end == "from") == (a.column <= b.column) else "left"
+            sides.setdefault((box.id, side), []).append((other.y + other.h / 2, n, end))
+    at: dict[tuple[int, str], float] = {}
+    for (box_id, _), ends in sides.items():
+        box = boxes[box_id]
+        ends.sort()
+        span = box.h - 16
+        for k, (_, n, end) in enumerate(ends):
+            at[(n, end)] = box.y + 8 + span * (k + 1) / (len(ends) + 1)
+    return at
 
 
 def _grouped_order(ids: list[int], grouped: dict[int, str], centre: dict[int, float]) -> list[int]:
@@ -160,25 +180,31 @@ def _column_height(ids: list[int], grouped: dict[int, str], nodes: dict[int, dic
     return total - ROW_GAP
 
 
-def _line(boxes: dict[int, Box], edge: dict[str, Any]) -> Line:
+def _line(boxes: dict[int, Box], edge: dict[str, Any], ay: float, by: float) -> Line:
     a, b = boxes[edge["from"]], boxes[edge["to"]]
-    ay, by = a.y + a.h / 2, b.y + b.h / 2
     if a.column < b.column:  # forward, the usual case: right side to left side
         x1, x2 = a.x + a.w, b.x
         bend = (x2 - x1) / 2
         d = f"M{x1:.1f},{ay:.1f} C{x1 + bend:.1f},{ay:.1f} {x2 - bend:.1f},{by:.1f} {x2:.1f},{by:.1f}"
-        lx, ly = (x1 + x2) / 2, (ay + by) / 2
+        lx, ly = _bezier(0.3, x1, ay, x1 + bend, ay, x2 - bend, by, x2, by)
     elif a.column > b.column:  # a cause the walk placed right of its consequence
         x1, x2 = a.x, b.x + b.w
         bend = (x1 - x2) / 2
         d = f"M{x1:.1f},{ay:.1f} C{x1 - bend:.1f},{ay:.1f} {x2 + bend:.1f},{by:.1f} {x2:.1f},{by:.1f}"
-        lx, ly = (x1 + x2) / 2, (ay + by) / 2
+        lx, ly = _bezier(0.3, x1, ay, x1 - bend, ay, x2 + bend, by, x2, by)
     else:  # same column: a loop out to the right
         x1 = x2 = a.x + a.w
         reach = 30 + min(abs(by - ay) / 4, COL_GAP / 2 - 30)
         d = f"M{x1:.1f},{ay:.1f} C{x1 + reach:.1f},{ay:.1f} {x2 + reach:.1f},{by:.1f} {x2:.1f},{by:.1f}"
         lx, ly = x1 + reach * 0.75, (ay + by) / 2
     return Line(edge["from"], edge["to"], edge["kind"], edge.get("via"), d, lx, ly, (x1, ay, x2, by))
+
+
+def _bezier(t: float, *p: float) -> tuple[float, float]:
+    """The point at `t` on the cubic curve through control points p (x0, y0, ..., x3, y3)."""
+    u = 1 - t
+    w = (u**3, 3 * u * u * t, 3 * u * t * t, t**3)
+    return sum(w[k] * p[2 * k] for k in range(4)), sum(w[k] * p[2 * k + 1] for k in range(4))
 
 
 # --- measures (bench/dashboard.py and the tests) -------------------------------------------
