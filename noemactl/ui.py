@@ -18,6 +18,7 @@ so a DNS-rebinding page cannot reach it under another name.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import re
 import secrets
@@ -141,6 +142,20 @@ class Proxy:
         except httpx.TransportError:
             await _plain(send, 502, f"noemad does not answer on {self.socket}; start it with `noemad` and reload")
             return
+        # Pump the answer while watching for the browser to leave: uvicorn drops writes to a
+        # closed connection silently, so without the watch a finished page's event stream
+        # would be read from noemad for ever (and hold up the proxy's shutdown).
+        pump = asyncio.ensure_future(self._pump(response, send))
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (pump, gone):
+                task.cancel()
+            await asyncio.gather(pump, gone, return_exceptions=True)
+            await response.aclose()
+
+    async def _pump(self, response: httpx.Response, send: Send) -> None:
         try:
             out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers.multi_items() if k.lower() not in _DROP_RESPONSE]
             await send({"type": "http.response.start", "status": response.status_code, "headers": out})
@@ -150,8 +165,11 @@ class Proxy:
             await send({"type": "http.response.body", "body": b""})
         except (httpx.TransportError, OSError):
             pass  # noemad stopped or the browser left: the response just ends
-        finally:
-            await response.aclose()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _same(given: str | None, token: str) -> bool:
@@ -214,5 +232,5 @@ def serve(socket_path: Path, port: int, open_browser: bool, announce: Callable[[
         import webbrowser
 
         webbrowser.open(url)
-    config = uvicorn.Config(proxy, log_level="warning", lifespan="off", access_log=False)
+    config = uvicorn.Config(proxy, log_level="warning", lifespan="off", access_log=False, timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[listener])
