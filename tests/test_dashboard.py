@@ -59,10 +59,12 @@ def test_the_minds_page_lists_each_mind_with_its_mode_and_counts(app: InProcess,
     _, body, _ = page(app, "/")
     assert f'href="/minds/{mind}"' in body
     events = app.api("GET", f"/minds/{mind}").json()["events"]
-    row = re.search(rf'<tr><td><a href="/minds/{mind}">{mind}</a></td>(.*?)</tr>', body)
+    row = re.search(rf'<tr><td data-label="Mind"><a href="/minds/{mind}">{mind}</a></td>(.*?)</tr>', body)
     assert row is not None
-    cells = re.findall(r"<td>(.*?)</td>", row.group(1))
-    assert cells[1] == str(events)
+    cells = dict(re.findall(r'<td data-label="([^"]+)">(.*?)</td>', row.group(1)))
+    assert cells["Events"] == str(events)
+    turns = app.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"]
+    assert turns and cells["Last turn"] == turns[-1]["at"]
 
 
 def test_the_timeline_page_draws_exactly_the_stored_edges(app: InProcess, mind: str) -> None:

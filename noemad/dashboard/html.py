@@ -77,7 +77,8 @@ def table(headers: list[str], rows: list[list[Any]], caption: str, empty: str) -
     if not rows:
         return tag("p", empty, class_="empty")
     head = tag("tr", *(tag("th", name, scope="col") for name in headers))
-    body = join(tag("tr", *(tag("td", cell) for cell in row)) for row in rows)
+    # Each cell names its column, so a narrow window can show a row as a list of "column: value".
+    body = join(tag("tr", *(tag("td", cell, data_label=name) for name, cell in zip(headers, row))) for row in rows)
     return tag("div", tag("table", tag("caption", caption), tag("thead", head), tag("tbody", body)), class_="scroll")
 
 

@@ -72,8 +72,7 @@ async def minds_page(api: Reader) -> str:
         name = mind["name"]
         overview = await api.get(f"/minds/{seg(name)}")
         open_notes = (await api.get(f"/minds/{seg(name)}/notifications", status="open", limit=1000))["notifications"]
-        turns = (await api.get(f"/minds/{seg(name)}/events", kind="turn_completed", limit=1000))["events"]
-        last_turn = turns[-1]["at"] if turns else "no turn yet"
+        last_turn = await _last_turn(api, name)
         warnings = overview["warnings"][:2]
         rows.append([
             tag("a", name, href=f"/minds/{seg(name)}"),
@@ -85,6 +84,16 @@ async def minds_page(api: Reader) -> str:
         ])
     body = table(["Mind", "Mode", "Events", "Last turn", "Open notifications", "Newest warnings"], rows, "Every mind", "No minds yet: create one with `noemactl mind create NAME` or play the demo with `noemactl demo`.")
     return page("Minds", section("Minds", "minds", body), [("Minds", None)], await status_line(api))
+
+
+async def _last_turn(api: Reader, name: str) -> str:
+    """When the mind's newest cycle completed: the events API reads oldest first, so page to the end."""
+    since, newest = 0, None
+    while True:
+        page_ = await api.get(f"/minds/{seg(name)}/events", kind="cycle_completed", since=since, limit=1000)
+        if not page_["events"]:
+            return newest["at"] if newest else "no turn yet"
+        newest, since = page_["events"][-1], page_["next_since"]
 
 
 # --- A mind ---------------------------------------------------------------------------------
