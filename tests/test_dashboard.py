@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from noemad.dashboard.layout import lay_out, overlaps
+from noemad.dashboard.svg import timeline as draw
 from tests.inprocess import InProcess
 
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="alert(1)">'
@@ -96,6 +97,10 @@ def test_the_layout_is_deterministic_and_nothing_overlaps() -> None:
     one, two = lay_out(chain), lay_out(chain)
     assert [(b.id, b.x, b.y) for b in one.boxes.values()] == [(b.id, b.x, b.y) for b in two.boxes.values()]
     assert len(one.boxes) == 200 and overlaps(one) == 0
+    # Model calls are drawn on their event: role, model, tokens, cost.
+    svg = draw(one, chain, {"back": 6, "forward": 6, "limit": 200})
+    assert svg.count("◆ turn · m · 10→5 tok · $0.0010") == sum(1 for n in chain["nodes"] if n["model_calls"])
+    assert svg.count('class="frame"') == len(one.frames) and "correlation" in svg
     # Causes sit left of the root, consequences right.
     root = one.boxes[chain["root"]]
     for box in one.boxes.values():

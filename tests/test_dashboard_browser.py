@@ -158,6 +158,17 @@ def test_a_job_runs_from_the_background_tab_and_its_progress_shows(page: Any, ui
     expect(page.get_by_role("row").filter(has_text="reflection").get_by_role("button", name="Pause")).to_be_visible()
 
 
+def test_a_generalisation_is_rejected_from_the_background_tab(page: Any, ui: Ui, daemon: Noemad) -> None:
+    expect = _expect()
+    (semantic,) = [m for m in daemon.api("GET", "/minds/demo-go/memories", params={"kind": "semantic"}).json()["memories"] if m["status"] == "active"]
+    page.goto(f"{ui.base}/minds/demo-go/background")
+    page.once("dialog", lambda dialog: dialog.accept())  # the button asks first
+    page.get_by_role("button", name=f"Reject memory #{semantic['id']}").click()
+    expect(page.get_by_text(f"memory #{semantic['id']} retracted")).to_be_visible()
+    expect(page.get_by_role("button", name=f"Reject memory #{semantic['id']}")).to_have_count(0)
+    assert daemon.api("GET", f"/memories/{semantic['id']}").json()["status"] == "retracted"
+
+
 def test_a_notification_is_acknowledged_from_the_mind_page(page: Any, ui: Ui, daemon: Noemad) -> None:
     expect = _expect()
     open_before = daemon.api("GET", "/minds/demo-prediction-miss/notifications", params={"status": "open"}).json()["notifications"]

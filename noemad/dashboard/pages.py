@@ -83,7 +83,8 @@ async def minds_page(api: Reader) -> str:
             join((tag("span", f"{w['check']}: {short(w['text'], 70)}", class_="warning") for w in warnings), Markup("<br>")) if warnings else "none",
         ])
     body = table(["Mind", "Mode", "Events", "Last turn", "Open notifications", "Newest warnings"], rows, "Every mind", "No minds yet: create one with `noemactl mind create NAME` or play the demo with `noemactl demo`.")
-    return page("Minds", section("Minds", "minds", body), [("Minds", None)], await status_line(api))
+    live = tag("div", body, data_modes="/api/v1/minds")  # the script keeps each mode current
+    return page("Minds", section("Minds", "minds", live), [("Minds", None)], await status_line(api))
 
 
 async def _last_turn(api: Reader, name: str) -> str:
@@ -231,7 +232,9 @@ async def background_page(api: Reader, name: str) -> str:
               action("Run consolidation now", "POST", f"/minds/{m}/jobs", {"kind": "consolidation"}), class_="actions")
     sched_rows = [[s["kind"], "paused" + (f" by {s['actor']} at {s['paused_at']}" if s.get("actor") else "") if s["paused"] else "running", s["every"],
                    action("Resume" if s["paused"] else "Pause", "PUT", f"/schedules/{s['kind']}", {"paused": not s["paused"]})] for s in schedules]
-    job_rows = [[j["id"], j["kind"], j["trigger"], j["started_at"], _progress(j), _found(j)] for j in jobs]
+    made = {c["memory"] for j in jobs for c in (j.get("outputs") or {}).get("clusters") or [] if c.get("memory")}
+    retracted = {m for m in made if (await api.get(f"/memories/{m}")).get("status") == "retracted"}
+    job_rows = [[j["id"], j["kind"], j["trigger"], j["started_at"], _progress(j), _found(j, retracted)] for j in jobs]
     body = join([
         _tabs(name, "Background"),
         section("Run now", "run", run, tag("p", "A job starts at once and its progress shows below.", class_="hint")),
@@ -249,7 +252,7 @@ def _progress(job: dict[str, Any]) -> Markup:
     return tag("div", tag("progress", text, value=value, max="1", aria_label=f"job {job['id']} progress"), tag("span", text, class_="job-state"), class_="job", **attrs)
 
 
-def _found(job: dict[str, Any]) -> Markup:
+def _found(job: dict[str, Any], retracted: set[int]) -> Markup:
     out = job.get("outputs") or {}
     items: list[Any] = []
     if job.get("error"):
@@ -263,7 +266,9 @@ def _found(job: dict[str, Any]) -> Markup:
         links = [cluster.get("proposition") or ""]
         if cluster.get("belief_event"):
             links += [" ", tag("a", f"belief #{cluster.get('belief')}", href=f"/events/{cluster['belief_event']}/timeline")]
-        if memory:
+        if memory in retracted:
+            links += [" ", tag("em", f"memory #{memory} retracted")]
+        elif memory:
             links += [" ", action(f"Reject memory #{memory}", "POST", f"/memories/{memory}/reject", {"reason": "rejected from the dashboard"}, confirm=f"Reject the generalisation in memory #{memory}? It is retracted and its belief rejected.")]
         items.append(tag("li", *links))
     for lesson in out.get("lessons") or []:

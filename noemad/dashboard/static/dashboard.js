@@ -99,7 +99,24 @@ function watch(job) {
   tick();
 }
 
+// The Minds page: each mind's mode, read again every few seconds (one request, not a stream per mind).
+function modes(box) {
+  const tick = async () => {
+    try {
+      const response = await fetch(box.dataset.modes, { credentials: "same-origin" });
+      if (response.ok) {
+        for (const mind of (await response.json()).minds) {
+          box.querySelectorAll(`[data-mode="${CSS.escape(mind.name)}"]`).forEach((el) => { el.textContent = mind.mode; });
+        }
+      }
+    } catch (_) { /* noemad restarting: try again */ }
+    window.setTimeout(tick, 3000);
+  };
+  window.setTimeout(tick, 3000);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("[data-modes]").forEach(modes);
   document.querySelectorAll("button.action").forEach((b) => b.addEventListener("click", () => act(b)));
   document.querySelectorAll("[data-stream]").forEach(follow);
   document.querySelectorAll("[data-job]").forEach(watch);
