@@ -6,10 +6,11 @@ the socket may use the dashboard, and nobody else on the machine can. It
 forwards only the dashboard's pages and `/api/v1/...`; anything else is 404
 here and never reaches noemad.
 
-Access takes a token made for this run, printed in the URL (`?token=...`, as
-Jupyter does). The first request with it answers with a redirect that sets
-the token as an HttpOnly, SameSite=Strict cookie and drops it from the
-address; a request with neither is 401. A request that changes state (not
+Access takes a one-time token, printed in the URL (`?token=...`, as Jupyter
+does). The first request with it answers with a redirect that sets a session
+secret as an HttpOnly, SameSite=Strict cookie and drops the token from the
+address; the token then works no more (an address seen later in a terminal's
+scrollback opens nothing), and a request with neither is 401. A request that changes state (not
 GET/HEAD) also needs a same-origin check: its Origin must be this proxy and
 Sec-Fetch-Site, when sent, `same-origin`; so another site open in the same
 browser cannot make it act (no CSRF). The Host header must name this proxy,
@@ -65,6 +66,14 @@ class Proxy:
 
     def __post_init__(self) -> None:
         self._client: httpx.AsyncClient | None = None
+        self.session: str | None = None  # the cookie's value, made when the token is spent
+
+    def _spend(self, given: str) -> bool:
+        """Whether `given` is the token, not yet used; using it makes the session."""
+        if self.session is not None or not _same(given, self.token):
+            return False
+        self.session = secrets.token_urlsafe(32)
+        return True
 
     @property
     def origins(self) -> frozenset[str]:
@@ -94,23 +103,26 @@ class Proxy:
             await _plain(send, 421, "this proxy answers only to its own address (127.0.0.1 or localhost with its port)")
             return
         given = dict(query).get("token")
-        if given is not None and _same(given, self.token) and method in SAFE_METHODS:
-            # Trade the token in the address for a cookie, and drop it from the address.
+        if given is not None and method in SAFE_METHODS and self._spend(given):
+            # Trade the one-time token in the address for a session cookie, and drop it from the address.
             rest = urlencode([(k, v) for k, v in query if k != "token"])
             await send({
                 "type": "http.response.start",
                 "status": 303,
                 "headers": [
                     (b"location", (path + ("?" + rest if rest else "")).encode("latin-1")),
-                    (b"set-cookie", f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()),
+                    (b"set-cookie", f"{COOKIE}={self.session}; HttpOnly; SameSite=Strict; Path=/".encode()),
                     (b"cache-control", b"no-store"),
                     (b"content-length", b"0"),
                 ],
             })
             await send({"type": "http.response.body", "body": b""})
             return
-        if not _same(_cookie(headers.get("cookie", "")), self.token):
-            await _plain(send, 401, "open the address `noemactl ui` printed (it carries the token); this one has no valid token")
+        if self.session is None or not _same(_cookie(headers.get("cookie", "")), self.session):
+            if given is not None and self.session is not None:
+                await _plain(send, 401, "this address was already used (its token works once); stop `noemactl ui` and run it again for a new one")
+            else:
+                await _plain(send, 401, "open the address `noemactl ui` printed (it carries the token); this request has no valid token")
             return
         if method not in SAFE_METHODS and not self._same_origin(headers):
             await _plain(send, 403, "a request that changes state must come from the dashboard's own pages (same origin)")

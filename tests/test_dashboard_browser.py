@@ -59,17 +59,26 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+@pytest.fixture(scope="module")
+def context(browser: Any, ui: Ui) -> Iterator[Any]:
+    """One browser session: the printed address opened once (its token works once) gives the cookie."""
+    session = browser.new_context(viewport={"width": 1280, "height": 900})
+    first = session.new_page()
+    first.goto(ui.url)
+    assert "token=" not in first.url  # the address loses the token
+    first.close()
+    yield session
+    session.close()
+
+
 @pytest.fixture
-def page(browser: Any, ui: Ui) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def page(context: Any) -> Iterator[Any]:
     opened = context.new_page()
     opened.set_default_timeout(20_000)
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    opened.goto(ui.url)  # the token becomes the cookie; the address loses it
-    assert "token=" not in opened.url
     yield opened
-    context.close()
+    opened.close()
     assert errors == [], errors  # no script error on any page, CSP refusals included
 
 
@@ -110,7 +119,7 @@ def test_every_page_opens_with_its_title_and_landmarks(page: Any, ui: Ui, daemon
 
 
 def test_a_narrow_window_needs_no_sideways_scrolling(page: Any, ui: Ui) -> None:
-    page.set_viewport_size({"width": 380, "height": 800})
+    page.set_viewport_size({"width": 380, "height": 800})  # this page only
     page.goto(f"{ui.base}/minds/demo-prediction-miss")
     assert page.evaluate("document.documentElement.scrollWidth") <= 380
     shot(page, "mind-narrow")

@@ -29,8 +29,14 @@ class Ui:
     token: str
     port: int
 
+    session: str = ""
+
     def client(self, cookie: bool = True) -> httpx.Client:
-        cookies = {"noema_ui": self.token} if cookie else {}
+        """A client with the session cookie (the token spent on the first call) or with none."""
+        if cookie and not self.session:
+            with httpx.Client(timeout=30) as first:
+                self.session = first.get(self.url).cookies["noema_ui"]
+        cookies = {"noema_ui": self.session} if cookie else {}
         return httpx.Client(base_url=self.base, cookies=cookies, timeout=30, follow_redirects=False)
 
 
@@ -68,13 +74,19 @@ def test_a_request_without_the_token_is_refused(ui: Ui) -> None:
         assert c.get("/", headers={"cookie": "noema_ui=not-it"}).status_code == 401
 
 
-def test_the_token_becomes_an_httponly_strict_cookie(ui: Ui) -> None:
+def test_the_token_works_once_and_becomes_an_httponly_strict_cookie(ui: Ui) -> None:
     with ui.client(cookie=False) as c:
         answer = c.get(ui.url)
         assert answer.status_code == 303 and answer.headers["location"] == "/"
         cookie = answer.headers["set-cookie"]
-        assert cookie.startswith(f"noema_ui={ui.token};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        assert c.get("/api/v1/status", headers={"cookie": f"noema_ui={ui.token}"}).json()["version"]
+        session = answer.cookies["noema_ui"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and session != ui.token
+        assert c.get("/api/v1/status", headers={"cookie": f"noema_ui={session}"}).json()["version"]
+    with ui.client(cookie=False) as c:
+        # Spent: the address opens nothing a second time, and the token is no cookie.
+        again = c.get(ui.url)
+        assert again.status_code == 401 and "already used" in again.text
+        assert c.get("/api/v1/status", headers={"cookie": f"noema_ui={ui.token}"}).status_code == 401
 
 
 def test_only_the_dashboard_and_the_api_are_forwarded(ui: Ui) -> None:
@@ -92,7 +104,7 @@ def test_only_the_dashboard_and_the_api_are_forwarded(ui: Ui) -> None:
 
 def raw_get(ui: Ui, path: str) -> str:
     with socket.create_connection(("127.0.0.1", ui.port), timeout=30) as conn:
-        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{ui.port}\r\nCookie: noema_ui={ui.token}\r\nConnection: close\r\n\r\n".encode())
+        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{ui.port}\r\nCookie: noema_ui={ui.session}\r\nConnection: close\r\n\r\n".encode())
         return conn.recv(4096).decode("latin-1")
 
 
