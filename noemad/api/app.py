@@ -13,6 +13,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
 from noemad.dashboard import add_dashboard_routes
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
@@ -337,6 +338,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
 
     add_gate_routes(api, sup)
+    add_backup_routes(api, sup)
     add_dashboard_routes(app)  # the pages, outside /api/v1 and the OpenAPI document
 
     if isinstance(sup.clock, ManualClock):
