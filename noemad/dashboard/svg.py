@@ -142,4 +142,7 @@ def edge_list(chain: dict[str, Any]) -> Markup:
             f" (via {e['via']['type']} #{e['via']['id']})" if e.get("via") else "")
         for e in chain["edges"]
     ]
-    return tag("ul", join(items), class_="edge-list") if items else tag("p", "No stored links from or to this event: nothing is drawn.", class_="empty")
+    if items:
+        return tag("ul", join(items), class_="edge-list")
+    cut = chain["truncation"].get("truncated")
+    return tag("p", "No links among the events shown: the limits cut the walk before any." if cut else "No stored links from or to this event: nothing is drawn.", class_="empty")
