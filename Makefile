@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/governance.py
 	$(VENV)/bin/python bench/judge.py
 	$(VENV)/bin/python bench/growth.py
+	$(VENV)/bin/python bench/dashboard.py
 
 # systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
 # ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.
