@@ -136,12 +136,12 @@ def belief_checks(belief: Belief) -> list[Thought]:
     about = (Ref("belief", belief.id),)
     out = []
     if belief.confidence >= 0.7 and len(support) == 1:
-        out.append(_warning("insufficient_evidence", ref, f"'{belief.proposition}' is at {belief.confidence:.2f} on one item of support", about, belief=belief.id))
+        out.append(_warning("insufficient_evidence", ref, f"I am {belief.confidence:.2f} sure that {belief.proposition} on a single piece of support", about, belief=belief.id))
     sources = {e.source for e in support}
     if belief.confidence >= 0.6 and len(sources) == 1:
-        out.append(_warning("single_source", ref, f"all support for '{belief.proposition}' comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
+        out.append(_warning("single_source", ref, f"all my support for {belief.proposition} comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
     if all(e.kind in FLUENT_KINDS for e in support):
-        out.append(_warning("fluent_without_evidence", ref, f"'{belief.proposition}' rests only on model output or notes", about, belief=belief.id))
+        out.append(_warning("fluent_without_evidence", ref, f"I believe {belief.proposition} only on my own words or notes, with nothing to back it", about, belief=belief.id))
     return out
 
 
@@ -152,12 +152,12 @@ def propose(db: Database, mind: str, changed: Iterable[int], now: float) -> list
         thoughts.extend(belief_checks(get_belief(db, belief_id)))
     for belief_id, proposition in contested_since(db, mind, iso(now - DAY)):
         thoughts.append(
-            _warning("stale_contradiction", f"belief:{belief_id}", f"'{proposition}' has been contested for over a day",
+            _warning("stale_contradiction", f"belief:{belief_id}", f"I have been torn on whether {proposition} for over a day",
                      (Ref("belief", belief_id),), belief=belief_id)
         )
     for subject, count in rejected_hypotheses(db, mind, iso(now - MONTH), at_least=3):
         thoughts.append(
-            _warning("repeated_failure", f"subject:{subject}", f"{count} hypotheses about {subject} rejected in 30 days", (),
+            _warning("repeated_failure", f"subject:{subject}", f"{count} of my hypotheses about {subject} were rejected in 30 days", (),
                      subject=subject, rejected=count)
         )
     overconfidence = _overconfidence(db, mind)
@@ -170,7 +170,7 @@ def _overconfidence(db: Database, mind: str) -> Thought | None:
     cal = calibration(db, mind)
     if not cal.overconfident:
         return None
-    return _warning("overconfidence", f"mind:{mind}", "stated confidence is running ahead of outcomes", (), brier=cal.brier)
+    return _warning("overconfidence", f"mind:{mind}", "my stated confidence is running ahead of outcomes", (), brier=cal.brier)
 
 
 def apply(db: Database, mind: str, thought: Thought, cause: int, cycle_id: str, now: float) -> list[Event]:
