@@ -445,3 +445,13 @@ def m012_memory_tags(db: Database) -> None:
     # remember --tag, the API); written by noemad.cognition.memory. The turn
     # hands the tags of what it recalled to governance as evidence.
     _run(db, "ALTER TABLE memories ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';")
+
+
+@migrations()
+def m015_fluent_evidence(db: Database) -> None:
+    # Metacognition's fluent_without_evidence check looks, every cycle, for
+    # the beliefs given support by model output or notes lately (written by
+    # noemad.cognition.beliefs, outside perception: a reply's own claims).
+    # Such items are few among many: a partial index finds them without
+    # reading the rest.
+    _run(db, "CREATE INDEX evidence_fluent ON evidence(mind, at) WHERE kind IN ('model_output', 'note') AND stance = 'support';")
