@@ -92,12 +92,12 @@ def test_build_is_deterministic_capped_and_rendered_as_first_person_prose(store:
     assert first.recently == first.resolving == first.next == []
     assert Ref("event", long.id) in first.refs and Ref("event", said[0].id) in first.refs
     assert render(first) == (
-        "Alice said “three”; then alice said “four”; then " + first.why[2]
+        "alice said “three”; then alice said “four”; then " + first.why[2]
         + " So I took in thought 1, took in thought 2 and took in thought 3."
     )
     # Empty parts are left out of the prose.
     assert render(Narrative(why=["alice said “hi”"], next=["expect that it rains by 2026-01-02 00:00 UTC (0.70 sure)"])) == (
-        "Alice said “hi”. I expect that it rains by 2026-01-02 00:00 UTC (0.70 sure)."
+        "alice said “hi”. I expect that it rains by 2026-01-02 00:00 UTC (0.70 sure)."
     )
     assert render(Narrative()) == "I have nothing on my mind yet."
 
@@ -106,7 +106,7 @@ def test_a_winner_whose_stimulus_is_quoted_is_not_told_twice(store: Store) -> No
     hello = say(store, "hello")
     n = built(store, [thought("user:alice: hello", f"event:{hello.id:012d}", Ref("event", hello.id))])
     assert (n.doing, n.why) == ([], ["alice said “hello”"]) and Ref("event", hello.id) in n.refs
-    assert render(n) == "Alice said “hello”."
+    assert render(n) == "alice said “hello”."
 
 
 def evidence(store: Store, proposition: str, stance: str, source: str, now: float, subject: str = "build") -> Event:
@@ -168,7 +168,7 @@ def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
     n = built(store, winners)
     first = stored(store, n, cause=hello.id)
     assert first is not None and first.kind == "narrative_updated" and first.actor == "process:narrative"
-    assert first.text == render(n) == "Alice said “hello”."
+    assert first.text == render(n) == "alice said “hello”."
     assert first.causation_id == hello.id and first.cycle_id == "ada/1" and Ref("event", hello.id) in first.refs
     assert first.data == {**n.parts(), "rendered_by": "plain", "previous": None}
     # The same state again: nothing new is written.
@@ -187,7 +187,7 @@ def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
 # the "adds no content" check ----------------------------------------------------------
 
 PLAIN = (
-    "Alice said “the build is green”. So I came to believe that the build is green (0.72 sure)."
+    "alice said “the build is green”. So I came to believe that the build is green (0.72 sure)."
     " I expect that the deploy lands by 2026-01-02 00:00 UTC (0.80 sure)."
 )
 
@@ -323,7 +323,7 @@ def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> 
 def test_the_narrative_after_a_cycle(app: InProcess, mind: str) -> None:
     post = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
     updated = app.wait_for(mind, "narrative_updated", since=post.json()["id"])
-    assert updated["actor"] == "process:narrative" and updated["text"] == "Alice said “the build is red”."
+    assert updated["actor"] == "process:narrative" and updated["text"] == "alice said “the build is red”."
     assert {"type": "event", "id": post.json()["id"]} in updated["refs"]
     completed = app.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"][-1]
     assert updated["causation_id"] == completed["id"]
@@ -370,6 +370,6 @@ def test_a_mind_with_narrative_llm_shows_the_accepted_rephrasing(tmp_path: Path)
         shown = engine.api("GET", "/minds/ada/narrative").json()  # what `noemactl --json narrative` prints
         assert (shown["text"], shown["rendered_by"], shown["rephrased_event_id"]) == (rephrased["text"], "model", rephrased["id"])
         assert shown["model_call"] == rephrased["refs"][0]["id"]
-        assert json.loads(json.dumps(shown))["plain"] == "Alice said “hello”."
+        assert json.loads(json.dumps(shown))["plain"] == "alice said “hello”."
     finally:
         engine.stop()

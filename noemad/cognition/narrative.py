@@ -379,8 +379,14 @@ def _and(items: Sequence[str]) -> str:
 
 
 def _sentence(text: str) -> str:
-    """A sentence: its first letter capitalised, a full stop unless it ends with one (or a closing quote after one)."""
-    text = text[:1].upper() + text[1:]
+    """A sentence: a full stop unless it ends with one (or a closing quote after one), its first word capitalised.
+
+    Unless that word is a name: "alice said …" keeps alice's name as she
+    spells it (a source "ci" is not "Ci"); only the template's own words
+    ("an operator") are capitalised.
+    """
+    if text.startswith("an "):
+        text = "A" + text[1:]
     return text if text.endswith((".", "!", "?", ".”", "!”", "?”", "…”", "…")) else text + "."
 
 
