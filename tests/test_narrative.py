@@ -96,8 +96,8 @@ def test_build_is_deterministic_capped_and_rendered_as_first_person_prose(store:
         + " So I took in thought 1, took in thought 2 and took in thought 3."
     )
     # Empty parts are left out of the prose.
-    assert render(Narrative(why=["alice said “hi”"], next=["expect that it rains by 2026-01-02 00:00 UTC (0.70 sure)"])) == (
-        "alice said “hi”. I expect that it rains by 2026-01-02 00:00 UTC (0.70 sure)."
+    assert render(Narrative(why=["alice said “hi”"], next=["expect that it rains (due 2026-01-02 00:00 UTC, 0.70 sure)"])) == (
+        "alice said “hi”. I expect that it rains (due 2026-01-02 00:00 UTC, 0.70 sure)."
     )
     assert render(Narrative()) == "I have nothing on my mind yet."
 
@@ -146,7 +146,7 @@ def test_the_parts_come_from_state(store: Store) -> None:
         "am working on “ship the release” (0% done)",
         "am working on “write the notes” (0% done)",
     ]
-    assert n.next == ["expect that the deploy lands by 2026-01-01 02:00 UTC (0.80 sure)"]
+    assert n.next == ["expect that the deploy lands (due 2026-01-01 02:00 UTC, 0.80 sure)"]
     assert built(store, now=START + 3 * HOUR).next == [
         "am still waiting to learn whether the deploy lands (due 2026-01-01 02:00 UTC, 0.80 sure)"
     ]
@@ -154,7 +154,7 @@ def test_the_parts_come_from_state(store: Store) -> None:
             Ref("event", reply.id)} <= set(n.refs)
     prose = render(n)
     assert "Lately I found the evidence split on whether the build is green" in prose
-    assert "I have not settled whether the build is green" in prose and "I expect that the deploy lands by" in prose
+    assert "I have not settled whether the build is green" in prose and "I expect that the deploy lands (due" in prose
     assert prediction.id and "#" not in prose  # ids stay in the refs, out of the prose
 
 
@@ -188,14 +188,14 @@ def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
 
 PLAIN = (
     "alice said “the build is green”. So I came to believe that the build is green (0.72 sure)."
-    " I expect that the deploy lands by 2026-01-02 00:00 UTC (0.80 sure)."
+    " I expect that the deploy lands (due 2026-01-02 00:00 UTC, 0.80 sure)."
 )
 
 
 @pytest.mark.parametrize(
     "answer",
     [
-        "I expect that the deploy lands by 2026-01-02 00:00 UTC (0.80 sure). Alice said the build is green, so I came to believe it (0.72 sure).",
+        "I expect that the deploy lands (due 2026-01-02 00:00 UTC, 0.80 sure). Alice said the build is green, so I came to believe it (0.72 sure).",
         "Alice said that the builds are green, so I came to believe it; I expect the deploy lands.",
         "I came to believe what alice said.",
     ],

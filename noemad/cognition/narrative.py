@@ -351,7 +351,7 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
         if parse_iso(prediction.due_at) <= now:
             item = f"am still waiting to learn whether {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
         else:
-            item = f"expect that {trim(prediction.proposition)} by {_when(prediction.due_at)} ({sure})"
+            item = f"expect that {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
         n.next.append(clip(item))
         refs.extend(r for r in (
             Ref("belief", prediction.belief_id) if prediction.belief_id is not None else None,
