@@ -138,7 +138,7 @@ def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(tal
     assert "fluent_without_evidence" in overview.stdout
     [warning] = talker.api("GET", "/minds/ada/events", params={"kind": "metacognition"}).json()["events"]
     assert warning["data"]["belief"] == belief["id"]
-    assert warning["text"] == "I believe The deploy finished at 14:05 on prod-7 only on my own words or notes, with nothing to back it"
+    assert warning["text"] == "I hold “The deploy finished at 14:05 on prod-7” only on my own words or notes, with nothing to back it"
     lowered = talker.ctl_json("belief", str(belief["id"]))
     assert lowered["confidence"] < belief["confidence"] and lowered["evidence"][-1]["source"] == "metacognition"
     assert len(talker.ctl_json("beliefs", "ada")["beliefs"]) == 1

@@ -158,7 +158,7 @@ def belief_checks(belief: Belief) -> list[Thought]:
     about = (Ref("belief", belief.id),)
     out: list[Thought] = []
     if all(e.kind in FLUENT_KINDS for e in every):
-        out.append(_warning("fluent_without_evidence", ref, f"I believe {belief.proposition} only on my own words or notes, with nothing to back it", about, belief=belief.id))
+        out.append(_warning("fluent_without_evidence", ref, f"I hold “{belief.proposition}” only on my own words or notes, with nothing to back it", about, belief=belief.id))
     support = [e for e in every if e.source not in NOT_A_SOURCE]  # a bet and its outcome are judged by calibration
     if not support:
         return out
@@ -166,7 +166,7 @@ def belief_checks(belief: Belief) -> list[Thought]:
         out.append(_warning("insufficient_evidence", ref, f"I am {belief.confidence:.2f} sure that {belief.proposition} on a single piece of support", about, belief=belief.id))
     sources = {e.source for e in support}
     if belief.confidence >= 0.6 and len(sources) == 1:
-        out.append(_warning("single_source", ref, f"all my support for {belief.proposition} comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
+        out.append(_warning("single_source", ref, f"all my support for “{belief.proposition}” comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
     return sorted(out, key=lambda t: list(CHECKS).index(t.kind))
 
 
