@@ -178,8 +178,9 @@ def _stimulus(db: Database, event: Event) -> str:
             verb = "denied" if claim.stance == "contradicts" else "told me"
             return f"{who} {verb} that {trim(claim.proposition or event.text or '')}"
         case Correction(belief=belief, status=status, confidence=value):
-            what = {"rejected": "rejected", "pinned": "fixed", "active": "reopened"}.get(status or "", "corrected")
-            at = f" at {float(value):.2f}" if value is not None and status != "rejected" else ""
+            pinned = status or ("pinned" if value is not None else "")  # a confidence alone pins
+            what = {"rejected": "rejected", "pinned": "fixed", "active": "reopened"}.get(pinned, "corrected")
+            at = f" at {float(value):.2f}" if value is not None and pinned != "rejected" else ""
             why = f", saying {_quote(event.text)}" if event.text else ""
             return f"{who} {what} my belief that {_belief_text(db, belief)}{at}{why}"
         case GoalStimulus(goal=None, title=title):
