@@ -448,6 +448,14 @@ def m012_memory_tags(db: Database) -> None:
 
 
 @migrations()
+def m014_model_call_actor(db: Database) -> None:
+    # Who a model call was made for, when an operator's request caused it
+    # (`operator:alice` for the calls of a job they ran); null for the mind's
+    # own calls. Written by noemad.models.ledger.
+    _run(db, "ALTER TABLE model_calls ADD COLUMN actor TEXT;")
+
+
+@migrations()
 def m015_fluent_evidence(db: Database) -> None:
     # Metacognition's fluent_without_evidence check looks, every cycle, for
     # the beliefs given support by model output or notes lately (written by
