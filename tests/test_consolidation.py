@@ -218,7 +218,7 @@ def test_repeatedly_selecting_go_becomes_one_inference_belief_and_one_semantic_m
     # A second run finds nothing new: the episodes are consolidated, the rest still do not recur.
     again = env.consolidate()
     assert again.clusters == [] and again.outputs["episodes"] == 4
-    assert again.outputs["summary"] == "no generalisation: none of the 4 episodes recur in a cluster of 3 or more; all are left for later"
+    assert again.outputs["summary"] == "no generalisation: no two terms recur together in 3 or more of the 4 episodes; all are left for later"
     assert again.event.kind == "consolidation" and again.event.refs == ()
 
 

@@ -36,6 +36,7 @@ from noemad.wire import computed, wire
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
 KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis", "model_output", "note")
+FLUENT_KINDS: tuple[str, ...] = ("model_output", "note")  # what a mind said or noted itself: no event of the world behind it
 Status = Literal["active", "contested", "rejected", "pinned"]
 OPERATOR_STATUSES = ("active", "rejected", "pinned")
 DEFAULT_TRUST = 0.6  # how far a mind trusts a source it has not been told about
@@ -759,11 +760,41 @@ def support_items(db: Database, belief_ids: Sequence[int]) -> list[tuple[int, st
 
 
 def contested_since(db: Database, mind: str, before: str) -> list[tuple[int, str]]:
-    """(id, proposition) of the mind's contested beliefs last changed at or before `before` (ISO), by id."""
+    """(id, proposition) of the mind's contested beliefs that became contested at or before `before` (ISO), by id.
+
+    Since when a belief is contested is the time of the newest event that
+    moved it *into* `contested`; evidence arriving while it stays contested
+    (more for one side, more for the other) does not restart that time.
+    """
     return [
         (int(i), str(p))
         for i, p in db.execute(
-            "SELECT id, proposition FROM beliefs WHERE mind = ? AND status = 'contested' AND updated_at <= ? ORDER BY id", [mind, before]
+            "SELECT b.id, b.proposition FROM beliefs b WHERE b.mind = ? AND b.status = 'contested'"
+            " AND coalesce((SELECT max(e.at) FROM events e WHERE e.subject_type = 'belief' AND e.subject_id = b.id"
+            "   AND e.kind IN ('belief_created', 'belief_updated') AND json_extract(e.data, '$.status.to') = 'contested'"
+            "   AND json_extract(e.data, '$.status.from') IS NOT 'contested'), b.updated_at) <= ?"
+            " ORDER BY b.id",
+            [mind, before],
+        )
+    ]
+
+
+def fluent_beliefs(db: Database, mind: str, since: str) -> list[int]:
+    """Ids of the mind's active or contested beliefs that rest only on FLUENT_KINDS, given such support at or after `since` (ISO).
+
+    Found through the partial index on fluent support (the kinds are written
+    out so SQLite can use it), then each belief checked for any other support.
+    """
+    return [
+        int(i)
+        for (i,) in db.execute(
+            "SELECT DISTINCT f.belief_id FROM evidence f JOIN beliefs b ON b.id = f.belief_id"
+            " WHERE f.mind = ? AND f.kind IN ('model_output', 'note') AND f.stance = 'support' AND f.at >= ?"
+            " AND b.status IN ('active', 'contested')"
+            " AND NOT EXISTS (SELECT 1 FROM evidence e WHERE e.belief_id = f.belief_id AND e.stance = 'support'"
+            "   AND e.kind NOT IN ('model_output', 'note'))"
+            " ORDER BY f.belief_id",
+            [mind, since],
         )
     ]
 

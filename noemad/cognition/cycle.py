@@ -26,6 +26,7 @@ from noemad.clock import Clock
 from noemad.config import MindSettings
 from noemad.cognition import metacognition, notifications
 from noemad.cognition.attention import attend
+from noemad.cognition.beliefs import find_belief
 from noemad.cognition.memory import retrieve
 from noemad.cognition.perceive import Perception, perceive
 from noemad.cognition.goals import active_goals
@@ -125,13 +126,18 @@ class CycleResult:
     completed: Event
 
 
+def _proposition(db: Database, belief_id: int) -> str | None:
+    found = find_belief(db, belief_id)
+    return found.proposition if found is not None else None
+
+
 def deliberate(
     db: Database, *, mind: str, stimuli: list[Event], perception: Perception, size: int, cause: int, cycle_id: str, now: float
 ) -> tuple[list[Thought], list[Event]]:
     """Propose, attend, and let the admitted warnings take effect (one writer job)."""
     thoughts = [
         *perception_thoughts(mind, stimuli),
-        *evidence_thoughts(perception.events),
+        *evidence_thoughts(perception.events, lambda belief: _proposition(db, belief)),
         *goal_thoughts(active_goals(db, mind)),
         *prediction_thoughts(due_predictions(db, mind, now), now),
         *metacognition.propose(db, mind, perception.beliefs, now),

@@ -12,14 +12,35 @@ admitted it; the same check on the same target is not repeated within a day
 | single_source           | all support for a >= 0.6 belief comes from one source        | counter-evidence (weight 0.25)          |
 | fluent_without_evidence | a belief rests only on model output or free notes            | counter-evidence (weight 0.25)          |
 | repeated_failure        | >= 3 hypotheses about one subject rejected within 30 days    | a warning                               |
-| stale_contradiction     | a belief contested and unchanged for a day                   | an investigation goal                   |
+| stale_contradiction     | a belief contested since a day ago or longer                 | an investigation goal                   |
 | overconfidence          | calibration shows stated confidence running ahead of outcomes | a warning                              |
 
-The evidence checks look at the beliefs the cycle changed (pinned and
-rejected beliefs are the operator's and are left alone); the others look at
-the whole mind. Counter-evidence comes from the source `metacognition` with
-credibility 1, so two warnings on one belief count with the same-source
-discount.
+What each check looks at:
+
+* insufficient_evidence and single_source look at the beliefs the cycle
+  changed, and count only *support a source gave*: a prediction's stated
+  confidence (source `prediction`) is the mind's own bet, not a source to
+  corroborate, and an outcome (source `outcome`) is the decisive observation
+  of whether the bet came true. A prediction is judged by its outcome
+  instead: calibration over resolved predictions (`overconfidence`) is the
+  check for bets, and a missed hypothesis is rejected where it is resolved.
+  A hypothesis that also has support from elsewhere (an observation, an
+  assertion) is checked on that support.
+* fluent_without_evidence looks at the beliefs the cycle changed and at every
+  belief given model-output or note support within the last day
+  (`beliefs.fluent_beliefs`): that support arrives outside perception — a
+  reply's claims that nothing the mind was given supports are recorded as
+  `model_output` evidence after the reply (`noemad.turn.stated`) — so the
+  next cycle audits it.
+* stale_contradiction: a belief contested since at least a day ago
+  (`beliefs.contested_since`: since the event that moved it into
+  `contested`), however much evidence kept arriving meanwhile — the
+  contradiction is unresolved, not merely quiet.
+* repeated_failure and overconfidence look at the whole mind.
+
+Pinned and rejected beliefs are the operator's and are left alone.
+Counter-evidence comes from the source `metacognition` with credibility 1,
+so two warnings on one belief count with the same-source discount.
 """
 
 from __future__ import annotations
@@ -31,7 +52,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import Belief, add_evidence, contested_since, get_belief, rejected_hypotheses
+from noemad.cognition.beliefs import FLUENT_KINDS, Belief, add_evidence, contested_since, fluent_beliefs, get_belief, rejected_hypotheses
 from noemad.cognition.calibration import calibration
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought
@@ -64,7 +85,8 @@ CHECKS = {
         Check("overconfidence", 0.9, "warning"),
     )
 }
-FLUENT_KINDS = frozenset({"model_output", "note"})
+# Support that is no source's word: the mind's own stated bet, and the outcome that settles it.
+NOT_A_SOURCE = frozenset({"prediction", "outcome"})
 
 
 @dataclass(frozen=True)
@@ -129,35 +151,42 @@ def belief_checks(belief: Belief) -> list[Thought]:
     """The evidence checks that fire on one belief."""
     if belief.status in ("pinned", "rejected"):
         return []
-    support = [e for e in belief.evidence if e.stance == "support"]
-    if not support:
+    every = [e for e in belief.evidence if e.stance == "support"]
+    if not every:
         return []
     ref = f"belief:{belief.id}"
     about = (Ref("belief", belief.id),)
-    out = []
+    out: list[Thought] = []
+    if all(e.kind in FLUENT_KINDS for e in every):
+        out.append(_warning("fluent_without_evidence", ref, f"I hold “{belief.proposition}” only on my own words or notes, with nothing to back it", about, belief=belief.id))
+    support = [e for e in every if e.source not in NOT_A_SOURCE]  # a bet and its outcome are judged by calibration
+    if not support:
+        return out
     if belief.confidence >= 0.7 and len(support) == 1:
-        out.append(_warning("insufficient_evidence", ref, f"'{belief.proposition}' is at {belief.confidence:.2f} on one item of support", about, belief=belief.id))
+        out.append(_warning("insufficient_evidence", ref, f"I am {belief.confidence:.2f} sure that {belief.proposition} on a single piece of support", about, belief=belief.id))
     sources = {e.source for e in support}
     if belief.confidence >= 0.6 and len(sources) == 1:
-        out.append(_warning("single_source", ref, f"all support for '{belief.proposition}' comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
-    if all(e.kind in FLUENT_KINDS for e in support):
-        out.append(_warning("fluent_without_evidence", ref, f"'{belief.proposition}' rests only on model output or notes", about, belief=belief.id))
-    return out
+        out.append(_warning("single_source", ref, f"all my support for “{belief.proposition}” comes from {next(iter(sources))}", about, belief=belief.id, source=next(iter(sources))))
+    return sorted(out, key=lambda t: list(CHECKS).index(t.kind))
 
 
 def propose(db: Database, mind: str, changed: Iterable[int], now: float) -> list[Thought]:
     """Every warning the checks would raise now (no side effects)."""
     thoughts: list[Thought] = []
-    for belief_id in sorted(set(changed)):
+    touched = set(changed)
+    for belief_id in sorted(touched):
         thoughts.extend(belief_checks(get_belief(db, belief_id)))
+    for belief_id in fluent_beliefs(db, mind, iso(now - DAY)):  # support that came outside perception
+        if belief_id not in touched:
+            thoughts.extend(t for t in belief_checks(get_belief(db, belief_id)) if t.kind == "fluent_without_evidence")
     for belief_id, proposition in contested_since(db, mind, iso(now - DAY)):
         thoughts.append(
-            _warning("stale_contradiction", f"belief:{belief_id}", f"'{proposition}' has been contested for over a day",
+            _warning("stale_contradiction", f"belief:{belief_id}", f"I have been torn on whether {proposition} for over a day",
                      (Ref("belief", belief_id),), belief=belief_id)
         )
     for subject, count in rejected_hypotheses(db, mind, iso(now - MONTH), at_least=3):
         thoughts.append(
-            _warning("repeated_failure", f"subject:{subject}", f"{count} hypotheses about {subject} rejected in 30 days", (),
+            _warning("repeated_failure", f"subject:{subject}", f"{count} of my hypotheses about {subject} were rejected in 30 days", (),
                      subject=subject, rejected=count)
         )
     overconfidence = _overconfidence(db, mind)
@@ -170,7 +199,7 @@ def _overconfidence(db: Database, mind: str) -> Thought | None:
     cal = calibration(db, mind)
     if not cal.overconfident:
         return None
-    return _warning("overconfidence", f"mind:{mind}", "stated confidence is running ahead of outcomes", (), brier=cal.brier)
+    return _warning("overconfidence", f"mind:{mind}", "my stated confidence is running ahead of outcomes", (), brier=cal.brier)
 
 
 def apply(db: Database, mind: str, thought: Thought, cause: int, cycle_id: str, now: float) -> list[Event]:

@@ -55,10 +55,11 @@ from sqlite_utils import Database
 
 from noemad.operator import is_operator
 from noemad.clock import parse_iso
+from noemad.errors import NotFound
 from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, find_belief, list_beliefs
-from noemad.cognition.goals import GoalChange, active_goals
+from noemad.cognition.goals import GoalChange, active_goals, get_goal
 from noemad.cognition.metacognition import MetacognitionWarning
-from noemad.cognition.predictions import Resolution, list_predictions
+from noemad.cognition.predictions import PREDICTION_SOURCE, Resolution, get_prediction, list_predictions
 from noemad.cognition.thoughts import Thought
 from noemad.cognition.wording import PROSE, Support, Worded, adds_nothing, reword
 from noemad.events import Event, EventDraft, Ref, append, get_event, latest_events, list_events
@@ -84,7 +85,7 @@ if TYPE_CHECKING:
 PARTS: tuple[str, ...] = ("doing", "why", "recently", "resolving", "next")
 MAX_ITEMS = 3  # items per part
 MAX_ITEM = 120  # characters per item
-MAX_QUOTE = 80  # characters of a quoted text inside an item
+MAX_QUOTE = 60  # characters of a quoted text inside an item, cut at a word boundary
 WINDOW = 100  # "recently" looks at the mind's newest WINDOW events
 MAX_REFS = 64  # what an event may cite
 ACTOR = "process:narrative"
@@ -122,6 +123,12 @@ class Narrative:
 
 
 # building --------------------------------------------------------------------
+#
+# Each item is a clause a person would write after "I" (doing, recently,
+# resolving, next) or a whole clause (why): what someone said, what I came to
+# believe and how sure, what I replied, what changed. Ids stay out of the
+# prose (the event cites what it mentions); confidences are shown as two
+# decimals, quotes are cut at a word boundary.
 
 
 def clip(text: str, limit: int = MAX_ITEM) -> str:
@@ -130,8 +137,20 @@ def clip(text: str, limit: int = MAX_ITEM) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + ELLIPSIS
 
 
+def trim(text: str, limit: int = MAX_QUOTE) -> str:
+    """One line of `text`, cut at the last word boundary before `limit` characters (trailing punctuation dropped) with an ellipsis."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # a word boundary not too far back; else a cut inside one long word
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–—") + ELLIPSIS
+
+
 def _quote(text: str | None) -> str:
-    return f"“{clip(text or '', MAX_QUOTE)}”"
+    return f"“{trim(text or '')}”"
 
 
 def _who(event: Event) -> str:
@@ -143,55 +162,145 @@ def _who(event: Event) -> str:
     return event.actor.split(":", 1)[-1] if event.actor.startswith(("user:", "source:")) else event.actor
 
 
-def _stimulus(event: Event) -> str:
-    """Why: a stimulus as what someone did ("alice said …")."""
+def _belief_text(db: Database, belief_id: int) -> str:
+    belief = find_belief(db, belief_id)
+    return trim(belief.proposition) if belief is not None else f"belief #{belief_id}"
+
+
+def _stimulus(db: Database, event: Event) -> str:
+    """Why: a stimulus as what someone did ("alice said “…”")."""
     who = _who(event)
     match as_stimulus(event):
         case Message():
             return f"{who} said {_quote(event.text)}"
         case Observation():
-            return f"{who} observed {_quote(event.text)}"
+            return f"{who} reported {_quote(event.text)}"
         case Assertion(claim=claim):
-            verb = "denied" if claim.stance == "contradicts" else "asserted"
-            return f"{who} {verb} that {clip(claim.proposition or event.text or '', MAX_QUOTE)}"
-        case Correction(belief=belief):
-            return f"{who} corrected belief #{belief}: {clip(event.text or '', MAX_QUOTE)}"
+            verb = "denied" if claim.stance == "contradicts" else "told me"
+            return f"{who} {verb} that {trim(claim.proposition or event.text or '')}"
+        case Correction(belief=belief, status=status, confidence=value):
+            pinned = status or ("pinned" if value is not None else "")  # a confidence alone pins
+            what = {"rejected": "rejected", "pinned": "fixed", "active": "reopened"}.get(pinned, "corrected")
+            at = f" at {float(value):.2f}" if value is not None and pinned != "rejected" else ""
+            why = f", saying {_quote(event.text)}" if event.text else ""
+            return f"{who} {what} my belief that {_belief_text(db, belief)}{at}{why}"
         case GoalStimulus(goal=None, title=title):
-            return f"{who} set the goal {_quote(title or event.text)}"
+            return f"{who} gave me the goal {_quote(title or event.text)}"
         case GoalStimulus(goal=goal, status=status, progress=progress):
-            change = status or (f"moved to {float(progress):.0%}" if progress is not None else "changed")
-            return f"{who} {change} goal #{goal}"
-        case PredictionStimulus(proposition=proposition):
-            return f"{who} predicted that {clip(proposition or event.text or '', MAX_QUOTE)}"
+            goal_title = _goal_title(db, goal)
+            change = f"marked {goal_title} {status}" if status else (
+                f"moved {goal_title} to {float(progress):.0%}" if progress is not None else f"changed {goal_title}")
+            return f"{who} {change}"
+        case PredictionStimulus(proposition=proposition, confidence=stated):
+            return f"{who} had me predict that {trim(proposition or event.text or '')} ({float(stated):.2f} sure)"
         case OutcomeStimulus(prediction=prediction, result=result, observed=observed):
-            said = f" ({clip(str(observed), MAX_QUOTE)})" if observed else ""
-            return f"{who} reported prediction #{prediction} as a {result}{said}"
+            said = f" ({trim(str(observed))})" if observed else ""
+            return f"{who} said my prediction that {_prediction_text(db, prediction)} was a {result}{said}"
     return f"{who} sent a {event.kind} {_quote(event.text)}"
 
 
+def _goal_title(db: Database, goal_id: int | None) -> str:
+    try:
+        return _quote(get_goal(db, goal_id).title) if goal_id is not None else "a goal"
+    except NotFound:
+        return f"goal #{goal_id}"
+
+
+def _prediction_text(db: Database, prediction_id: int) -> str:
+    try:
+        return trim(get_prediction(db, prediction_id).proposition)
+    except NotFound:
+        return f"#{prediction_id}"
+
+
+def _confidence(change: BeliefChange) -> str:
+    a, b = change.confidence_from, change.confidence_to
+    return f"{b:.2f}" if f"{a:.2f}" == f"{b:.2f}" else f"from {a:.2f} to {b:.2f}"
+
+
+def belief_phrase(change: BeliefChange, proposition: str, created: bool = False) -> str:
+    """What a belief change did, as a clause after "I" ("came to believe that … (0.72)")."""
+    p = trim(proposition)
+    if change.status_changed and change.status_to == "rejected":
+        why = "an operator rejected it" if change.by == "operator" else (
+            f"prediction #{change.prediction} missed" if change.by == "outcome" else "the evidence turned")
+        return f"stopped believing that {p} ({_confidence(change)}): {why}"
+    if change.status_changed and change.status_to == "pinned":
+        return f"was told to hold that {p} at {change.confidence_to:.2f}"
+    if change.correction and change.status_to == "active":
+        return f"was told to weigh again whether {p} ({_confidence(change)})"
+    if change.status_changed and change.status_to == "contested":
+        return f"found the evidence split on whether {p} ({_confidence(change)})"
+    if change.held is not None:
+        return f"noted new evidence on whether {p}, which stays {change.status_to}"
+    if created and change.source == PREDICTION_SOURCE:
+        return f"bet that {p} ({change.confidence_to:.2f} sure)"
+    if created:
+        return f"came to believe that {p} ({change.confidence_to:.2f} sure)"
+    if change.status_changed and change.status_from == "contested":
+        return f"settled whether {p} ({_confidence(change)})"
+    if change.confidence_to > change.confidence_from:
+        return f"grew surer that {p} ({_confidence(change)})"
+    if change.confidence_to < change.confidence_from:
+        return f"grew less sure that {p} ({_confidence(change)})"
+    return f"weighed new evidence on whether {p} ({change.confidence_to:.2f} sure)"
+
+
+def _belief_event(db: Database, event: Event) -> str:
+    belief = find_belief(db, event.subject.id) if event.subject is not None else None
+    proposition = belief.proposition if belief is not None else event.text or ""
+    return belief_phrase(BeliefChange.of(event), proposition, created=event.kind == "belief_created")
+
+
 def _notable(db: Database, event: Event) -> str | None:
-    """Recently: what the mind did or saw, as a phrase after "I" ("replied …"); None if not notable."""
+    """Recently: what the mind did or saw, as a clause after "I" ("replied “…”"); None if not notable."""
     if event.kind == "reply":
         return f"replied {_quote(event.text)}"
     if event.kind in BELIEF_EVENTS:
         change = BeliefChange.of(event)
         if not change.status_changed or event.subject is None:
             return None
-        belief = find_belief(db, event.subject.id)
-        proposition = belief.proposition if belief else event.text or ""
-        return f"saw belief #{event.subject.id} become {change.status_to}: {clip(proposition, MAX_QUOTE)}"
+        return _belief_event(db, event)
     if event.kind == "metacognition":
-        return f"noticed that {clip(event.text or MetacognitionWarning.of(event).check, MAX_QUOTE)}"
+        return f"noticed that {trim(event.text or MetacognitionWarning.of(event).check, MAX_ITEM - 13)}"
     if event.kind in ("goal_completed", "goal_abandoned"):
-        verb = "completed" if event.kind == "goal_completed" else "abandoned"
+        verb = "completed" if event.kind == "goal_completed" else "gave up"
         goal_change = GoalChange.of(event)
-        return f"{verb} goal #{goal_change.goal}: {clip(goal_change.title or event.text or '', MAX_QUOTE)}"
+        return f"{verb} the goal {_quote(goal_change.title or event.text)}"
     if event.kind == "prediction_resolved":
         resolution = Resolution.of(event)
-        return f"learned that prediction #{resolution.prediction} was a {resolution.result}: {clip(resolution.proposition, MAX_QUOTE)}"
+        verdict = "came true" if resolution.result == "hit" else "did not come true"
+        return f"learned that my prediction that {trim(resolution.proposition)} {verdict}"
     if event.kind == "notification":
-        return f"raised a notification: {clip(event.text or '', MAX_QUOTE)}"
+        return f"raised a notification: {trim(event.text or '')}"
     return None
+
+
+def _doing(db: Database, thought: Thought, quoted: set[int], resolving: set[Ref], expected: set[int]) -> str | None:
+    """A winner as a clause after "I"; None when another part already says it (its stimulus, goal or prediction)."""
+    events = [r.id for r in thought.refs if r.type == "event"]
+    if thought.process == "perception":
+        if events and events[0] in quoted:
+            return None
+        return f"took in {trim(thought.summary.split(': ', 1)[-1])}"
+    if thought.process == "evidence" and events:
+        try:
+            event = get_event(db, events[0])
+        except NotFound:
+            return trim(thought.summary)
+        return _belief_event(db, event)
+    if thought.process == "goals":
+        if any(Ref("event", e) in resolving for e in events):
+            return None
+        return f"kept in mind {thought.summary}"
+    if thought.process == "predictions":
+        prediction = int(thought.key.split(":", 1)[1]) if ":" in thought.key else None
+        if prediction is not None and prediction in expected:
+            return None
+        return f"checked on {thought.summary}"
+    if thought.process == "metacognition":
+        return f"noticed that {trim(thought.summary, MAX_ITEM - 13)}"
+    return trim(thought.summary)
 
 
 def _when(at: str) -> str:
@@ -206,42 +315,57 @@ def _window_start(db: Database, mind: str) -> int:
 
 
 def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Narrative:
-    """The mind's narrative from its state and the cycle's admitted thoughts (no side effects)."""
+    """The mind's narrative from its state and the cycle's admitted thoughts (no side effects).
+
+    The refs are collected from the same things in the same order whatever
+    the prose says of them: a winner whose stimulus, goal or prediction
+    another part already tells is left out of `doing`, never out of the refs.
+    """
     n = Narrative()
     refs: list[Ref] = []
-    for thought in list(winners)[:MAX_ITEMS]:
-        n.doing.append(clip(thought.summary))
+    admitted = list(winners)[:MAX_ITEMS]
+    for thought in admitted:
         refs.extend(thought.refs)
-    for event in latest_events(db, mind, kinds=STIMULUS_KINDS, limit=MAX_ITEMS):
-        n.why.append(clip(_stimulus(event)))
+    stimuli = latest_events(db, mind, kinds=STIMULUS_KINDS, limit=MAX_ITEMS)
+    for event in stimuli:
+        n.why.append(clip(_stimulus(db, event)))
         refs.append(Ref("event", event.id))
     notable: list[tuple[str, Event]] = []
     for event in list_events(db, mind, kinds=NOTABLE, since=_window_start(db, mind), limit=WINDOW):
         phrase = _notable(db, event)
         if phrase is not None:
             notable.append((phrase, event))
-    for phrase, event in notable[-MAX_ITEMS:]:
-        n.recently.append(clip(phrase))
-        refs.append(Ref("event", event.id))
+    recent = notable[-MAX_ITEMS:]
+    refs.extend(Ref("event", event.id) for _, event in recent)
+    resolving_refs: set[Ref] = set()
     for belief in list_beliefs(db, mind, status="contested", limit=MAX_ITEMS):
-        n.resolving.append(clip(f"whether {belief.proposition} (belief #{belief.id}, contested at {belief.confidence:.2f})"))
+        n.resolving.append(clip(f"have not settled whether {trim(belief.proposition)} (contested, {belief.confidence:.2f})"))
         refs.append(Ref("belief", belief.id))
     for goal in active_goals(db, mind)[: MAX_ITEMS - len(n.resolving)]:
-        n.resolving.append(clip(f"goal #{goal.id}, {goal.title} ({goal.progress:.0%} done)"))
+        n.resolving.append(clip(f"am working on {_quote(goal.title)} ({goal.progress:.0%} done)"))
         if goal.event_id is not None:
             refs.append(Ref("event", goal.event_id))
+            resolving_refs.add(Ref("event", goal.event_id))
+    expected: set[int] = set()
     for prediction in list_predictions(db, mind, status="open", limit=MAX_ITEMS):
-        due = "overdue since" if parse_iso(prediction.due_at) <= now else "due"
-        n.next.append(
-            clip(
-                f"that {prediction.proposition} (prediction #{prediction.id} at {prediction.stated_confidence:.2f},"
-                f" {due} {_when(prediction.due_at)})"
-            )
-        )
+        expected.add(prediction.id)
+        sure = f"{prediction.stated_confidence:.2f} sure"
+        if parse_iso(prediction.due_at) <= now:
+            item = f"am still waiting to learn whether {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
+        else:
+            item = f"expect that {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
+        n.next.append(clip(item))
         refs.extend(r for r in (
             Ref("belief", prediction.belief_id) if prediction.belief_id is not None else None,
             Ref("event", prediction.event_id) if prediction.event_id is not None else None,
         ) if r is not None)
+    quoted = {e.id for e in stimuli}
+    for thought in admitted:
+        phrase = _doing(db, thought, quoted, resolving_refs, expected)
+        if phrase is not None:
+            n.doing.append(clip(phrase))
+    told = set(n.doing)
+    n.recently = [item for item in (clip(phrase) for phrase, _ in recent) if item not in told]  # not what `doing` tells
     n.refs = list(dict.fromkeys(refs))[:MAX_REFS]
     return n
 
@@ -249,25 +373,43 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
 # rendering -------------------------------------------------------------------
 
 
-def _join(items: Sequence[str]) -> str:
-    return "; ".join(items)
+def _and(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _sentence(text: str) -> str:
+    """A sentence: a full stop unless it ends with one (or a closing quote after one), its first word capitalised.
+
+    Unless that word is a name: "alice said …" keeps alice's name as she
+    spells it (a source "ci" is not "Ci"); only the template's own words
+    ("an operator") are capitalised.
+    """
+    if text.startswith("an "):
+        text = "A" + text[1:]
+    return text if text.endswith((".", "!", "?", ".”", "!”", "?”", "…”", "…")) else text + "."
 
 
 def render(n: Narrative) -> str:
-    """Short first-person prose; empty parts are left out. Deterministic."""
+    """Short first-person prose; empty parts are left out. Deterministic.
+
+    What happened (why), what I made of it (doing), what I did lately
+    (recently), what is still open (resolving) and what I expect (next),
+    one sentence each.
+    """
     sentences = []
-    if n.doing and n.why:
-        sentences.append(f"I am thinking about {_join(n.doing)}, because {_join(n.why)}.")
-    elif n.doing:
-        sentences.append(f"I am thinking about {_join(n.doing)}.")
-    elif n.why:
-        sentences.append(f"Lately {_join(n.why)}.")
+    if n.why:
+        sentences.append(_sentence("; then ".join(n.why)))
+    if n.doing:
+        sentences.append(_sentence(("So I " if n.why else "I ") + _and(n.doing)))
     if n.recently:
-        sentences.append(f"Recently I {_join(n.recently)}.")
+        sentences.append(_sentence("Lately I " + _and(n.recently)))
     if n.resolving:
-        sentences.append(f"I am still resolving {_join(n.resolving)}.")
+        sentences.append(_sentence("I " + _and(n.resolving)))
     if n.next:
-        sentences.append(f"Next I expect {_join(n.next)}.")
+        sentences.append(_sentence("I " + _and(n.next)))
     return " ".join(sentences) if sentences else "I have nothing on my mind yet."
 
 

@@ -8,7 +8,7 @@ effects; only admitted thoughts take effect.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -66,13 +66,19 @@ def perception_thoughts(mind: str, stimuli: list[Event]) -> list[Thought]:
     return out
 
 
-def evidence_thoughts(changes: list[Event]) -> list[Thought]:
-    """One thought per belief event of this cycle: the bigger the change, the more salient."""
+def evidence_thoughts(changes: list[Event], proposition: Callable[[int], str | None] = lambda _: None) -> list[Thought]:
+    """One thought per belief event of this cycle: the bigger the change, the more salient.
+
+    A thought is labelled by its belief's proposition (`proposition(belief id)`):
+    the event's text is the proposition for evidence, but an operator's reason
+    for a correction and a sentence for a rejected hypothesis.
+    """
     out = []
     for event in changes:
         if event.kind not in BELIEF_EVENTS or event.subject is None:
             continue
         change = BeliefChange.of(event)
+        label = proposition(event.subject.id) or event.text
         delta = abs(change.confidence_to - change.confidence_from)
         salience = min(1.0, 0.3 + delta + (0.3 if change.status_changed else 0.0))
         out.append(
@@ -80,7 +86,7 @@ def evidence_thoughts(changes: list[Event]) -> list[Thought]:
                 process="evidence",
                 kind=event.kind,
                 salience=salience,
-                summary=f"{event.text} ({change.confidence_from:.2f} -> {change.confidence_to:.2f}, {change.status_to})",
+                summary=f"{label} ({change.confidence_from:.2f} -> {change.confidence_to:.2f}, {change.status_to})",
                 key=f"belief:{event.subject.id:012d}:{event.id:012d}",
                 refs=(event.subject, Ref("event", event.id)),
             )

@@ -453,3 +453,13 @@ def m014_model_call_actor(db: Database) -> None:
     # (`operator:alice` for the calls of a job they ran); null for the mind's
     # own calls. Written by noemad.models.ledger.
     _run(db, "ALTER TABLE model_calls ADD COLUMN actor TEXT;")
+
+
+@migrations()
+def m015_fluent_evidence(db: Database) -> None:
+    # Metacognition's fluent_without_evidence check looks, every cycle, for
+    # the beliefs given support by model output or notes lately (written by
+    # noemad.cognition.beliefs, outside perception: a reply's own claims).
+    # Such items are few among many: a partial index finds them without
+    # reading the rest.
+    _run(db, "CREATE INDEX evidence_fluent ON evidence(mind, at) WHERE kind IN ('model_output', 'note') AND stance = 'support';")

@@ -11,6 +11,8 @@ A turn takes every stimulus stored since the mind's last turn:
    decides whether the critic reviews the draft (a `governance` event), and a
    REVISE verdict has the draft written once more;
 4. the reply emitted as an event (or `reply_failed`, or `reply_skipped`);
+   what it states that nothing the mind was given supports becomes the
+   mind's own `model_output` evidence (`stated.py`), for metacognition;
 5. the narrative updated, after the reply so it counts among what the mind
    did recently;
 6. the narrative rephrased, if the mind's settings ask for it.
@@ -34,6 +36,7 @@ from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.govern import govern_reply
 from noemad.turn.narrative import rephrase_narrative, update_narrative
+from noemad.turn.stated import given, record_statements
 from noemad.turn.tools import MindTools, SkipReply
 
 
@@ -87,6 +90,13 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
             # A batch may be larger than an event may link: the reply names the newest of it.
             parents = turn.stimuli[-MAX_LINKS:]
             reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted, tools and tools.skip))
+            if reply.kind == "reply":  # what it said that nothing it was given supports: its own, fluent, evidence
+                said, recalled, cycle_id = reply, cycle.retrieved, turn.cycle_id
+                await store.writer.run(
+                    lambda db: record_statements(
+                        db, mind=turn.mind, reply=said, evidence=given(db, turn.mind, context, recalled), cycle_id=cycle_id, now=clock.now()
+                    )
+                )
     narrative = await update_narrative(store, clock, turn.mind, cycle, turn.cycle_id)
     rephrased = await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative)
     skipped = None

@@ -13,7 +13,7 @@ The package, in the order a run takes it:
 |---------------|---------------------------------------------------------------------------------|
 | `select`      | the SQL reads: the episodes to consider, each clustered episode's speaker        |
 | `tokenise`    | an episode's terms: speaker prefix dropped, content words, Snowball stems        |
-| `clustering`  | the pure algorithm: frequent associated pairs of terms, taken greedily           |
+| `clustering`  | the pure algorithm: frequent associated pairs of terms (lift or consistency), taken greedily |
 | `proposition` | a cluster's key terms, representative, speakers and plain proposition            |
 | `generalise`  | asking the summarise model for a generalisation, through the wording guard      |
 | `recording`   | the writes: a cluster's belief, semantic memory and consolidated rows; the event |
@@ -21,7 +21,9 @@ The package, in the order a run takes it:
 | `rejection`   | `reject`: the operator's rejection of a generalisation                           |
 """
 
-from noemad.background.consolidation.clustering import LIFT_FLOOR, MAX_TERMS, MIN_COSINE, MIN_LIFT, Cluster, cluster
+from noemad.background.consolidation.clustering import (
+    LIFT_FLOOR, MAX_TERMS, MIN_CONSISTENCY, MIN_COSINE, MIN_LIFT, MIN_OCCASIONS, Cluster, Pairs, cluster,
+)
 from noemad.background.consolidation.generalise import GENERALISING_WORDS, SYSTEM, Wording, prompt_text, unsupported, word
 from noemad.background.consolidation.job import DEFAULT_MIN_EPISODES, DEFAULT_WINDOW, run, summary
 from noemad.background.consolidation.proposition import EpisodeInfo, Episodes, Plan, plain_proposition, plan, who
@@ -32,7 +34,7 @@ from noemad.background.consolidation.tokenise import Terms, episode_terms, strip
 
 __all__ = [
     "ACTOR", "DEFAULT_MIN_EPISODES", "DEFAULT_REASON", "DEFAULT_WINDOW", "EPISODE_WEIGHT", "GENERALISING_WORDS", "KIND",
-    "LIFT_FLOOR", "MAX_TERMS", "MIN_COSINE", "MIN_LIFT", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Episodes", "Plan", "Skipped",
+    "LIFT_FLOOR", "MAX_TERMS", "MIN_CONSISTENCY", "MIN_COSINE", "MIN_LIFT", "MIN_OCCASIONS", "Pairs", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Episodes", "Plan", "Skipped",
     "Terms", "Window", "Wording", "Written", "cluster", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
     "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "terms",
     "unsupported", "who", "word", "write_cluster",

@@ -10,18 +10,35 @@ together are a habit. `cluster`:
 2. *Bounded terms.* Each episode keeps at most MAX_TERMS of its remaining
    terms: those with the highest df, ties by the term (at most 66 pairs).
 3. *Pairs.* support(a, b) = episodes that kept both. A pair is a
-   *candidate* when support >= min_episodes; cosine = support /
+   *candidate* when support >= min_episodes, cosine = support /
    sqrt(df(a) x df(b)) >= MIN_COSINE (null-invariant: unrelated episodes
-   added to the window do not change it); and lift = support x max(N,
-   LIFT_FLOOR) / (df(a) x df(b)) >= MIN_LIFT (the terms occur together more
-   often than by chance; "please" and "thanks", each in 40% of the
-   episodes, have a cosine near 0.4 but a lift near 1). A window of fewer
-   than LIFT_FLOOR episodes is measured as if it held LIFT_FLOOR. The price:
-   a pattern in more than two thirds of a large window is not consolidated.
+   added to the window do not change it), and the two terms are
+   *associated*, by either of two tests:
+   - *lift* = support x max(N, LIFT_FLOOR) / (df(a) x df(b)) >= MIN_LIFT:
+     the terms occur together more often than chance would put them
+     together ("please" and "thanks", each in 40% of the episodes, have a
+     cosine near 0.4 but a lift near 1: merely common words). A window of
+     fewer than LIFT_FLOOR episodes is measured as if it held LIFT_FLOOR.
+   - *consistency* = support / max(df(a), df(b)) >= MIN_CONSISTENCY: each
+     term comes with the other nearly every time either appears. Lift cannot
+     see this habit when it is everywhere: a pair can have a lift of at most
+     max(N, LIFT_FLOOR) / max(df(a), df(b)), so a pair in more than 1 /
+     MIN_LIFT (two thirds) of a large window fails the lift test however
+     faithfully its terms go together — the more consistent the habit, the
+     surer it was to be missed. A pair in every episode is the strongest
+     habit there is, not noise. Chance alone passes this test only when both
+     terms are each in at least 90% of the window, and then the pair is what
+     the window is about. Because it does not test against chance, a pair
+     that passes only by consistency must also *recur*: its episodes come
+     from at least MIN_OCCASIONS occasions (an occasion: one speaker on one
+     UTC day; `occasions` counts them), so one burst from one speaker (a
+     pasted log) is not a habit. Without `occasions` every episode is its
+     own occasion.
 4. *Greedy.* Repeatedly take the candidate with the most episodes not yet
    in a cluster (ties: the higher cosine, then the pair in term order); if
-   they number at least min_episodes they become a cluster and leave every
-   other candidate; else the candidate is dropped. A candidate whose count
+   they number at least min_episodes (and, for a pair associated only by
+   consistency, come from MIN_OCCASIONS occasions) they become a cluster and
+   leave every other candidate; else the candidate is dropped. A candidate whose count
    fell since it was queued is queued again with its new count (counts only
    fall, so the result is that of the eager greedy). Episodes in no cluster
    are left for a later run.
@@ -42,7 +59,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import chain, combinations
 
@@ -52,6 +69,8 @@ MAX_TERMS = 12  # terms an episode keeps for pair counting
 MIN_COSINE = 0.4  # support / sqrt(df(a) df(b)) of a candidate pair
 MIN_LIFT = 1.5  # support x max(N, LIFT_FLOOR) / (df(a) df(b)) of a candidate pair
 LIFT_FLOOR = 200  # a smaller window is measured as if it held this many episodes
+MIN_CONSISTENCY = 0.9  # support / max(df(a), df(b)): the terms come together nearly every time
+MIN_OCCASIONS = 2  # occasions (speaker, day) a pair associated only by consistency recurs on
 
 
 @dataclass(frozen=True)
@@ -62,10 +81,42 @@ class Cluster:
     members: tuple[int, ...]  # ascending indices
     cosine: float
     lift: float
+    consistency: float = 1.0  # support / max(df(a), df(b)) when the pair was queued
+
+    @property
+    def by(self) -> str:
+        """The association test the pair passed: lift, else consistency."""
+        return "lift" if self.lift >= MIN_LIFT else "consistency"
 
 
-def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Cluster]:
+@dataclass
+class Pairs:
+    """What became of the pairs of a run, for saying why nothing (or little) was generalised.
+
+    `recurring`: pairs kept together by at least min_episodes episodes;
+    `apart`: of those, the ones whose terms mostly appear apart (cosine);
+    `by_chance`: the ones neither test associates (lift, consistency);
+    `one_occasion`: candidates associated only by consistency whose episodes
+    came from fewer than MIN_OCCASIONS occasions.
+    """
+
+    recurring: int = 0
+    apart: int = 0
+    by_chance: int = 0
+    one_occasion: int = 0
+
+
+def cluster(
+    term_sets: Sequence[Collection[str]],
+    min_episodes: int,
+    occasions: Callable[[Collection[int]], int] | None = None,
+    pairs_seen: Pairs | None = None,
+) -> list[Cluster]:
     """Clusters of the episodes whose terms are `term_sets`, in the order they were taken (see the module docstring).
+
+    `occasions(indices)` counts the distinct occasions of those episodes
+    (None: each is its own). `pairs_seen`, when given, is filled in with
+    what became of the pairs.
 
     Terms are numbered in term order (so comparing numbers compares terms
     and every tie breaks as it would on the terms), and the pairs of each
@@ -105,17 +156,25 @@ def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Clu
     del shapes
 
     floor = max(n, LIFT_FLOOR)
+    seen = pairs_seen if pairs_seen is not None else Pairs()
     queue: list[tuple[int, float, int, int]] = []
-    lifts: dict[tuple[int, int], float] = {}
+    measures: dict[tuple[int, int], tuple[float, float]] = {}  # (lift, consistency)
     for (a, b), support in pairs.items():
         if support < min_episodes:
             continue
+        seen.recurring += 1
         product = df[a] * df[b]
         cosine = support / math.sqrt(product)
+        if cosine < MIN_COSINE:
+            seen.apart += 1
+            continue
         lift = support * floor / product
-        if cosine >= MIN_COSINE and lift >= MIN_LIFT:
+        consistency = support / max(df[a], df[b])
+        if lift >= MIN_LIFT or consistency >= MIN_CONSISTENCY:
             queue.append((-support, -cosine, a, b))
-            lifts[(a, b)] = lift
+            measures[(a, b)] = (lift, consistency)
+        else:
+            seen.by_chance += 1
     del pairs
     if not queue:
         return []
@@ -137,7 +196,11 @@ def cluster(term_sets: Sequence[Collection[str]], min_episodes: int) -> list[Clu
         if count < -neg_support:
             heapq.heappush(queue, (-count, neg_cosine, a, b))
             continue
-        clusters.append(Cluster((vocabulary[a], vocabulary[b]), tuple(sorted(members)), -neg_cosine, lifts[(a, b)]))
+        lift, consistency = measures[(a, b)]
+        if lift < MIN_LIFT and (count if occasions is None else occasions(members)) < MIN_OCCASIONS:
+            seen.one_occasion += 1  # a habit that never recurred: one burst from one speaker
+            continue
+        clusters.append(Cluster((vocabulary[a], vocabulary[b]), tuple(sorted(members)), -neg_cosine, lift, consistency))
         for i in members:  # each episode leaves the postings once
             for t in kept[i]:
                 posting = postings.get(t)

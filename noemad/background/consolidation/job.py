@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from noemad.background.consolidation.clustering import Cluster, cluster
+from noemad.background.consolidation.clustering import Cluster, Pairs, cluster
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
@@ -45,6 +46,7 @@ class _Found:
     speakers: dict[int, str]  # stimulus event id -> speaker
     written_by: dict[int, int]  # episode id -> its memory_created, for episodes with no stimulus
     cause: int | None  # the job's start event
+    pairs: Pairs  # what became of the pairs of terms, for the summary
 
     def terms_of(self, c: Cluster) -> list[Terms]:
         return [self.term_sets[i] for i in c.members]
@@ -57,12 +59,21 @@ def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Foun
     window = load_window(db, ctx.mind, start, end)
     ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
     term_sets = episode_terms(window.texts)
-    clusters = cluster(term_sets, min_episodes)
-    members = [i for c in clusters for i in c.members]
     stimuli = window.stimuli
-    speakers = load_speakers(db, [s for s in map(stimuli.__getitem__, members) if s is not None])
+    speakers: dict[int, str] = {}
+
+    def occasions(indices: Collection[int]) -> int:
+        """Distinct (speaker, UTC day) of these episodes: read only for pairs that lift does not associate."""
+        speakers.update(load_speakers(db, [s for s in map(stimuli.__getitem__, indices) if s is not None and s not in speakers]))
+        return len({(speakers.get(stimuli[i], UNKNOWN_SPEAKER) if stimuli[i] is not None else UNKNOWN_SPEAKER, window.created[i][:10])
+                     for i in indices})
+
+    pairs = Pairs()
+    clusters = cluster(term_sets, min_episodes, occasions, pairs)
+    members = [i for c in clusters for i in c.members]
+    speakers.update(load_speakers(db, [s for s in map(stimuli.__getitem__, members) if s is not None and s not in speakers]))
     written_by = load_written_by(db, [window.ids[i] for i in members if stimuli[i] is None])
-    return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id))
+    return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
 
 def _plan(found: _Found, index: int) -> Plan:
@@ -80,12 +91,30 @@ def _plan(found: _Found, index: int) -> Plan:
     return plan(index, c, episodes, found.terms_of(c))
 
 
-def summary(considered: int, clustered: int, clusters: int, min_episodes: int, window: str) -> str:
-    """The run in one sentence."""
+def summary(considered: int, clustered: int, clusters: int, min_episodes: int, window: str, pairs: Pairs | None = None) -> str:
+    """The run in one sentence; with no generalisation, why (from `pairs`, what became of the pairs of terms)."""
     if considered == 0:
         return f"nothing to consolidate: no episodes of the last {window} are left unconsolidated"
     if clusters == 0:
-        return f"no generalisation: none of the {considered:,} episodes recur in a cluster of {min_episodes} or more; all are left for later"
+        if pairs is None or pairs.recurring == 0:
+            return (
+                f"no generalisation: no two terms recur together in {min_episodes} or more of the {considered:,} episodes;"
+                " all are left for later"
+            )
+        why = [
+            f"{count:,} {what}"
+            for count, what in (
+                (pairs.apart, "mostly apart"),
+                (pairs.by_chance, "no more together than chance"),
+                (pairs.one_occasion, "from one speaker on one day"),
+            )
+            if count
+        ]
+        plural = "s of terms recur" if pairs.recurring != 1 else " of terms recurs"
+        return (
+            f"no generalisation: {pairs.recurring:,} pair{plural} together in {min_episodes} or more of the {considered:,} episodes,"
+            f" but none is a habit ({', '.join(why)}); all are left for later"
+        )
     return (
         f"{clusters:,} generalisation{'s' if clusters != 1 else ''} from {clustered:,} of {considered:,} episodes;"
         f" {considered - clustered:,} left for later"
@@ -169,7 +198,10 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                     "plain": p.plain,
                     "terms": p.shown_terms,
                     "pair": list(p.cluster.pair),
-                    "association": {"cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4)},
+                    "association": {
+                        "cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4),
+                        "consistency": round(p.cluster.consistency, 4), "by": p.cluster.by,
+                    },
                     "subject": p.subject,
                     "confidence": result.confidence,
                     "speakers": dict(p.speakers[:SPEAKERS_NAMED * 3]),
@@ -184,7 +216,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         else:
             failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
     outputs: dict[str, Any] = {
-        "summary": summary(len(found.window.ids), clustered, len(clusters), min_episodes, window),
+        "summary": summary(len(found.window.ids), clustered, len(clusters), min_episodes, window, found.pairs),
         "window": {"from": iso(start), "to": iso(now), "span": window},
         "min_episodes": min_episodes,
         "episodes": len(found.window.ids),
