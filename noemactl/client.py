@@ -179,11 +179,25 @@ class Client:
         """Store a stimulus (a message or an observation); return the stored event."""
         return self.request("POST", f"/minds/{_segment(mind)}/events", json=stimulus)
 
-    def events(self, mind: str, kinds: Sequence[str] = (), since: int = 0, limit: int = 100) -> dict[str, Any]:
-        """A page of a mind's events after `since`: `{"events": [...], "next_since": N}`."""
+    def events(
+        self,
+        mind: str,
+        kinds: Sequence[str] = (),
+        since: int = 0,
+        limit: int = 100,
+        *,
+        tail: int | None = None,
+        since_time: str | None = None,
+        grep: str | None = None,
+    ) -> dict[str, Any]:
+        """A page of a mind's events after `since`: `{"events": [...], "next_since": N, "last_id": N}`.
+
+        With `tail`, the newest `tail` matching events instead of the oldest `limit`.
+        """
         params: dict[str, Any] = {"since": since, "limit": limit}
         if kinds:
             params["kind"] = list(kinds)
+        params.update({k: v for k, v in (("tail", tail), ("since_time", since_time), ("grep", grep)) if v is not None})
         return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
 
     @contextmanager
@@ -212,6 +226,10 @@ class Client:
         """Set how far a mind trusts a source."""
         return self.request("PUT", f"/minds/{_segment(mind)}/trust/{_segment(source)}", json={"value": value})
 
+    def trust(self, mind: str) -> dict[str, Any]:
+        """The trust levels a mind was told, and the default for any other source."""
+        return self.request("GET", f"/minds/{_segment(mind)}/trust")
+
     def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's beliefs, most confident first."""
         params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit)) if v is not None}
@@ -225,9 +243,9 @@ class Client:
         """Give a mind a semantic or procedural memory."""
         return self.request("POST", f"/minds/{_segment(mind)}/memories", json=body)
 
-    def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> dict[str, Any]:
+    def memories(self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None) -> dict[str, Any]:
         """A mind's memories, or those matching `search`."""
-        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit)) if v is not None}
+        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit), ("status", status)) if v is not None}
         return self.request("GET", f"/minds/{_segment(mind)}/memories", params=params)
 
     def goals(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
@@ -300,6 +318,10 @@ class Client:
     def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Reject a generalisation: memory retracted, belief rejected."""
         return self.request("POST", f"/memories/{memory_id}/reject", json={"reason": reason})
+
+    def retract(self, memory_id: int, reason: str) -> dict[str, Any]:
+        """Retract a memory: `{"memory": {...}, "event": {...}}`."""
+        return self.request("POST", f"/memories/{memory_id}/retract", json={"reason": reason})
 
     def memory(self, memory_id: int) -> dict[str, Any]:
         """One memory."""

@@ -16,7 +16,7 @@ from annotated_types import Ge, Le
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
-from noemad.cognition.beliefs import Belief
+from noemad.cognition.beliefs import Belief, TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
@@ -282,9 +282,20 @@ class TrustOut(BaseModel):
     value: float
 
 
+class TrustList(BaseModel):
+    """The trust levels a mind was told; any other source counts at `default`."""
+
+    mind: str
+    default: float
+    trust: list[TrustLevel]
+
+
 class EventList(BaseModel):
     events: list[Event]
     next_since: int = Field(description="Pass as `since` to get the events after these.")
+    last_id: int = Field(
+        0, description="The mind's newest event id when these were read: follow the stream after it to miss and repeat nothing."
+    )
 
 
 class WarningOut(BaseModel):
@@ -497,6 +508,19 @@ class RejectIn(BodyIn):
     reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(
         "rejected by an operator", description="Why: kept with the retraction."
     )
+
+
+class RetractIn(BodyIn):
+    """Retract a memory: it is no longer recalled; its text and links stay, marked retracted."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(description="Why: kept with the retraction.")
+
+
+class RetractOut(BaseModel):
+    """The retracted memory and the `memory_retracted` event recording it."""
+
+    memory: Memory
+    event: Event
 
 
 class RejectOut(BaseModel):

@@ -20,11 +20,11 @@ from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
-from noemad.events import Event, append, get_event, latest_events, list_events
+from noemad.events import Event, EventQuery, append, get_event, latest_events, list_events, query_events
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
-from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.memory import Memory, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
@@ -290,6 +290,13 @@ class Supervisor(Reads, Gating):
         now = self.clock.now()
         return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
 
+    async def retract_memory(self, memory_id: int, reason: str, actor: str = "operator") -> tuple[Memory, Event]:
+        """Retract a memory (`memory_retracted`): no longer recalled, still listed; twice is a conflict."""
+        self._check_open()
+        now = self.clock.now()
+        event = await self.store.writer.run(lambda db: retract(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
+        return get_memory(self.store.reader(), memory_id), event
+
     async def remember(
         self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator",
         tags: list[str] | None = None,
@@ -422,6 +429,12 @@ class Supervisor(Reads, Gating):
         db = self.store.reader()
         get_mind(db, mind)
         return list_events(db, mind, kinds=kinds, since=since, limit=limit)
+
+    def query_events(self, mind: str, query: EventQuery) -> tuple[list[Event], int]:
+        """A mind's events matching `query` (kinds checked, text searched) and its newest event id then."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        return query_events(db, mind, query)
 
     def event(self, event_id: int) -> Event:
         return get_event(self.store.reader(), event_id)
