@@ -315,6 +315,10 @@ class Client:
         """Pause or resume a kind's scheduled runs for every mind."""
         return self.request("PUT", f"/schedules/{kind}", json={"paused": paused})
 
+    def news(self, kind: str) -> dict[str, Any]:
+        """For each mind, whether it has had news since its last job of `kind`."""
+        return self.request("GET", f"/schedules/{kind}/news")
+
     def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Reject a generalisation: memory retracted, belief rejected."""
         return self.request("POST", f"/memories/{memory_id}/reject", json={"reason": reason})

@@ -46,6 +46,7 @@ from noemad.api.schemas import (
     RejectIn,
     RejectOut,
     RetractIn,
+    NewsList,
     RetractOut,
     TrustList,
     ScheduleIn,
@@ -358,6 +359,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:
         return {"schedules": sup.schedules()}
+
+    @api.get(V1 + "/schedules/{kind}/news", response_model=NewsList, summary="Which minds have news for a kind of job")
+    def schedule_news(kind: Annotated[Literal["reflection", "consolidation"], Path()]) -> dict:
+        """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
+        return {"kind": kind, "minds": sup.news(kind)}
 
     @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
     async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn) -> dict:

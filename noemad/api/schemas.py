@@ -16,6 +16,7 @@ from annotated_types import Ge, Le
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
+from noemad.background.scheduler import MindNews
 from noemad.cognition.beliefs import Belief, TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
@@ -500,6 +501,13 @@ class ScheduleOut(BaseModel):
 
 class ScheduleList(BaseModel):
     schedules: list[ScheduleOut]
+
+
+class NewsList(BaseModel):
+    """For each mind, whether it has had news since its last job of `kind` (what the scheduler checks)."""
+
+    kind: JobKind
+    minds: list[MindNews]
 
 
 class RejectIn(BodyIn):

@@ -30,7 +30,7 @@ from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
-from noemad.background.scheduler import Scheduler
+from noemad.background.scheduler import MindNews, Scheduler, news
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -367,6 +367,10 @@ class Supervisor(Reads, Gating):
             }
             for kind in ("reflection", "consolidation")
         ]
+
+    def news(self, kind: str) -> list[MindNews]:
+        """Which minds have had news since their last job of `kind`: a run for every mind skips the rest."""
+        return news(self.store, kind)
 
     async def pause_schedule(self, kind: str, paused: bool, actor: str = "operator") -> dict[str, Any]:
         """Pause or resume the scheduled runs of `kind` for every mind; stored, so it survives a restart."""
