@@ -297,9 +297,18 @@ def say(
     ] = None,
     bot: Annotated[bool, typer.Option("--bot", help="The author is a bot (wake rules' from_bot flag).")] = False,
     tags: TagOption = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for the turn that takes the message and print the mind's reply, or say why there is none.")
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", min=0.1, max=86400, help="With --wait: give up after this long.")
+    ] = 60,
     json: JsonFlag = False,
 ) -> None:
-    """Send a message to a mind; print the id of the stored event."""
+    """Send a message to a mind; print the id of the stored event, or with --wait the reply.
+
+    With --wait, no reply is said on stderr with why (deferred or batched by a rule, the judge said WAIT, no respond model, the mind chose not to reply; exit 0) or is an error (the turn failed, or --timeout passed; exit 1).
+    """
     from noemactl import inputs
 
     body: dict[str, Any] = {
@@ -314,7 +323,21 @@ def say(
     if tags:
         body["tags"] = [inputs.name(t, "--tag") for t in tags]
     s = session(ctx)
-    _stored(s, s.client.ingest(mind, body), json)
+    stored = s.client.ingest(mind, body)
+    if not wait:
+        _stored(s, stored, json)
+        return
+    from noemactl import reply
+
+    outcome = reply.wait(s, mind, stored["id"], timeout)
+    if s.wants_json(json):
+        s.output.json({"event": stored, "reply": outcome.reply, "why": outcome.why})
+    elif outcome.reply is not None:
+        s.output.show(outcome.reply["text"])
+    if outcome.failed:
+        raise CtlError(f"no reply to event {stored['id']}: {outcome.why}")
+    if outcome.why is not None and not s.wants_json(json):
+        s.output.note(f"no reply to event {stored['id']}: {outcome.why}")
 
 
 @app.command(cls=PlainCommand)

@@ -93,6 +93,10 @@ def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
     )
 
 
+class StreamIdle(CtlError):
+    """No message on a stream within its `idle` seconds."""
+
+
 def _segment(value: str) -> str:
     return quote(value, safe="")
 
@@ -201,17 +205,18 @@ class Client:
         return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
 
     @contextmanager
-    def stream(self, mind: str, since: int | None = None) -> Iterator[Iterator[Message]]:
+    def stream(self, mind: str, since: int | None = None, idle: float | None = None) -> Iterator[Iterator[Message]]:
         """Follow a mind's events as server-sent events.
 
         Entering waits until noemad has answered (from then on nothing new is
         missed); the iterator yields each message until noemad ends the stream.
+        With `idle`, `StreamIdle` once no message came for that many seconds.
         """
         path = f"{API}/minds/{_segment(mind)}/events/stream"
         params = {"since": since} if since is not None else None
         try:
             with self._http.stream(
-                "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=None)
+                "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=idle)
             ) as response:
                 if response.is_error:
                     response.read()
@@ -219,8 +224,14 @@ class Client:
                 yield parse_sse(response.iter_lines())
         except httpx.ConnectError as exc:
             raise _unreachable(self.socket, exc) from exc
+        except httpx.ReadTimeout as exc:
+            raise StreamIdle(f"no event from noemad for {idle:g} s") from exc
         except httpx.TransportError as exc:
             raise CtlError(f"the event stream from noemad on {self.socket} broke off ({exc}); noemad may have stopped") from exc
+
+    def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+        """Where a stimulus is on its way to a turn: waiting (and the gate's verdict) or taken."""
+        return self.request("GET", f"/events/{event_id}/turn")
 
     def set_trust(self, mind: str, source: str, value: float) -> dict[str, Any]:
         """Set how far a mind trusts a source."""

@@ -46,6 +46,7 @@ from noemad.api.schemas import (
     RejectIn,
     RejectOut,
     RetractIn,
+    StimulusTurn,
     NewsList,
     RetractOut,
     TrustList,
@@ -210,6 +211,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get(V1 + "/events/{event_id}", response_model=Event, summary="One event")
     def event(event_id: Annotated[Id, Path()]) -> Event:
         return sup.event(event_id)
+
+    @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
+    def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict:
+        """Waiting (with the gate's verdict and rule when it did not wake the mind) or taken; the turn that took it starts with a `cycle_started` citing it."""
+        return sup.stimulus_turn(event_id)
 
     @api.get(V1 + "/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(

@@ -417,6 +417,21 @@ class Supervisor(Reads, Gating):
             actor.offer_failed(event)
         return event
 
+    def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+        """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies."""
+        event = get_event(self.store.reader(), event_id)
+        actor = self.actors.get(event.mind)
+        waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
+        return {
+            "event": event.id,
+            "mind": event.mind,
+            "waiting": waiting,
+            "verdict": held.verdict if held is not None else None,
+            "rule": held.rule if held is not None else None,
+            "paused": bool(actor is not None and actor.paused),
+            "respond_model": self.gateway.configured(event.mind, "respond"),
+        }
+
     def follow(self, mind: str, since: int | None = None) -> Following:
         """Follow a mind's events: those after id `since` first (none when None), then each new one.
 
