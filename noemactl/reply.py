@@ -42,16 +42,16 @@ def _cites(event: dict[str, Any], stimulus: int) -> bool:
 def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
     """Wait up to `timeout` seconds (this machine's) for the turn that takes `stimulus` to end."""
     deadline = time.monotonic() + timeout
-    with s.client.stream(mind, stimulus, idle=timeout) as messages:  # subscribed (and replaying) before the state is read
-        state = s.client.stimulus_turn(stimulus)
-        if state["waiting"] and state["verdict"] in HELD:
-            return Outcome(None, HELD[state["verdict"]].format(rule=_rule(state["rule"])))
-        if state["waiting"] and state["verdict"] == "batch":
-            s.output.note(f"batched by {_rule(state['rule'])}: waiting for the batch's turn")
-        if state["paused"]:
-            s.output.note(f"{mind} is paused: its turn runs when it is resumed (noemactl resume {mind})")
-        cycle: str | None = None
-        try:
+    cycle: str | None = None
+    try:
+        with s.client.stream(mind, stimulus, idle=timeout) as messages:  # subscribed (and replaying) before the state is read
+            state = s.client.stimulus_turn(stimulus)
+            if state["waiting"] and state["verdict"] in HELD:
+                return Outcome(None, HELD[state["verdict"]].format(rule=_rule(state["rule"])))
+            if state["waiting"] and state["verdict"] == "batch":
+                s.output.note(f"batched by {_rule(state['rule'])}: waiting for the batch's turn")
+            if state["paused"]:
+                s.output.note(f"{mind} is paused: its turn runs when it is resumed (noemactl resume {mind})")
             for message in messages:
                 if message.is_end:
                     return Outcome(None, f"the stream ended: {(message.json() or {}).get('reason', 'noemad ended it')}", failed=True)
@@ -64,8 +64,8 @@ def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
                         return done
                 if time.monotonic() >= deadline:
                     break
-        except StreamIdle:
-            pass
+    except StreamIdle:
+        pass  # no event for the whole timeout
     what = "its turn has not ended" if cycle else "no turn has taken it"
     raise CtlError(f"no reply within {timeout:g} s: {what}; see what happened with `noemactl events {mind} --since {stimulus}`")
 
