@@ -322,6 +322,8 @@ def say(
     body.update({k: v for k, v in (("dm", dm), ("reply_to", reply_to), ("bot", bot)) if v})
     if tags:
         body["tags"] = [inputs.name(t, "--tag") for t in tags]
+    if timeout != 60 and not wait:
+        raise BadInput("--timeout is how long --wait waits; add --wait or drop --timeout")
     s = session(ctx)
     stored = s.client.ingest(mind, body)
     if not wait:

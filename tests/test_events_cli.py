@@ -162,6 +162,8 @@ def test_say_wait_times_out_on_a_paused_mind(noemad: Noemad, mind: str) -> None:
     assert (out.returncode, out.stdout) == (1, "")
     assert "ada is paused: its turn runs when it is resumed" in out.stderr
     assert "noemactl: no reply within 0.5 s: no turn has taken it; see what happened with `noemactl events ada --since " in out.stderr
+    alone = noemad.ctl("say", mind, "x", "--timeout", "5")
+    assert (alone.returncode, alone.stderr) == (2, "noemactl: --timeout is how long --wait waits; add --wait or drop --timeout\n")
 
 
 def test_say_wait_follows_a_batch_to_its_turn(noemad: Noemad, mind: str, spawn: Any) -> None:
