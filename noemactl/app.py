@@ -301,8 +301,10 @@ def say(
         bool, typer.Option("--wait", help="Wait for the turn that takes the message and print the mind's reply, or say why there is none.")
     ] = False,
     timeout: Annotated[
-        float, typer.Option("--timeout", metavar="SECONDS", min=0.1, max=86400, help="With --wait: give up after this long.")
-    ] = 60,
+        # text, parsed here: a float option would load pydantic for typer's coercion on every `say`
+        str | None,
+        typer.Option("--timeout", metavar="SECONDS", help="With --wait: give up after this long (0.1 to 86400).", show_default="60"),
+    ] = None,
     json: JsonFlag = False,
 ) -> None:
     """Send a message to a mind; print the id of the stored event, or with --wait the reply.
@@ -322,8 +324,9 @@ def say(
     body.update({k: v for k, v in (("dm", dm), ("reply_to", reply_to), ("bot", bot)) if v})
     if tags:
         body["tags"] = [inputs.name(t, "--tag") for t in tags]
-    if timeout != 60 and not wait:
+    if timeout is not None and not wait:
         raise BadInput("--timeout is how long --wait waits; add --wait or drop --timeout")
+    seconds = 60.0 if timeout is None else inputs.seconds(timeout, "--timeout", 0.1, 86400)
     s = session(ctx)
     stored = s.client.ingest(mind, body)
     if not wait:
@@ -331,7 +334,7 @@ def say(
         return
     from noemactl import reply
 
-    outcome = reply.wait(s, mind, stored["id"], timeout)
+    outcome = reply.wait(s, mind, stored["id"], seconds)
     if s.wants_json(json):
         s.output.json({"event": stored, "reply": outcome.reply, "why": outcome.why})
     elif outcome.reply is not None:
