@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/guard.py
 	$(VENV)/bin/python bench/governance.py
 	$(VENV)/bin/python bench/judge.py
+	$(VENV)/bin/python bench/growth.py
 
 # systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
 # ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.

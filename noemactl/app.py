@@ -1069,6 +1069,7 @@ def demo(
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
 from noemactl import gate as _gate  # noqa: E402,F401
+from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
 
 
 # entry point -------------------------------------------------------------------

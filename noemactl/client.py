@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from noemactl.errors import ApiError, CtlError, DaemonUnreachable
@@ -232,6 +232,22 @@ class Client:
     def stimulus_turn(self, event_id: int) -> dict[str, Any]:
         """Where a stimulus is on its way to a turn: waiting (and the gate's verdict) or taken."""
         return self.request("GET", f"/events/{event_id}/turn")
+
+    def backup(self, out: BinaryIO) -> dict[str, str]:
+        """Stream a verified snapshot of the store into `out`; return what noemad says it holds (its X-Noema-* headers)."""
+        path = f"{API}/backup"
+        try:
+            with self._http.stream("GET", path, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=None)) as response:
+                if response.is_error:
+                    response.read()
+                    raise _problem(response, "GET", path)
+                for chunk in response.iter_bytes(1 << 20):
+                    out.write(chunk)
+                return {k.lower()[len("x-noema-"):]: v for k, v in response.headers.items() if k.lower().startswith("x-noema-")}
+        except httpx.ConnectError as exc:
+            raise _unreachable(self.socket, exc) from exc
+        except httpx.TransportError as exc:
+            raise CtlError(f"the backup from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
 
     def set_trust(self, mind: str, source: str, value: float) -> dict[str, Any]:
         """Set how far a mind trusts a source."""

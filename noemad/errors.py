@@ -147,6 +147,19 @@ class StoreFull(StoreError):
         )
 
 
+class BackupFailed(StoreError):
+    """A backup snapshot could not be made or did not verify; the store itself is untouched."""
+
+    status = 507
+    title = "Backup failed"
+
+
+class BackupRunning(Conflict):
+    """Another backup is being made; one at a time keeps the disk and the reader free."""
+
+    title = "Backup running"
+
+
 class ShuttingDown(NoemaError):
     """The daemon is stopping and takes no new work."""
 

@@ -344,6 +344,10 @@ text = "Removed."
 match = "(?i)hush"
 tool = "skip_reply"
 input = { wake_in = 600 }
+
+[[respond.rules]]
+match = "(?i)say nothing"
+text = ""
 """
 
 TURN_CONFIG = """
@@ -402,6 +406,14 @@ def test_a_refused_rule_goes_back_to_the_model_as_its_sentence(engine: InProcess
     assert [tuple(r) for r in rows] == [(calls[0], "tool_use"), (calls[1], "end_turn")]
     # The tool call cites the model call that asked for it.
     assert called["refs"] == [{"type": "model_call", "id": calls[0]}]
+
+
+def test_an_answer_with_no_text_is_no_reply_but_a_failure_that_says_so(engine: InProcess) -> None:
+    message = say(engine, "Please say nothing at all")
+    failed = engine.wait_for("ada", "reply_failed", since=message["id"])
+    assert failed["data"]["category"] == "empty_answer"
+    assert failed["data"]["detail"] == "the respond model ended its answer with no text (stop reason end_turn)"
+    assert events_of(engine, "reply", message["id"]) == []
 
 
 def test_a_rule_the_mind_adds_is_stored_listed_and_removed_by_actor_mind(engine: InProcess) -> None:

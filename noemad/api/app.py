@@ -13,6 +13,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
@@ -382,6 +383,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
 
     add_gate_routes(api, sup)
+    add_backup_routes(api, sup)
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

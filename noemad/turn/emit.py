@@ -68,6 +68,10 @@ def reply_event(
         return replace(reply, kind="reply_failed", data=failure)
     final = drafted.final
     assert final is not None
+    if not final.text.strip():
+        # A model may end its turn with no words (after a tool call, say): nothing to send, and not a reply.
+        detail = f"the respond model ended its answer with no text (stop reason {final.stop_reason})"
+        return replace(reply, kind="reply_failed", data={"category": "empty_answer", "detail": detail, "retry_after": None})
     return replace(reply, text=final.text, data={"model": final.model, "stop_reason": final.stop_reason, "in_reply_to": answered.id})
 
 

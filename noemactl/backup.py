@@ -1,0 +1,83 @@
+"""`noemactl backup PATH`: a verified copy of noemad's store, written by the client.
+
+noemad makes the snapshot (`VACUUM INTO`, consistent while it writes, checked
+with `integrity_check`) and streams it over the socket; this side writes it
+to PATH.part, checks it again with its own SQLite, fsyncs and renames it into
+place, so PATH only ever names a whole, verified backup.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from noemactl.app import JsonFlag, app, session
+from noemactl.errors import BadInput, CtlError
+from noemactl.params import PlainCommand
+
+
+@app.command("backup", cls=PlainCommand)
+def backup(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Where to write the backup (a new SQLite file).", show_default=False)],
+    force: Annotated[bool, typer.Option("--force", help="Replace PATH if it exists.")] = False,
+    json: JsonFlag = False,
+) -> None:
+    """Copy the whole store, consistent while noemad writes, verified before it is kept.
+
+    The file is private to you (mode 0600): it holds everything the minds hold. To restore: stop noemad, put the backup in
+    place of the database (`noemactl status` shows its path), remove the -wal and -shm files beside it, and start noemad.
+    """
+    target = path.expanduser()
+    if target.is_dir():
+        raise BadInput(f"{target} is a directory; give a file path, e.g. {target / 'noema-backup.sqlite'}")
+    if target.exists() and not force:
+        raise BadInput(f"{target} exists; give another path, or --force to replace it")
+    if not target.parent.is_dir():
+        raise BadInput(f"{target.parent} is not a directory; create it first")
+    part = target.with_name(target.name + ".part")
+    s = session(ctx)
+    try:
+        # 0600 from the first byte: the copy holds everything the minds hold.
+        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
+            said = s.client.backup(out)
+            out.flush()
+            os.fsync(out.fileno())
+        events, minds = _verify(part)
+        os.replace(part, target)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise CtlError(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    size = target.stat().st_size
+    data = {"path": str(target), "bytes": size, "events": events, "minds": minds, "migration": said.get("migration", ""), "integrity": "ok"}
+    s.present(data, json, lambda: f"backed up {events} events of {minds} mind{'' if minds == 1 else 's'} ({_size(size)}) to {target}; integrity ok")
+
+
+def _verify(path: Path) -> tuple[int, int]:
+    """Check the received file the way noemad checked the sent one; return its event and mind counts."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA integrity_check(20)")]
+            if problems != ["ok"]:
+                raise CtlError(f"the backup arrived damaged ({'; '.join(problems)[:200]}); nothing was kept, try again")
+            return conn.execute("SELECT count(*) FROM events").fetchone()[0], conn.execute("SELECT count(*) FROM minds").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise CtlError(f"the backup arrived damaged ({exc}); nothing was kept, try again") from None
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"
