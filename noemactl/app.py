@@ -846,24 +846,9 @@ def events(
 
 
 def _follow(s: Session, mind: str, kinds: list[str], since: int | None, as_json: bool, what: str = "events") -> None:
-    from noemactl import render
+    from noemactl.events import follow_stream
 
-    width = s.output.width if s.output.terminal else None
-    with s.client.stream(mind, since) as messages:
-        s.output.note(f"following {mind}'s {what}; Ctrl-C to stop")
-        for message in messages:
-            if message.is_end:
-                reason = (message.json() or {}).get("reason", "noemad ended it")
-                s.output.note(f"the stream ended: {reason}")
-                return
-            event = message.json()
-            if not isinstance(event, dict) or (kinds and event.get("kind") not in kinds):
-                continue
-            if as_json:
-                s.output.json_line(event)
-            else:
-                s.output.show(render.event_line(event, width))
-    raise CtlError(f"noemad closed the event stream of {mind} without saying why; is it still running?")
+    follow_stream(s, mind, kinds, None, since, as_json, what)
 
 
 @app.command(cls=PlainCommand)

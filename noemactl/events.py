@@ -95,14 +95,18 @@ def show(
         return
     for event in found:
         s.output.json_line(event) if as_json else s.output.show(render.event_line(event, width))
-    _follow(s, mind, kinds, grep, last, as_json, width)
+    follow_stream(s, mind, kinds, grep, last, as_json)
 
 
-def _follow(s: Session, mind: str, kinds: list[str], grep: str | None, after: int | None, as_json: bool, width: int | None) -> None:
+def follow_stream(
+    s: Session, mind: str, kinds: list[str], grep: str | None, after: int | None, as_json: bool, what: str = "events"
+) -> None:
+    """Print a mind's events after id `after` (None: only new ones) matching `kinds` and `grep`, until the stream ends."""
     from noemactl import render
 
+    width = s.output.width if s.output.terminal else None
     with s.client.stream(mind, after) as messages:
-        s.output.note(f"following {mind}'s events; Ctrl-C to stop")
+        s.output.note(f"following {mind}'s {what}; Ctrl-C to stop")
         for message in messages:
             if message.is_end:
                 reason = (message.json() or {}).get("reason", "noemad ended it")
