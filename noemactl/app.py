@@ -14,15 +14,19 @@ from typing import Annotated, Any
 
 import typer
 
-from noemactl.errors import BadInput, CtlError
+from noemactl.errors import BadInput, CtlError, Refused
 from noemactl.params import PlainCommand, PlainGroup, default_group
 from noemactl.session import Session
+from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
+from noemactl.watch import watch as watch_view
 
 HELP = """Control noemad, the daemon that runs Noema's minds.
 
 noemactl talks to noemad over its Unix socket: --socket, else NOEMA_SOCKET, else NOEMA_HOME/run/noemad.sock, else RUNTIME_DIRECTORY/noemad.sock, else the user's runtime directory (or /run/noema/noemad.sock, the system service's, when only that exists). Data goes to stdout, notes and errors to stderr; --json prints stable JSON for scripts. Text from minds is shown, never obeyed: its control characters (ESC, C1) are printed as visible symbols; --json keeps them, as JSON escapes.
 
-Exit status: 0 done; 1 noemad refused or failed the request; 2 bad command line (nothing was sent); 3 noemad is not reachable.
+Exit status: 0 done; 1 failed (noemad failed, a job failed, the connection broke); 2 bad input (the command line, or what noemad refused as invalid); 3 noemad is not reachable; 4 not found (no such mind, event, belief ...); 5 refused (a conflict with what exists). With --json an error is a JSON problem document on stderr (type, title, status, detail).
+
+NO_COLOR (any non-empty value) turns off colour and bold on a terminal.
 """
 
 app = typer.Typer(
@@ -31,7 +35,10 @@ app = typer.Typer(
     help=HELP,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_show_locals=False,
+    # Plain help and errors, as git and systemctl print them: typer's rich mode
+    # draws boxed panels, with bold kept under NO_COLOR. main() prints errors.
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 mind_app = typer.Typer(cls=PlainGroup, help="Create, list, show, change and remove minds.", no_args_is_help=True)
 app.add_typer(mind_app, name="mind")
@@ -106,9 +113,22 @@ def global_options(
 
 
 @app.command(cls=PlainCommand)
-def status(ctx: typer.Context, json: JsonFlag = False) -> None:
+def status(
+    ctx: typer.Context,
+    json: JsonFlag = False,
+    watch: Annotated[bool, typer.Option("--watch", "-w", help=WATCH_HELP)] = False,
+    interval: Annotated[str, typer.Option("--interval", metavar="SECONDS", help="Seconds between looks with --watch.")] = str(INTERVAL),
+    count: Annotated[
+        int | None, typer.Option("--count", metavar="N", min=1, help="With --watch, stop after N looks.", show_default=False)
+    ] = None,
+) -> None:
     """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
     s = session(ctx)
+    if watch:
+        watch_view(s, s.client.status, lambda data: _render().status(data), parse_interval(interval), count, s.wants_json(json))
+        return
+    if count is not None:
+        raise BadInput("--count goes with --watch")
     data = s.client.status()
     s.present(data, json, lambda: _render().status(data))
 
@@ -239,7 +259,7 @@ def mind_rm(
         count = s.client.mind(name)["events"]
         answer = s.output.ask(f"This removes mind {name!r} and its {plural(count, 'event')} for good. Type its name to confirm: ")
         if answer.strip() != name:
-            raise CtlError(f"you typed {answer.strip()!r}, not {name!r}; nothing was removed")
+            raise Refused(f"you typed {answer.strip()!r}, not {name!r}; nothing was removed")
     data = s.client.delete_mind(name)
     if s.wants_json(json):
         s.output.json(data)
@@ -856,13 +876,13 @@ def timeline(
     ctx: typer.Context,
     event_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The event to walk around.", show_default=False)],
     back: Annotated[
-        int | None, typer.Option("--back", metavar="N", min=0, max=6, help="Hops toward causes.", show_default="6")
+        int | None, typer.Option("--back", metavar="N", min=0, max=6, help="Hops toward causes.", show_default="noemad's max_hops, 6")
     ] = None,
     forward: Annotated[
-        int | None, typer.Option("--forward", metavar="N", min=0, max=6, help="Hops toward consequences.", show_default="6")
+        int | None, typer.Option("--forward", metavar="N", min=0, max=6, help="Hops toward consequences.", show_default="noemad's max_hops, 6")
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", metavar="N", min=1, max=200, help="Most events in the walk.", show_default="200")
+        int | None, typer.Option("--limit", metavar="N", min=1, max=200, help="Most events in the walk.", show_default="noemad's max_events, 200")
     ] = None,
     json: JsonFlag = False,
     dot: Annotated[bool, typer.Option("--dot", help="Print Graphviz DOT, e.g. for `dot -Tsvg`.")] = False,
@@ -1055,17 +1075,32 @@ def demo(
 
 from noemactl import gate as _gate  # noqa: E402,F401
 from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
+from noemactl import ops as _ops  # noqa: E402,F401  (reload, config show, log-level)
 
 
 # entry point -------------------------------------------------------------------
 
 
 def main() -> None:
-    """Run noemactl: errors print `noemactl: <sentence>` on stderr and exit 1, 2 or 3."""
-    try:
-        app(prog_name="noemactl")
-    except CtlError as exc:
-        from noemactl.output import print_error
+    """Run noemactl: an error prints one sentence (or, with --json, a problem document) on stderr and exits 1-5."""
+    from noemactl.errors import UsageError
+    from noemactl.output import report_error
 
-        print_error(exc.sentence)
+    as_json = "--json" in sys.argv[1 : sys.argv.index("--") if "--" in sys.argv else None]
+    try:
+        code = app(prog_name="noemactl", standalone_mode=False)
+    except CtlError as exc:
+        report_error(exc, as_json)
         sys.exit(exc.exit_code)
+    except typer.Abort:
+        report_error(CtlError("aborted; nothing more was done"), as_json)
+        sys.exit(1)
+    except typer.TyperException as exc:  # click's usage errors: a missing argument, an unknown option, a bad value
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            sys.stderr.write(ctx.get_help() + "\n")
+            sys.exit(2)
+        command = ctx.command_path if ctx is not None else "noemactl"
+        report_error(UsageError(exc.format_message() if hasattr(exc, "format_message") else str(exc), command), as_json)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)

@@ -31,6 +31,12 @@ SYSTEM_SOCKET = Path("/run/noema/noemad.sock")  # contrib/systemd/noemad.socket
 API = "/api/v1"
 TIMEOUT = 30.0  # seconds for one answer: a bound on a hung daemon
 START_HINT = "start it with `noemad` or `systemctl --user start noemad`"
+SYSTEM_START_HINT = "start the system service with `sudo systemctl start noemad`"
+
+
+def start_hint(socket: Path) -> str:
+    """How to start the noemad that listens on `socket`: the system service for the system socket, else the user's."""
+    return SYSTEM_START_HINT if socket == SYSTEM_SOCKET else START_HINT
 
 
 def _first(value: str | None) -> Path | None:
@@ -75,8 +81,8 @@ def _unreachable(socket: Path, exc: Exception) -> DaemonUnreachable:
             str(socket),
         )
     if cause is not None and not isinstance(cause, (FileNotFoundError, ConnectionRefusedError)):
-        return DaemonUnreachable(f"cannot connect to noemad on {socket} ({cause.strerror or cause}); {START_HINT}", str(socket))
-    return DaemonUnreachable(f"noemad is not running on {socket}; {START_HINT}", str(socket))
+        return DaemonUnreachable(f"cannot connect to noemad on {socket} ({cause.strerror or cause}); {start_hint(socket)}", str(socket))
+    return DaemonUnreachable(f"noemad is not running on {socket}; {start_hint(socket)}", str(socket))
 
 
 def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
@@ -85,7 +91,7 @@ def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("detail"), str):
-        return ApiError(response.status_code, str(body.get("title", response.reason_phrase)), body["detail"])
+        return ApiError(response.status_code, str(body.get("title", response.reason_phrase)), body["detail"], body)
     return ApiError(
         response.status_code,
         response.reason_phrase,
@@ -145,6 +151,18 @@ class Client:
     def status(self) -> dict[str, Any]:
         """The daemon's state."""
         return self.request("GET", "/status")
+
+    def reload(self) -> dict[str, Any]:
+        """Ask noemad to reload its config (as SIGHUP does); whether it was taken, or why not."""
+        return self.request("POST", "/reload")
+
+    def config(self) -> dict[str, Any]:
+        """The effective config, each value with its source; secrets only as set or not."""
+        return self.request("GET", "/config")
+
+    def log_level(self, level: str | None = None) -> dict[str, Any]:
+        """The daemon's log level, after setting it to `level` when given."""
+        return self.request("GET", "/log-level") if level is None else self.request("PUT", "/log-level", json={"level": level})
 
     def usage(self, mind: str | None, by: str, since: str | None) -> dict[str, Any]:
         """Model spend grouped `by` role, model, day or mind."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from noemactl.errors import BadInput, CtlError
+from noemactl.errors import BadInput, CtlError, Refused
 
 if TYPE_CHECKING:
     from noemactl.session import Session
@@ -240,7 +240,7 @@ def play(s: Session, name: str | None, replace: bool, as_json: bool) -> None:
         mind = f"demo-{scenario.name}"
         if mind in existing:
             if not replace:
-                raise CtlError(
+                raise Refused(
                     f"mind {mind} is left from an earlier demo; pass --replace to remove it and play again, or `noemactl mind rm {mind} --yes`"
                 )
             s.client.delete_mind(mind)

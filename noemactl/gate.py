@@ -10,7 +10,6 @@ loads (its last import), so the man pages and completions see them.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,11 +19,12 @@ from noemactl.app import JsonFlag, MindArg, app, complete_mind, session
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand, default_group
 from noemactl.session import Session
+from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
+from noemactl.watch import watch as watch_view
 
 KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 FLAGS = ("mention", "dm", "reply", "from_bot", "from_self")
 KEY_BY = ("channel", "author", "none")
-WATCH_INTERVAL = 1.0  # seconds between looks in --watch
 
 rules_app = typer.Typer(
     cls=default_group("list"),
@@ -342,11 +342,11 @@ def gate_status(
     ] = None,
     watch: Annotated[
         bool,
-        typer.Option("--watch", "-w", help="Keep looking until Ctrl-C: redrawn on a terminal; piped, each changed line is printed (JSON Lines with --json)."),
+        typer.Option("--watch", "-w", help=WATCH_HELP),
     ] = False,
     interval: Annotated[
         str, typer.Option("--interval", metavar="SECONDS", help="Seconds between looks with --watch.")
-    ] = str(WATCH_INTERVAL),
+    ] = str(INTERVAL),
     count: Annotated[
         int | None, typer.Option("--count", metavar="N", min=1, help="With --watch, stop after N looks.", show_default=False)
     ] = None,
@@ -364,58 +364,9 @@ def gate_status(
         data = s.client.gate(mind)
         s.present(data, as_json, lambda: _view().gate(data))
         return
-    try:
-        every = float(interval)
-    except ValueError:
-        raise BadInput(f"--interval {interval!r} is not a number of seconds; write it like 1 or 0.5") from None
-    if not 0.05 <= every <= 3600:
-        raise BadInput(f"--interval {interval} is out of range; give 0.05 to 3600 seconds")
-    _watch(s, mind, every, count, as_json)
+    watch_view(s, lambda: s.client.gate(mind), lambda data: _view().gate(data), parse_interval(interval), count, as_json)
 
 
-def _watch(s: Session, mind: str | None, every: float, count: int | None, as_json: bool) -> None:
-    """Look every `every` seconds (at most `count` times): a live view on a terminal, changed lines when piped."""
-    view = _view()
-    looks = 0
-
-    def look() -> dict[str, Any]:
-        nonlocal looks
-        looks += 1
-        return s.client.gate(mind)
-
-    def more() -> bool:
-        return count is None or looks < count
-
-    try:
-        if s.output.terminal and not as_json:
-            from rich.console import Group
-            from rich.live import Live
-
-            with Live(Group(*view.gate(look())), console=s.output.out, auto_refresh=False) as live:
-                while more():
-                    time.sleep(every)
-                    live.update(Group(*view.gate(look())), refresh=True)
-            return
-        shown: list[str] = []
-        last: Any = None
-        while True:
-            data = look()
-            if as_json:
-                if data != last:
-                    s.output.json_line(data)
-                last = data
-            else:
-                lines = view.plain_lines(view.gate(data))
-                fresh = [line for line in lines if line not in shown] if shown else lines
-                for line in fresh:
-                    sys.stdout.write(line + "\n")
-                sys.stdout.flush()
-                shown = lines
-            if not more():
-                return
-            time.sleep(every)
-    except KeyboardInterrupt:
-        return
 
 
 # sleep and wake --------------------------------------------------------------------

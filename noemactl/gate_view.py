@@ -315,11 +315,6 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
     return out
 
 
-def plain_lines(renderables: Sequence[RenderableType]) -> list[str]:
-    """The view as plain lines (for --watch piped: only changed lines are printed)."""
-    return [r.plain.rstrip() if isinstance(r, Text) else str(r) for r in renderables]
-
-
 # sleep ---------------------------------------------------------------------------------
 
 

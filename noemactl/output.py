@@ -1,7 +1,8 @@
 """Where noemactl writes: data on stdout, everything else on stderr.
 
-On a terminal the data is drawn with rich (colours unless `NO_COLOR` is set);
-piped, it is plain text without ANSI codes, and lines are neither wrapped nor
+On a terminal the data is drawn with rich; with `NO_COLOR` set to anything
+but the empty string (no-color.org) it carries no escapes at all (rich alone
+would drop the colours and keep bold and dim). Piped, it is plain text without ANSI codes, and lines are neither wrapped nor
 truncated so they survive `grep` and `cut`. `--json` output bypasses rich
 altogether: stable JSON, as noemad answered it.
 
@@ -16,15 +17,19 @@ keeps the values (C1 characters are written as JSON escapes, see `safe_json`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from noemactl.errors import CtlError
 
 PIPED_WIDTH = 4096  # columns when stdout is not a terminal: in effect, never wrap
 
@@ -66,10 +71,20 @@ class ShownConsole(Console):
                 yield segment
 
 
+def no_color() -> bool:
+    """Whether `NO_COLOR` asks for no colour: set and not empty (no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def _colours() -> Literal["auto"] | None:
+    # None makes rich write text with no escape at all; its own NO_COLOR handling keeps bold and dim.
+    return None if no_color() else "auto"
+
+
 @cache
 def stdout_console() -> Console:
     """The console for data (stdout)."""
-    console = ShownConsole(highlight=False, markup=False, emoji=False, soft_wrap=True)
+    console = ShownConsole(highlight=False, markup=False, emoji=False, soft_wrap=True, color_system=_colours())
     if not console.is_terminal:
         console.width = PIPED_WIDTH
     return console
@@ -78,7 +93,7 @@ def stdout_console() -> Console:
 @cache
 def stderr_console() -> Console:
     """The console for notes, hints, prompts and errors (stderr)."""
-    return ShownConsole(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    return ShownConsole(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True, color_system=_colours())
 
 
 class Output:
@@ -125,3 +140,21 @@ class Output:
 def print_error(sentence: str) -> None:
     """Print `noemactl: <sentence>` on stderr."""
     stderr_console().print(Text.assemble(("noemactl:", "bold red"), " ", sentence))
+
+
+def report_error(error: CtlError, as_json: bool) -> None:
+    """Report an error on stderr: its problem document as one JSON line, or `noemactl: <sentence>`.
+
+    A usage error reads `noemactl: error: <sentence>` with a `Try '... --help'.` line after it.
+    """
+    if as_json:
+        sys.stderr.write(safe_json(json.dumps(error.problem(), ensure_ascii=False)) + "\n")
+        sys.stderr.flush()
+        return
+    hint = getattr(error, "hint", None)
+    if hint is None:
+        print_error(error.sentence)
+        return
+    err = stderr_console()
+    err.print(Text.assemble(("noemactl:", "bold red"), " error: ", error.sentence))
+    err.print(Text(hint, style="dim"))

@@ -10,6 +10,16 @@ written here, raising typer's own `BadParameter` (exit 2) on bad values. A
 parameter of another type, or a typer without the internals used here
 (`_runtime_param`, `type_descriptor`), keeps typer's conversion: slower,
 never wrong.
+
+The same classes make help read like git's or systemctl's, whatever typer's
+defaults: `install` gives each parameter the `PlainArgument`/`PlainOption`
+display (usage `MIND TEXT`, not `{MIND} {TEXT}`; an option's value named by
+its metavar, never `<str>`; no type after a flag; each default once, never
+`(100)`; a range only where it says something), and `PlainGroup` lists
+commands with their whole first sentence. noemactl's typer app has
+`rich_markup_mode=None`, so help and errors are plain text with no panels,
+whatever the terminal; `scripts/gendocs.py` writes the man page from the same
+parameters.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, get_args, get_origin
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 Convert = Callable[[Any], Any]
 _TRUE = {"1", "true", "t", "yes", "y", "on"}
@@ -100,9 +110,85 @@ class PlainConversion:
             raise typer.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
+def describe_range(low: float | None, high: float | None) -> str | None:
+    """A range as help shows it (`1 to 1000`, `at most 6`), or None when it says nothing.
+
+    A lone lower bound of 0 or 1 is every id and count; printing `x>=1` on
+    each of them is noise, and a bad value gets an error that says it.
+    """
+    if low is not None and high is not None:
+        return f"{low:g} to {high:g}"
+    if high is not None:
+        return f"at most {high:g}"
+    if low is not None and low not in (0, 1):
+        return f"at least {low:g}"
+    return None
+
+
+def _default_string(param: Any, base: Any, ctx: Any, show_default_is_str: bool, default_value: Any) -> str:
+    # typer wraps a written default in parentheses (`[default: (100)]`); the text is the default.
+    if show_default_is_str:
+        return str(param.show_default)
+    return base(param, ctx=ctx, show_default_is_str=show_default_is_str, default_value=default_value)
+
+
+# Each class subclasses typer's directly (no shared mixin): `install` swaps a
+# parameter's class in place, which Python allows only between classes of the
+# same layout, and a mixin base changes it.
+
+
+class PlainArgument(TyperArgument):
+    """An argument shown as `MIND` (required) or `[MIND]` (optional), with no type."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw + ("..." if self.nargs != 1 else "")
+        return name if self.required else f"[{name}]"
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def _get_default_string(self, *, ctx: Any, show_default_is_str: bool, default_value: Any) -> str:
+        return _default_string(self, TyperArgument._get_default_string, ctx, show_default_is_str, default_value)
+
+    def _get_number_range_help_str(self) -> str | None:
+        return describe_range(self.min, self.max)
+
+    def get_help_record(self, ctx: Any) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        if record is None:
+            return None
+        # The usage line already says which arguments are required.
+        name, help_text = record
+        return name, help_text.replace("; required]", "]").replace("  [required]", "").replace("[required]", "")
+
+
+class PlainOption(TyperOption):
+    """An option shown as `--limit N`; a flag as itself."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        word = self.metavar or (self.name or "value").upper()
+        return word + ("..." if self.nargs != 1 else "")
+
+    def _get_default_string(self, *, ctx: Any, show_default_is_str: bool, default_value: Any) -> str:
+        return _default_string(self, TyperOption._get_default_string, ctx, show_default_is_str, default_value)
+
+    def _get_number_range_help_str(self) -> str | None:
+        return describe_range(self.min, self.max)
+
+
+def _plain_display(param: Any) -> None:
+    if type(param) is TyperArgument:
+        param.__class__ = PlainArgument
+    elif type(param) is TyperOption:
+        param.__class__ = PlainOption
+
+
 def install(params: Iterable[Any]) -> None:
-    """Give each plain parameter a plain converter (once; others keep typer's)."""
+    """Give each parameter the plain display, and each plain one a plain converter (others keep typer's)."""
     for param in params:
+        _plain_display(param)
         descriptor = getattr(param, "type_descriptor", None)
         if descriptor is None or getattr(param, "_runtime_param", False) is not None:
             continue
@@ -119,6 +205,17 @@ class PlainGroup(TyperGroup):
         params = super().get_params(ctx)
         install(params)
         return params
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """List the commands with their whole first sentence, wrapped (click cuts it at the width with `...`)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 class PlainCommand(TyperCommand):
@@ -142,10 +239,30 @@ class DefaultGroup(PlainGroup):
     default = ""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        """Put the default command's name in front unless the arguments start with a command or --help."""
-        if self.default and (not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names)):
+        """Put the default command's name in front unless the arguments start with a command or --help.
+
+        Completing the first word (`consolidate <TAB>`, a resilient parse with
+        no words yet) stays on the group, so it can offer both.
+        """
+        completing_first_word = ctx.resilient_parsing and not args
+        if self.default and not completing_first_word and (
+            not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names)
+        ):
             args = [self.default, *args]
         return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """The first word: the group's commands, and what the default command's first argument takes (a mind)."""
+        results = super().shell_complete(ctx, incomplete)
+        command = self.get_command(ctx, self.default) if self.default else None
+        if command is None or incomplete.startswith("-"):
+            return results
+        with command.make_context(self.default, [], parent=ctx, resilient_parsing=True) as sub:
+            for param in command.get_params(sub):
+                if param.param_type_name == "argument":
+                    results.extend(param.shell_complete(sub, incomplete))
+                    break
+        return results
 
 
 def default_group(command: str) -> type[DefaultGroup]:

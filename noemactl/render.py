@@ -560,15 +560,20 @@ def job_summary(job: dict[str, Any]) -> list[RenderableType]:
     return lines
 
 
+def started_by(job: dict[str, Any]) -> str:
+    """Who started a job: the operator (`operator:alice`), or its schedule."""
+    return str(job["actor"]) if job["trigger"] == "operator" else str(job["trigger"])
+
+
 def jobs(items: Sequence[dict[str, Any]], mind: str | None) -> list[RenderableType]:
     """`noemactl jobs`: one line per job, newest first."""
     if not items:
         return [Text("no jobs" + (f" for {mind}" if mind else "") + " yet", style="dim")]
     return columns(
-        ["ID", "MIND", "KIND", "TRIGGER", "STATUS", "PROGRESS", "STARTED", "SUMMARY"],
+        ["ID", "MIND", "KIND", "BY", "STATUS", "PROGRESS", "STARTED", "SUMMARY"],
         [
             [
-                f"#{j['id']}", j["mind"], j["kind"], j["trigger"], j["status"], f"{j['progress']:.0%}", when(j["started_at"]),
+                f"#{j['id']}", j["mind"], j["kind"], started_by(j), j["status"], f"{j['progress']:.0%}", when(j["started_at"]),
                 (j.get("outputs") or {}).get("summary") or j.get("error") or j["stage"],
             ]
             for j in items
@@ -582,7 +587,7 @@ def job(data: dict[str, Any]) -> list[RenderableType]:
     rows = [
         ("mind", data["mind"]),
         ("kind", data["kind"]),
-        ("trigger", f"{data['trigger']} ({data['actor']})"),
+        ("started by", started_by(data)),
         ("status", data["status"] + (f" at {data['progress']:.0%}: {data['stage']}" if data["status"] == "running" else "")),
         ("started", when(data["started_at"])),
         ("finished", when(data["finished_at"])),

@@ -23,7 +23,7 @@ from rich.tree import Tree
 from noemactl.render import clip, kind_style, plural
 
 TEXT_WIDTH = 60  # characters of an event's text on its node
-MAX_HOPS, MAX_EVENTS = 6, 200  # noemad's bounds on one walk
+MAX_HOPS, MAX_EVENTS = 6, 200  # the most any noemad walks; its answer says its own bounds (`limits`)
 KIND_ORDER = {"caused": 0, "parent": 1, "cited": 2}
 
 Node = dict[str, Any]
@@ -109,9 +109,18 @@ class _Walk:
             key=lambda n: n["id"],
         )
 
-    def also_linked(self) -> list[Edge]:
+    def also_linked(self) -> list[tuple[int, int, str]]:
+        """The links the tree does not draw: one line per pair of events, naming every link between them.
+
+        A pair can be joined twice (an event cites another, and a belief it
+        wrote): both are named on the pair's one line, as on a tree branch.
+        """
         in_tree = {self.tree_pair(n) for n in self.nodes.values() if n.get("reached_from") is not None}
-        return [e for e in self.graph["edges"] if (e["from"], e["to"]) not in in_tree]
+        return [
+            (source, target, _edge_names(edges, None))
+            for (source, target), edges in sorted(self.pairs.items())
+            if (source, target) not in in_tree
+        ]
 
 
 def tree(graph: dict[str, Any]) -> list[RenderableType]:
@@ -135,42 +144,55 @@ def tree(graph: dict[str, Any]) -> list[RenderableType]:
     extra = walk.also_linked()
     if extra:
         out.append(Text("also linked:", style="bold"))
-        for edge in extra:
-            out.append(Text(f"  #{edge['from']} ─{edge['kind']}{_via(edge)}→ #{edge['to']}"))
+        for source, target, kinds in extra:
+            out.append(Text(f"  #{source} ─{kinds}→ #{target}"))
     groups = graph.get("groups") or []
     if groups:
         out.append(Text("cycles (correlation, not causation):", style="bold"))
         for group in groups:
             members = ", ".join(f"#{i}" for i in group["events"])
             out.append(Text(f"  cycle {group['cycle_id']}: {members}"))
-    if truncation.get("truncated"):
-        out.append(Text(truncation_line(graph), style="yellow"))
+    cut = truncation_line(graph) if truncation.get("truncated") else None
+    if cut:
+        out.append(Text(cut, style="yellow"))
     return out
 
 
 def _none_note(graph: dict[str, Any], direction: int) -> str:
     option = "back" if direction < 0 else "forward"
+    omitted = (graph.get("truncation") or {}).get(f"omitted_{option}", 0)
     if graph["limits"][option] == 0:
-        return f"not walked (--{option} 0)"
-    if (graph.get("truncation") or {}).get(f"omitted_{option}"):
+        return f"not walked (--{option} 0)" + (f"; {plural(omitted, 'event')} one hop away" if omitted else "")
+    if omitted:
         return "none shown (the walk reached its event limit)"
     return "none recorded"
 
 
-def truncation_line(graph: dict[str, Any]) -> str:
-    """What cut the walk short, how many events were left out at the cut, and how to see more."""
+def truncation_line(graph: dict[str, Any]) -> str | None:
+    """What cut the walk short, how many events were left out at the cut, and how to see more; None if nothing was cut.
+
+    A direction walked 0 hops is not cut (its heading says it was not
+    walked), and only a direction with events past its bound was cut by hops.
+    """
     t, limits = graph["truncation"], graph["limits"]
+    max_hops, max_events = limits.get("max_hops", MAX_HOPS), limits.get("max_events", MAX_EVENTS)
+    omitted = {"back": t["omitted_back"], "forward": t["omitted_forward"]}
+    walked = [d for d in ("back", "forward") if limits[d] > 0 and omitted[d]]
+    by_hops = [d for d in walked if "hops" in t["by"]]
+    by_limit = "limit" in t["by"]
     cuts = []
-    if "hops" in t["by"]:
-        if limits["back"] == limits["forward"]:
-            cuts.append(plural(limits['back'], 'hop'))
-        else:
-            cuts.append(f"{plural(limits['back'], 'hop')} back and {limits['forward']} forward")
-    if "limit" in t["by"]:
+    if len(by_hops) == 2 and limits["back"] == limits["forward"]:
+        cuts.append(f"{plural(limits['back'], 'hop')} each way")
+    elif by_hops:
+        cuts.append(" and ".join(f"{plural(limits[d], 'hop')} {d}" for d in by_hops))
+    if by_limit:
         cuts.append(f"the limit of {plural(limits['limit'], 'event')}")
-    left = f"{plural(t['omitted_back'], 'more cause')} and {plural(t['omitted_forward'], 'more consequence')} not shown"
-    if limits["back"] < MAX_HOPS or limits["forward"] < MAX_HOPS or limits["limit"] < MAX_EVENTS:
-        hint = f"walk again with --back/--forward/--limit (at most {MAX_HOPS}, {MAX_HOPS}, {MAX_EVENTS})"
+    if not cuts:
+        return None
+    nouns = {"back": "more cause", "forward": "more consequence"}
+    left = " and ".join(plural(omitted[d], nouns[d]) for d in walked) + " not shown"
+    if any(limits[d] < max_hops for d in by_hops) or (by_limit and limits["limit"] < max_events):
+        hint = f"walk again with --back/--forward/--limit (this noemad walks at most {plural(max_hops, 'hop')} each way and {max_events} events)"
     else:
         hint = f"walk again from an event at the edge, e.g. `noemactl timeline {_edge_event(graph)}`"
     return f"cut at {' and at '.join(cuts)}: {left}; {hint}"

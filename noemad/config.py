@@ -61,7 +61,10 @@ class DaemonSettings(_Section):
     socket_group: str | None = Field(
         None, description="Give the socket mode 0660 and this group, as docker does; unset means 0600."
     )
-    log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Least severe log level written.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info",
+        description="Least severe log level written; when set here, applied again on every reload (noemactl log-level changes it until then).",
+    )
     max_body_bytes: int = Field(
         MiB, ge=1024, le=64 * MiB, description="Largest request body the API accepts, in bytes."
     )

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import Callable
 
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
-from noemad.config import Config, load_config, render_config
+from noemad.config import Config, LoadedConfig, load_config, render_config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
+from noemad.process.logs import setup_logging
+from noemad.runtime.loglevel import LogLevel
 
 EXIT_CONFIG = 1
 EXIT_RUNTIME = 2
@@ -35,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="read this config file instead of noemad.toml in the config directory")
     parser.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="override daemon.log_level from the config"
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=["plain", "json"],
+        default="plain",
+        help="plain lines for journald (the default), or one JSON object a line (time, level, logger, message, extra fields) for log shippers",
     )
     return parser
 
@@ -67,6 +74,11 @@ def _print_to_reader(text: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def level_source_of(loaded: LoadedConfig) -> str:
+    """Where the config's log level came from: the file when it sets one, else the default."""
+    return "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `noemad` console script."""
     args = build_parser().parse_args(argv)
@@ -87,12 +99,11 @@ def main(argv: list[str] | None = None) -> int:
             f"# config: {loaded.source}\n# data:   {paths.data_dir}\n# socket: {paths.socket}\n{render_config(loaded.config)}\n"
         )
         return 0
-    level = (args.log_level or loaded.config.daemon.log_level).upper()
-    # journald timestamps every line itself; keep ours plain.
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    # At DEBUG the SDK and its HTTP client log whole prompts: minds' content stays out of the journal.
-    for noisy in ("anthropic", "httpx", "httpcore", "httpx2", "httpcore2"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    level = args.log_level or loaded.config.daemon.log_level
+    level_source = "command line (--log-level)" if args.log_level else level_source_of(loaded)
+    # journald timestamps every line itself: plain lines carry none. At DEBUG the SDK and its
+    # HTTP client would log whole prompts: they stay at WARNING (noemad.runtime.loglevel).
+    setup_logging(level, args.log_format)
     try:
         clock = clock_from_spec(os.environ.get("NOEMA_CLOCK"))
     except ValueError as exc:
@@ -104,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # the store, its WAL and the socket are the operator's alone
     try:
         with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-            runner.run(Daemon(paths, loaded, clock).serve())
+            runner.run(Daemon(paths, loaded, clock, log_level=LogLevel(level, level_source)).serve())
     except ConfigError as exc:
         print(f"noemad: {exc.detail} Fix the file and start noemad again.", file=sys.stderr)
         return EXIT_CONFIG

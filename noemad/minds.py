@@ -16,7 +16,6 @@ them.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -26,11 +25,9 @@ from noemad.clock import iso
 from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
 from noemad.events import Event, EventDraft, append, data_of
+from noemad.names import mind_name_problem
 from noemad.store.guard import unrecorded
 from noemad.wire import HIDDEN, wire
-
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
-
 
 @wire
 @dataclass(frozen=True)
@@ -46,11 +43,10 @@ class Mind:
 
 
 def check_name(name: str) -> str:
-    """Return `name` if it is a valid mind name, else raise `InvalidInput`."""
-    if not NAME_RE.match(name):
-        raise InvalidInput(
-            f"{name!r} is not a valid mind name: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit"
-        )
+    """Return `name` if it is a valid mind name (noemad.names), else raise `InvalidInput`."""
+    problem = mind_name_problem(name)
+    if problem is not None:
+        raise InvalidInput(problem)
     return name
 
 

@@ -38,18 +38,30 @@ _KIND_ORDER = {"caused": 0, "parent": 1, "cited": 2}
 @wire
 @dataclass(frozen=True)
 class WalkLimits:
-    """How far one walk may go; each bound may only be lowered from the maximum."""
+    """How far one walk may go, and this daemon's bounds on it.
+
+    `max_hops` and `max_events` are `[timeline]` in noemad.toml (at most 6
+    and 200); a walk may ask for less, never more, and the answer carries
+    them so a client can say how much further a walk could go.
+    """
 
     back: int = MAX_HOPS
     forward: int = MAX_HOPS
     limit: int = MAX_EVENTS
+    max_hops: int = MAX_HOPS
+    max_events: int = MAX_EVENTS
 
     def __post_init__(self) -> None:
-        for name, value, top in (("back", self.back, MAX_HOPS), ("forward", self.forward, MAX_HOPS), ("limit", self.limit, MAX_EVENTS)):
-            if not 0 <= value <= top:
-                raise InvalidInput(f"{name} must be between 0 and {top}, not {value}")
-        if self.limit < 1:
-            raise InvalidInput("limit must be at least 1 (the event itself)")
+        if not (1 <= self.max_hops <= MAX_HOPS and 1 <= self.max_events <= MAX_EVENTS):
+            raise InvalidInput(f"the walk's bounds are at most {MAX_HOPS} hops and {MAX_EVENTS} events")
+        for name, value, low, top, setting in (
+            ("back", self.back, 0, self.max_hops, "max_hops"),
+            ("forward", self.forward, 0, self.max_hops, "max_hops"),
+            ("limit", self.limit, 1, self.max_events, "max_events"),
+        ):
+            if not low <= value <= top:
+                bound = f"this daemon's [timeline] {setting}" if top < (MAX_HOPS if setting == "max_hops" else MAX_EVENTS) else "the most a walk goes"
+                raise InvalidInput(f"{name} must be from {low} to {top} ({bound}), not {value}")
 
 
 @wire

@@ -254,7 +254,7 @@ def range_text(param: Any) -> str | None:
     low, high = getattr(param, "min", None), getattr(param, "max", None)
     if low is not None and high is not None:
         return f"From {low} to {high}."
-    if low is not None:
+    if low is not None and low not in (0, 1):  # a lone 0 or 1 is every id and count: --help leaves it out too
         return f"At least {low}."
     if high is not None:
         return f"At most {high}."
@@ -475,7 +475,7 @@ def noemad_synopsis(parser: argparse.ArgumentParser) -> list[str]:
 
 
 NOEMAD_DESCRIPTION = """\
-noemad runs in the foreground, as systemd expects: it does not fork or write a pid file, and it logs plain lines to standard error (the journal adds the time). It keeps every mind and its events in one SQLite database, noema.db, in its data directory, and serves the HTTP API that noemactl(1) speaks on a Unix socket.
+noemad runs in the foreground, as systemd expects: it does not fork or write a pid file, and it logs plain lines to standard error (the journal adds the time), or JSON lines with --log-format json (see OPERATING). It keeps every mind and its events in one SQLite database, noema.db, in its data directory, and serves the HTTP API that noemactl(1) speaks on a Unix socket.
 
 Where things are, highest precedence first: the command-line flags; NOEMA_SOCKET and NOEMA_HOME (with a home HOME, the config is HOME/noemad.toml, the data is kept in HOME itself and the socket is HOME/run/noemad.sock); systemd's CONFIGURATION_DIRECTORY, STATE_DIRECTORY and RUNTIME_DIRECTORY; then the per-user directories (on Linux ~/.config/noema, ~/.local/share/noema and $XDG_RUNTIME_DIR/noema).
 
@@ -484,6 +484,41 @@ Unless systemd passes it a socket (see SYSTEMD), noemad binds its socket itself.
 noemad never displaces a live daemon. It holds an exclusive lock on noemad.sock.lock beside the socket and on noemad.lock in its data directory while it runs; a second noemad on the same socket or the same data directory exits with status 2 and says which. A socket file that nothing answers on, left by a daemon that died, is replaced; a socket another process still serves, or a file at the socket path that is not a socket, is refused.
 
 The socket accepts connections before noemad reports itself ready. A request's line and headers may hold at most 100 header fields and 64 KiB; a larger head is answered 431 (problem+json) and its connection closed. With --check-config, noemad only reads and validates its config, prints where its config, data and socket are and the effective settings as TOML, and exits 0 when the config is valid and 1 when it is not."""
+
+NOEMAD_OPERATING = [
+    (
+        r"\fBWho did what\fR",
+        "Every request on the socket is an operator's, and noemad asks the kernel who is on the other end (SO_PEERCRED,"
+        " read once per connection): the events, jobs and model calls a request causes name the operator as"
+        " operator:USER (the login name of the peer's uid; a uid with no passwd entry reads operator:uid:1234)."
+        " The model calls of a job an operator runs name them too; the mind's own calls name no operator. A request that"
+        " comes over no socket (the API served in process, as the tests do) names the bare operator.",
+    ),
+    (
+        r"\fBGET /api/v1/metrics\fR",
+        "The daemon's metrics in the Prometheus text exposition format 0.0.4: events stored by kind, stimuli by mind"
+        " and kind, turns by outcome and their latency (a histogram), the gate's decisions, wakes, dropped stimuli and"
+        " judge verdicts, governance passes by status and those sent to the critic, the writer's queue depth, commits"
+        " and commit latency, model calls, tokens and estimated cost by role, jobs by kind and status, config reloads."
+        " Counters kept in memory count since the daemon started. Scrape it over the socket, e.g. curl --unix-socket"
+        " SOCKET http://noemad/api/v1/metrics.",
+    ),
+    (
+        r"\fBLogs\fR",
+        "--log-format plain (the default) writes LEVEL logger: message lines for the journal; --log-format json writes"
+        " one JSON object a line with time (UTC), level, logger, message and any extra fields, for log shippers. The"
+        " level (--log-level, else daemon.log_level) changes at run time with noemactl log-level LEVEL, and again on"
+        " a reload of a config that sets daemon.log_level; the change is logged at WARNING. The model SDK, its HTTP"
+        " client and the file watcher never log below WARNING (at DEBUG they would log whole prompts, or every write).",
+    ),
+    (
+        r"\fBnoemactl reload\fR, \fBnoemactl config show\fR",
+        "noemactl reload asks for the reload SIGHUP starts, through the socket, and answers whether the new config was"
+        " taken or the sentence that refused it. noemactl config show prints the running config with each value's"
+        " source (default, noemad.toml, a mind's stored settings, the command line); secrets such as the Anthropic API"
+        " key show only whether they are set and from which variable or file.",
+    ),
+]
 
 NOEMAD_SIGNALS = [
     (
@@ -498,7 +533,7 @@ NOEMAD_SIGNALS = [
     ),
     (
         r"\fBSIGHUP\fR",
-        "Reload noemad.toml, as when the file changes on disk. A valid file is applied whole; an invalid one is"
+        "Reload noemad.toml, as when the file changes on disk or noemactl reload asks. A valid file is applied whole; an invalid one is"
         " refused and the running config kept, and the refusal shows in noemactl status. The file is read off the"
         " event loop, one reload at a time; a FIFO, a device or a directory in its place is refused without being"
         " read. See RELOAD in noemad.toml(5).",
@@ -603,6 +638,7 @@ def render_noemad(parser: argparse.ArgumentParser | None = None) -> str:
     lines += section("SYNOPSIS") + noemad_synopsis(parser)
     lines += section("DESCRIPTION") + paragraphs(parser.description) + [".PP"] + paragraphs(NOEMAD_DESCRIPTION)
     lines += section("OPTIONS") + noemad_options(parser)
+    lines += section("OPERATING") + text_items(NOEMAD_OPERATING)
     lines += section("SIGNALS") + text_items(NOEMAD_SIGNALS)
     lines += section("SYSTEMD") + text_items(NOEMAD_SYSTEMD)
     lines += section("ENVIRONMENT") + text_items(NOEMAD_ENVIRONMENT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -37,6 +38,8 @@ NOEMAD = str(BIN / "noemad")
 NOEMACTL = str(BIN / "noemactl")
 START = "2026-01-01T00:00:00Z"
 READY_TIMEOUT = 30.0  # seconds: a bound on a hung daemon, not a wait for time to pass
+# What a real noemad records as the actor of this test run's requests (the socket peer's user, noemad.operator).
+OPERATOR = f"operator:{pwd.getpwuid(os.getuid()).pw_name}"
 os.environ.setdefault("NOEMA_WRITE_GUARD", "1")  # every write job must record an event or be allowlisted (noemad.store.guard)
 
 

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import Noemad, start_noemad
+from conftest import OPERATOR, Noemad, start_noemad
 from inprocess import InProcess, start_app
 
 from noemactl.demo import GO_MESSAGES
@@ -69,7 +69,7 @@ def test_consolidate_now_makes_a_generalisation_the_timeline_walks_back(noemad: 
     assert "belief #" in out.stdout and "memory #" in out.stdout and "walk it: noemactl timeline" in out.stdout
 
     job = noemad.ctl_json("jobs", "show", str(job_id))
-    assert (job["status"], job["trigger"], job["actor"], job["progress"]) == ("succeeded", "operator", "operator", 1.0)
+    assert (job["status"], job["trigger"], job["actor"], job["progress"]) == ("succeeded", "operator", OPERATOR, 1.0)
     [cluster] = job["outputs"]["clusters"]
     assert cluster["episodes"] == 5 and cluster["worded_by"] == "plain"
 
@@ -111,9 +111,9 @@ def test_rejecting_a_generalisation_retracts_it_and_leaves_the_episodes(noemad: 
         assert noemad.api("GET", f"/memories/{episode}").json()["status"] == "active"
     # Twice is a conflict; an episode is not a generalisation.
     twice = noemad.ctl("consolidate", "reject", str(cluster["memory"]))
-    assert twice.returncode == 1 and "noemactl:" in twice.stderr
+    assert twice.returncode == 5 and "noemactl:" in twice.stderr
     episode = noemad.ctl("consolidate", "reject", str(episodes[0]))
-    assert episode.returncode == 1 and "noemactl:" in episode.stderr
+    assert episode.returncode == 2 and "noemactl:" in episode.stderr
 
 
 def test_reflect_now_writes_a_lesson_once(noemad: Noemad, mind: str) -> None:
@@ -150,7 +150,7 @@ def test_a_running_job_is_named_and_a_paused_mind_waits(noemad: Noemad, mind: st
     job_id = db.execute("SELECT max(id) FROM jobs").fetchone()[0]
     db.close()
     out = noemad.ctl("consolidate", mind)
-    assert out.returncode == 1
+    assert out.returncode == 5
     assert f"consolidation job {job_id} is already running for mind 'ada'" in out.stderr
     assert f"noemactl jobs show {job_id}" in out.stderr
     # Reflection is another kind: it runs.
@@ -158,7 +158,7 @@ def test_a_running_job_is_named_and_a_paused_mind_waits(noemad: Noemad, mind: st
 
     assert noemad.ctl("pause", mind).returncode == 0
     paused = noemad.ctl("reflect", mind)
-    assert paused.returncode == 1 and "paused" in paused.stderr and "noemactl resume ada" in paused.stderr
+    assert paused.returncode == 5 and "paused" in paused.stderr and "noemactl resume ada" in paused.stderr
 
 
 def test_bad_command_lines_send_nothing(noemad: Noemad, mind: str) -> None:
@@ -169,9 +169,9 @@ def test_bad_command_lines_send_nothing(noemad: Noemad, mind: str) -> None:
     kind = noemad.ctl("jobs", "--kind", "dreaming")
     assert kind.returncode == 2 and "reflection or consolidation" in kind.stderr
     missing = noemad.ctl("jobs", "show", "999")
-    assert missing.returncode == 1 and "job 999 does not exist" in missing.stderr
+    assert missing.returncode == 4 and "job 999 does not exist" in missing.stderr
     nobody = noemad.ctl("reflect", "nobody")
-    assert nobody.returncode == 1 and "no mind is named 'nobody'" in nobody.stderr
+    assert nobody.returncode == 4 and "no mind is named 'nobody'" in nobody.stderr
     assert noemad.api("GET", "/jobs").json()["jobs"] == []
 
 
@@ -242,7 +242,7 @@ def test_the_demo_plays_three_scenarios_offline(noemad: Noemad) -> None:
     assert minds == {"demo-single-source", "demo-prediction-miss", "demo-go"}
 
     again = noemad.ctl("demo", "go")
-    assert again.returncode == 1 and "--replace" in again.stderr
+    assert again.returncode == 5 and "--replace" in again.stderr
     replay = noemad.ctl("--json", "demo", "go", "--replace")
     assert replay.returncode == 0, replay.stderr
     [scenario] = json.loads(replay.stdout)["scenarios"]
@@ -283,7 +283,7 @@ def test_a_mind_with_a_running_job_is_not_removed(noemad: Noemad, mind: str) -> 
         )
     db.close()
     out = noemad.ctl("mind", "rm", mind, "--yes")
-    assert out.returncode == 1 and "reflection job 1 running" in out.stderr and "noemactl jobs show 1" in out.stderr
+    assert out.returncode == 5 and "reflection job 1 running" in out.stderr and "noemactl jobs show 1" in out.stderr
     assert noemad.ctl_json("mind", "show", mind)["name"] == mind
 
 

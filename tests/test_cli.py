@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import NOEMACTL, Noemad
+from conftest import NOEMACTL, OPERATOR, Noemad
 
 TIMEOUT = 30.0  # seconds: a bound on a hung process, never a wait for time to pass
 FORBIDDEN = ("noemad", "fastapi", "anthropic", "pydantic", "pydantic_core", "uvicorn", "starlette")
@@ -177,7 +177,7 @@ def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
         'settings  {"narrative_llm": true}',
     ]
     assert lines[6] == "recent events (1)"
-    assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", "operator", "-"]
+    assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", OPERATOR, "-"]
 
     # Not a terminal and no --yes: refused, nothing sent.
     refused = noemad.ctl("mind", "rm", "bob", input="bob\n")
@@ -209,7 +209,7 @@ def _rm_on_a_terminal(noemad: Noemad, name: str, typed: str) -> subprocess.Compl
 
 def test_mind_rm_on_a_terminal_asks_for_the_name(noemad: Noemad, mind: str) -> None:
     wrong = _rm_on_a_terminal(noemad, mind, "adda")
-    assert wrong.returncode == 1
+    assert wrong.returncode == 5
     assert "This removes mind 'ada' and its 1 event for good. Type its name to confirm:" in wrong.stderr
     assert wrong.stderr.endswith("noemactl: you typed 'adda', not 'ada'; nothing was removed\n")
     assert noemad.api("GET", "/minds/ada").status_code == 200
@@ -290,23 +290,26 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
 # --- errors ------------------------------------------------------------------------
 
 
-def test_unknown_mind_is_one_sentence_and_exit_1(noemad: Noemad) -> None:
-    for args in (("say", "zed", "hi"), ("mind", "show", "zed"), ("events", "zed"), ("--json", "events", "zed", "--follow")):
+def test_unknown_mind_is_one_sentence_and_exit_4(noemad: Noemad) -> None:
+    said = "no mind is named 'zed'; list minds with `noemactl mind list` or create it with `noemactl mind create zed`"
+    for args in (("say", "zed", "hi"), ("mind", "show", "zed"), ("events", "zed")):
         out = noemad.ctl(*args)
-        assert out.returncode == 1, args
+        assert out.returncode == 4, args
         assert out.stdout == ""
-        assert out.stderr == (
-            "noemactl: no mind is named 'zed'; list minds with `noemactl mind list` or create it with `noemactl mind create zed`\n"
-        )
+        assert out.stderr == f"noemactl: {said}\n"
+    # With --json the error is noemad's problem document, on stderr.
+    out = noemad.ctl("--json", "events", "zed", "--follow")
+    assert (out.returncode, out.stdout) == (4, "")
+    assert json.loads(out.stderr) == {"type": "about:blank", "title": "Mind not found", "status": 404, "detail": said}
 
 
 def test_daemon_refusals_print_the_problem_detail(noemad: Noemad, mind: str) -> None:
     exists = noemad.ctl("mind", "create", mind)
-    assert exists.returncode == 1
+    assert exists.returncode == 5
     assert exists.stderr.startswith("noemactl: a mind named 'ada' already exists;")
     bad_channel = noemad.ctl("say", mind, "hi", "--channel", "no spaces")
-    assert bad_channel.returncode == 1
-    assert bad_channel.stderr.startswith("noemactl: channel: ")
+    assert bad_channel.returncode == 2
+    assert bad_channel.stderr.startswith("noemactl: channel 'no spaces' is not a name: it holds a space; a name has")
 
 
 def test_bad_input_exits_2_and_sends_nothing(noemad: Noemad, mind: str) -> None:
@@ -318,7 +321,7 @@ def test_bad_input_exits_2_and_sends_nothing(noemad: Noemad, mind: str) -> None:
         ("observe", mind, "warm", "--source", "t", "--data", "{"): "noemactl: --data is not valid JSON (",
         ("say", mind, "   "): "noemactl: the message text is empty;",
         ("say", mind, "hi", "--from", " "): "noemactl: --from is empty;",
-        ("timeline", "1", "--json", "--dot"): "noemactl: --json and --dot are two different outputs; pick one",
+        ("timeline", "1", "--dot", "--json"): '{"type": "about:blank", "title": "Bad command line", "status": 400, "detail": "--json and --dot are two different outputs; pick one"}',
         ("events", mind, "--follow", "--limit", "3"): "noemactl: --limit does not apply to --follow",
     }
     for args, sentence in cases.items():
@@ -343,7 +346,7 @@ def test_daemon_not_running_exits_3_with_a_hint(place: Path) -> None:
     stale = place / "stale.sock"
     with socket.socket(socket.AF_UNIX) as s:
         s.bind(str(stale))
-    out = bare_ctl("--json", "mind", "list", env={"NOEMA_SOCKET": str(stale)})
+    out = bare_ctl("mind", "list", env={"NOEMA_SOCKET": str(stale)})
     assert out.returncode == 3
     assert out.stderr == f"noemactl: noemad is not running on {stale}; {NOT_RUNNING}\n"
 
@@ -420,7 +423,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Noemad
+from conftest import OPERATOR, Noemad
 from inprocess import InProcess
 
 
@@ -97,7 +97,7 @@ def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str)
     out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
     assert out.returncode == 0, out.stderr
     [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]
-    assert sent["actor"] == "operator" and sent["data"]["belief"] == belief["id"] and sent["data"]["confidence"] == 0.9
+    assert sent["actor"] == OPERATOR and sent["data"]["belief"] == belief["id"] and sent["data"]["confidence"] == 0.9
     noemad.wait_for(mind, "cycle_completed", since=done["id"])
     assert noemad.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "pinned"
 
@@ -116,7 +116,7 @@ def test_retrieval_recalls_related_episodes_and_cites_them(app: InProcess, mind:
 
 def test_bad_cognitive_stimuli_are_refused(app: InProcess, mind: str) -> None:
     cases = [
-        ({"kind": "assertion", "source": "a"}, 422, "claim: required"),
+        ({"kind": "assertion", "source": "a"}, 422, "claim is missing"),
         ({"kind": "assertion", "source": "a", "claim": {"proposition": "x", "subject": "y", "stance": "maybe"}}, 422, "stance"),
         ({"kind": "correction", "belief": 999, "reason": "no", "status": "rejected"}, 404, "belief 999 does not exist"),
         ({"kind": "correction", "belief": 1, "reason": "nothing to do"}, 422, "a correction sets a status"),
@@ -171,7 +171,7 @@ def test_operators_give_semantic_and_procedural_memories(noemad: Noemad, mind: s
     fact = noemad.ctl_json("memories", mind, "--kind", "semantic")["memories"][0]
     assert (fact["kind"], fact["text"], fact["derived_from"]) == ("semantic", "Alice prefers Go", [episode["id"]])
     created = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_created"}).json()["events"][-1]
-    assert created["actor"] == "operator" and {"type": "memory", "id": episode["id"]} in created["refs"]
+    assert created["actor"] == OPERATOR and {"type": "memory", "id": episode["id"]} in created["refs"]
     assert noemad.ctl("remember", mind, "x", "--kind", "episodic").returncode == 2
     bad = noemad.api("POST", f"/minds/{mind}/memories", json={"text": "y", "derived_from": [9999]})
     assert bad.status_code in (404, 422) and "9999" in bad.json()["detail"]

@@ -54,7 +54,10 @@ def _no_controls(text: str) -> None:
 def hostile(noemad: Noemad) -> str:
     """A mind `sec` whose first message (and its author) carries terminal controls, walked through a cycle."""
     assert noemad.api("POST", "/minds", json={"name": "sec"}).status_code == 201
-    sent = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": HOSTILE_AUTHOR, "text": HOSTILE})
+    # A name holding a control character is refused at the edge (noemad.names); the text is free and is stored.
+    refused = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": HOSTILE_AUTHOR, "text": HOSTILE})
+    assert refused.status_code == 422 and "control character U+001B" in refused.json()["detail"]
+    sent = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": "mallory", "text": HOSTILE})
     assert sent.status_code == 201, sent.text
     noemad.wait_for("sec", "narrative_updated")
     return "sec"
@@ -77,7 +80,6 @@ def test_stored_control_sequences_are_shown_not_obeyed(noemad: Noemad, hostile: 
         _no_controls(out.stderr)
     events = noemad.ctl("events", hostile).stdout
     assert "PWNED ␛[2J␛]0;title end \\x9b31m" in events
-    assert "mal␛[31mlory" in events
     assert "no␛[2Jsuch" in noemad.ctl("mind", "show", "no\x1b[2Jsuch").stderr
 
 
@@ -88,7 +90,7 @@ def test_json_keeps_the_bytes_as_json_escapes(noemad: Noemad, hostile: str) -> N
     assert "\\u009b" in out.stdout
     event = json.loads(out.stdout)["events"][0]
     assert event["text"] == HOSTILE
-    assert HOSTILE_AUTHOR in event["actor"]
+    assert "mallory" in event["actor"]
 
 
 def test_on_a_terminal_styles_stay_and_stored_controls_do_not(noemad: Noemad, hostile: str) -> None:

@@ -98,15 +98,15 @@ def test_a_catch_all_defer_first_is_warned_about(noemad: Noemad, mind: str) -> N
 
 def test_a_refusal_is_the_validators_sentence_not_a_traceback(noemad: Noemad, mind: str) -> None:
     out = noemad.ctl("rules", "add", mind, "--name", "x", "--always", "--defer")
-    assert out.returncode == 1 and out.stdout == ""
+    assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("noemactl: ") and "exactly one behaviour" in out.stderr
     assert "Traceback" not in out.stderr
     regex = noemad.ctl("rules", "add", mind, "--name", "x", "--text", "(?=a)", "--regex", "--always")
-    assert regex.returncode == 1 and "RE2" in regex.stderr
+    assert regex.returncode == 2 and "RE2" in regex.stderr
     dup = [noemad.ctl("rules", "add", mind, "--rule", AMBIENT) for _ in range(2)][1]
-    assert dup.returncode == 1 and "ambient" in dup.stderr
+    assert dup.returncode == 5 and "ambient" in dup.stderr
     missing = noemad.ctl("rules", "rm", mind, "nope")
-    assert missing.returncode == 1 and "nope" in missing.stderr
+    assert missing.returncode == 4 and "nope" in missing.stderr
     # Bad command lines send nothing (exit 2).
     for args in (["--rule", "{"], ["--rate-limit", "fast"], ["--key-by", "channel", "--always", "--name", "x"], []):
         bad = noemad.ctl("rules", "add", mind, *args)
@@ -150,7 +150,7 @@ def test_sleep_and_wake(noemad: Noemad, mind: str) -> None:
     both = noemad.ctl("sleep", mind)
     assert both.returncode == 2 and "--for" in both.stderr
     past = noemad.ctl("sleep", mind, "--until", "2025-01-01T00:00:00Z")
-    assert past.returncode == 1 and "future" in past.stderr
+    assert past.returncode == 2 and "future" in past.stderr
 
 
 def test_gate_status_watch_piped_prints_changed_lines(noemad: Noemad, mind: str, follower: Any) -> None:

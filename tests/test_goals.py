@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Noemad
+from conftest import OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.cognition.goals import GoalClosed, GoalNotFound, active_goals, create_goal, get_goal, list_goals, update_goal
@@ -143,7 +143,7 @@ def test_an_operator_sets_progresses_and_completes_a_goal(app: InProcess, mind: 
 
 def test_goal_and_goals_through_the_cli(noemad: Noemad, mind: str) -> None:
     said = noemad.ctl_json("goal", mind, "ship the parser rewrite")
-    assert said["kind"] == "goal" and said["actor"] == "operator" and said["data"] == {"title": "ship the parser rewrite"}
+    assert said["kind"] == "goal" and said["actor"] == OPERATOR and said["data"] == {"title": "ship the parser rewrite"}
     taken(noemad, mind, said)
     [goal] = noemad.ctl_json("goals", mind)["goals"]
     assert goal == noemad.api("GET", f"/minds/{mind}/goals").json()["goals"][0]  # the API's answer
@@ -161,7 +161,7 @@ def test_goal_and_goals_through_the_cli(noemad: Noemad, mind: str) -> None:
         f"#{goal['id']}  completed      100%  operator  2026-01-01 00:00:00  ship the parser rewrite",
     ]
     again = noemad.ctl("goal", mind, "--id", str(goal["id"]), "--progress", "0.9")
-    assert again.returncode == 1
+    assert again.returncode == 5
     assert again.stderr.startswith(f"noemactl: goal {goal['id']} is completed; a closed goal takes no more changes")
 
 

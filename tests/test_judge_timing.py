@@ -381,7 +381,8 @@ def test_the_minds_tools_name_the_judge_only_when_judging_is_on() -> None:
 
 
 def test_gate_status_shows_each_judge_rule_with_its_counts_newest_verdict_and_notices(ada: InProcess, judge: FakeJudge) -> None:
-    from noemactl.gate_view import gate, plain_lines
+    from noemactl.gate_view import gate
+    from noemactl.watch import plain_lines
 
     add(ada, {**ROOM, "behaviour": {"judge": {"debounce_ms": 2000, "max_wait_ms": 9000, "instructions": "x"}}})
     judge.answers = [JudgeOutcome("wait", "banter between others", input_tokens=100, cache_read=900, output_tokens=40)]

@@ -306,7 +306,7 @@ def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> 
     assert out.returncode == 0 and out.stdout == "" and "no narrative yet" in out.stderr
     assert noemad.ctl_json("narrative", mind)["event_id"] is None
     missing = noemad.ctl("narrative", "zed")
-    assert missing.returncode == 1 and "no mind is named 'zed'" in missing.stderr
+    assert missing.returncode == 4 and "no mind is named 'zed'" in missing.stderr
 
 
 def test_the_narrative_after_a_cycle(app: InProcess, mind: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOEMACTL, Noemad
+from conftest import NOEMACTL, OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
@@ -340,11 +340,11 @@ def test_ack_through_the_cli_and_its_errors(noemad: Noemad, mind: str) -> None:
     [acked] = noemad.ctl_json("notifications", mind, "--status", "acked")["notifications"]
     assert acked["status"] == "acked" and acked["acked_at"] == "2026-01-01T00:00:00.000Z"
     recorded = noemad.api("GET", f"/events/{acked['acked_event_id']}").json()
-    assert (recorded["kind"], recorded["actor"]) == ("notification_acked", "operator")
+    assert (recorded["kind"], recorded["actor"]) == ("notification_acked", OPERATOR)
     assert noemad.ctl_json("notifications", mind, "--open")["notifications"] == []
     assert "ada has no open notifications" in noemad.ctl("notifications", mind, "--open").stdout
     twice = noemad.ctl("ack", str(nid))
-    assert twice.returncode == 1 and twice.stderr.startswith(f"noemactl: notification {nid} was already acknowledged at")
+    assert twice.returncode == 5 and twice.stderr.startswith(f"noemactl: notification {nid} was already acknowledged at")
     again = noemad.api("POST", f"/notifications/{nid}/ack")
     assert again.status_code == 409 and "already acknowledged" in again.json()["detail"]
     check(doc, "POST", "/notifications/{notification_id}/ack", 409, "application/problem+json", again.json())
@@ -388,7 +388,7 @@ def test_bad_personality_settings_and_bad_listings_are_refused(noemad: Noemad, m
     assert bad.status_code == 422 and bad.json()["detail"] == "settings.notify_min_confidence: write a number from 0 to 1, not 2"
     assert noemad.api("GET", "/minds/zed").status_code == 404
     out = noemad.ctl("mind", "create", "zed", "--settings", '{"notify_cooldown": "soon"}')
-    assert out.returncode == 1 and "settings.notify_cooldown: write a number of seconds" in out.stderr
+    assert out.returncode == 2 and "settings.notify_cooldown: write a number of seconds" in out.stderr
     good = noemad.api("POST", "/minds", json={"name": "eve", "settings": {"notify_proactively": True, "notify_cooldown": "15m"}})
     assert good.status_code == 201
     assert noemad.api("GET", "/minds/zed/notifications").status_code == 404

@@ -65,4 +65,4 @@ def test_a_pause_survives_a_restart(tmp_path: Path) -> None:
 
 def test_pausing_an_unknown_mind_says_so(noemad: Noemad) -> None:
     out = noemad.ctl("pause", "zed")
-    assert out.returncode == 1 and "no mind is named 'zed'" in out.stderr
+    assert out.returncode == 4 and "no mind is named 'zed'" in out.stderr

@@ -345,12 +345,12 @@ def test_bad_predictions_and_outcomes_are_refused_and_nothing_is_stored(app: InP
         ({"kind": "outcome", "prediction": 999, "result": "hit"}, 404, "prediction 999 does not exist"),
         ({"kind": "outcome", "prediction": pid, "result": "miss"}, 409, f"prediction {pid} was already resolved as a hit"),
         ({"kind": "outcome", "prediction": pid, "result": "maybe"}, 422, "result"),
-        ({"kind": "outcome", "result": "hit"}, 422, "prediction: required"),
+        ({"kind": "outcome", "result": "hit"}, 422, "prediction is missing"),
         ({**predict_body, "due": "2025-12-31T00:00:00Z"}, 422, "is not in the future"),
         ({**predict_body, "due": "whenever"}, 422, "is neither an ISO time"),
         ({**predict_body, "confidence": 1.5}, 422, "confidence"),
         ({**predict_body, "subject": " "}, 422, "subject"),
-        ({**predict_body, "extra": 1}, 422, "extra: unknown field"),
+        ({**predict_body, "extra": 1}, 422, "extra is not a field here"),
     ]
     for body, status, words in cases:
         resp = app.api("POST", f"/minds/{mind}/events", json=body)
@@ -382,9 +382,9 @@ def test_the_cli_refuses_bad_predictions_and_outcomes_and_sends_nothing(noemad: 
         assert (out.returncode, out.stdout) == (2, ""), (args, out.stderr)
         assert out.stderr.startswith(sentence), (args, out.stderr)
     refused = noemad.ctl("outcome", "999", "--hit")
-    assert refused.returncode == 1 and refused.stderr.startswith("noemactl: prediction 999 does not exist")
+    assert refused.returncode == 4 and refused.stderr.startswith("noemactl: prediction 999 does not exist")
     past = noemad.ctl("predict", mind, "x", "--subject", "x", "--confidence", "0.5", "--due", "2025-01-01T00:00:00Z")
-    assert past.returncode == 1 and "is not in the future" in past.stderr
+    assert past.returncode == 2 and "is not in the future" in past.stderr
     assert noemad.api("GET", "/status").json()["counts"]["events"] == before
 
 

@@ -101,9 +101,9 @@ def test_usage_and_the_timeline_show_the_model_call(talker: Noemad) -> None:
     human = talker.ctl("usage", "ada")
     assert human.returncode == 0 and "respond" in human.stdout and "HIT RATE" in human.stdout
     bad = talker.ctl("usage", "--since", "last tuesday")
-    assert bad.returncode == 1 and "neither an ISO date" in bad.stderr
+    assert bad.returncode == 2 and "neither an ISO date" in bad.stderr
     assert talker.ctl("usage", "--by", "colour").returncode == 2
-    assert talker.ctl("usage", "zed").returncode == 1
+    assert talker.ctl("usage", "zed").returncode == 4
 
 
 @pytest.mark.parametrize("engine", [HOLD_SCRIPT], indirect=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import OPERATOR, Noemad, start_noemad
 from noemad.config import MindSettings, parse_config, parse_mind_settings, with_stored
 from noemad.errors import ConfigError, InvalidInput
 from noemad.events import latest_events
@@ -146,7 +146,7 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
         {"attention_capacity": {"from": 1, "to": 3}},
         {"persona": {"from": None, "to": "You are Ada."}},
     ]
-    assert changed[0]["actor"] == "operator"
+    assert changed[0]["actor"] == OPERATOR
 
     # The running actor takes the new capacity at its next turn.
     second = noemad.api("POST", "/minds/ada/events", json={**claim, "claim": {"proposition": "the build is green", "subject": "build"}})
@@ -155,9 +155,9 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
     assert capacities == [1, 3]
 
     out = noemad.ctl("mind", "set", "ada", "attention_capacity", "lots")
-    assert out.returncode == 1 and "settings.attention_capacity: write a whole number from 1 to 16, not 'lots'" in out.stderr
+    assert out.returncode == 2 and "settings.attention_capacity: write a whole number from 1 to 16, not 'lots'" in out.stderr
     out = noemad.ctl("mind", "set", "ada", "notify_cooldwn", "60")
-    assert out.returncode == 1 and "did you mean 'settings.notify_cooldown'?" in out.stderr
+    assert out.returncode == 2 and "did you mean 'settings.notify_cooldown'?" in out.stderr
     out = noemad.ctl("mind", "set", "ada")
     assert out.returncode == 2 and "say what to change" in out.stderr
     patched = noemad.api("PATCH", "/minds/ada", json={"settings": {"persona": None}})

@@ -380,7 +380,7 @@ def test_default_hop_limit_is_six_each_way(world: World) -> None:
     assert node_ids(tl) == c[1:14]
     assert hops(tl)[c[1]] == -MAX_HOPS and hops(tl)[c[13]] == MAX_HOPS
     assert dump(tl.truncation) == {"truncated": True, "by": ["hops"], "omitted_back": 1, "omitted_forward": 1}
-    assert dump(tl)["limits"] == {"back": 6, "forward": 6, "limit": 200}
+    assert dump(tl)["limits"] == {"back": 6, "forward": 6, "limit": 200, "max_hops": 6, "max_events": 200}
 
     # Exactly six back to the first event: nothing left out on that side.
     tl = world.walk(c[6], back=6, forward=6)
@@ -405,7 +405,7 @@ def test_lowered_hop_limits_cut_each_direction_and_count_what_is_left(world: Wor
     assert node_ids(tl) == [c[3], c[4], c[5], c[6], c[7], c[8]]
     assert tl.truncation.by_hops and not tl.truncation.by_limit
     assert (tl.truncation.omitted_back, tl.truncation.omitted_forward) == (1, 4)  # c2; c9 and the three extras
-    assert dump(tl)["limits"] == {"back": 2, "forward": 3, "limit": 200}
+    assert dump(tl)["limits"] == {"back": 2, "forward": 3, "limit": 200, "max_hops": 6, "max_events": 200}
     assert edges(tl) == [(c[i], c[i + 1], "caused") for i in range(3, 8)]
 
     only_back = world.walk(c[5], back=6, forward=0)

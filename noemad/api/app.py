@@ -9,12 +9,15 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
 from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
+from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
+from noemad.api.operations import add_operations_routes
+from noemad.api.operator import Op
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
@@ -55,7 +58,7 @@ from noemad.api.schemas import (
     ScheduleList,
     ScheduleOut,
 )
-from noemad.api.schemas import NarrativeOut
+from noemad.api.schemas import NarrativeOut, Source
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.errors import InvalidInput
 from noemad.background.jobs import Job
@@ -68,6 +71,7 @@ from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
+from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -123,42 +127,42 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"minds": sup.minds()}
 
     @api.post(V1 + "/minds", response_model=Mind, status_code=201, summary="Create a mind")
-    async def create(body: MindCreate) -> Mind:
-        return await sup.create_mind(body.name, body.settings)
+    async def create(body: MindCreate, op: Op) -> Mind:
+        return await sup.create_mind(body.name, body.settings, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
     def show(mind: MindName) -> dict:
         return sup.mind_overview(mind)
 
     @api.patch(V1 + "/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
-    async def change(mind: MindName, body: MindPatch) -> Mind:
+    async def change(mind: MindName, body: MindPatch, op: Op) -> Mind:
         """A JSON merge patch of the stored settings: a value sets its key, null unsets it (the file's or the default applies again).
 
         Checked whole; recorded as `settings_changed` with each key's old and new value; the mind's next turn runs with them.
         """
-        return await sup.change_settings(mind, body.settings)
+        return await sup.change_settings(mind, body.settings, actor=op.actor)
 
     @api.delete(V1 + "/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
     async def delete(mind: MindName, body: MindDelete) -> dict:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
     @api.post(V1 + "/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
-    async def pause(mind: MindName) -> Mind:
+    async def pause(mind: MindName, op: Op) -> Mind:
         """Stimuli keep being stored; a turn under way finishes. Pausing a paused mind changes nothing."""
-        return await sup.set_paused(mind, True)
+        return await sup.set_paused(mind, True, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/resume", response_model=Mind, summary="Resume a paused mind")
-    async def resume(mind: MindName) -> Mind:
+    async def resume(mind: MindName, op: Op) -> Mind:
         """The mind takes one turn over everything that arrived while it was paused."""
-        return await sup.set_paused(mind, False)
+        return await sup.set_paused(mind, False, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/events", response_model=Event, status_code=201, summary="Ingest a stimulus")
-    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()]) -> Event:
+    async def ingest(mind: MindName, body: Annotated[StimulusIn, Body()], op: Op) -> Event:
         """Store a stimulus; answered once it is committed, then offered to the mind's gate.
 
         JSON bodies are served by `FastIngest` before they reach this route.
         """
-        return await sup.ingest(mind, to_stimulus(body, sup.clock.now()))
+        return await sup.ingest(mind, to_stimulus(body, sup.clock.now()), operator=op)
 
     @api.get(V1 + "/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
@@ -231,9 +235,9 @@ def create_app(sup: Supervisor) -> FastAPI:
         return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
     @api.put(V1 + "/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
-    async def put_trust(mind: MindName, source: Annotated[str, Path(min_length=1, max_length=200)], body: TrustIn) -> dict:
+    async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn, op: Op) -> dict:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
-        await sup.set_trust(mind, source, body.value)
+        await sup.set_trust(mind, source, body.value, actor=op.actor)
         return {"mind": mind, "source": source, "value": body.value}
 
     @api.get(V1 + "/minds/{mind}/trust", response_model=TrustList, summary="The trust levels a mind was told, by source")
@@ -257,9 +261,9 @@ def create_app(sup: Supervisor) -> FastAPI:
         return extend(found, BeliefOut, events=events)
 
     @api.post(V1 + "/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
-    async def remember(mind: MindName, body: MemoryIn) -> Memory:
+    async def remember(mind: MindName, body: MemoryIn, op: Op) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
-        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance, tags=body.tags)
+        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance, actor=op.actor, tags=body.tags)
 
     @api.get(V1 + "/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(
@@ -276,9 +280,9 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"memories": sup.memories(mind, search, kind, limit, status)}
 
     @api.post(V1 + "/memories/{memory_id}/retract", response_model=RetractOut, summary="Retract a memory: it is no longer recalled")
-    async def retract(memory_id: Annotated[Id, Path()], body: RetractIn) -> dict:
-        """Recorded as `memory_retracted` with the reason; the memory stays listed, marked retracted. Retracting it twice is a conflict."""
-        memory, event = await sup.retract_memory(memory_id, body.reason)
+    async def retract(memory_id: Annotated[Id, Path()], body: RetractIn, op: Op) -> dict:
+        """Recorded as `memory_retracted` with the reason, by the operator who asked; the memory stays listed, marked retracted. Retracting it twice is a conflict."""
+        memory, event = await sup.retract_memory(memory_id, body.reason, actor=op.actor)
         return {"memory": memory, "event": event}
 
     @api.get(V1 + "/memories/{memory_id}", response_model=Memory, summary="One memory")
@@ -320,9 +324,9 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"notifications": sup.notifications(mind, status, limit)}
 
     @api.post(V1 + "/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
-    async def ack(notification_id: Annotated[Id, Path()]) -> Notification:
+    async def ack(notification_id: Annotated[Id, Path()], op: Op) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
-        return await sup.ack(notification_id)
+        return await sup.ack(notification_id, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName) -> dict:
@@ -333,6 +337,16 @@ def create_app(sup: Supervisor) -> FastAPI:
     def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
         return sup.calibration(mind)
+
+    @api.get(
+        V1 + "/metrics",
+        summary="The daemon's metrics (Prometheus text format)",
+        response_class=PlainTextResponse,
+        responses={200: {"content": {"text/plain": {}}}},
+    )
+    def metrics() -> PlainTextResponse:
+        """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
+        return PlainTextResponse(exposition(collect(sup)), media_type=METRICS_TYPE)
 
     @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -347,9 +361,9 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
     @api.post(V1 + "/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
-    async def run_job(mind: MindName, body: JobIn) -> Job:
+    async def run_job(mind: MindName, body: JobIn, op: Op) -> Job:
         """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
-        return await sup.run_job(mind, body.kind)
+        return await sup.run_job(mind, body.kind, actor=op.actor)
 
     @api.get(V1 + "/jobs", response_model=JobList, summary="Background jobs, newest first")
     def jobs(
@@ -373,17 +387,18 @@ def create_app(sup: Supervisor) -> FastAPI:
         return {"kind": kind, "minds": sup.news(kind)}
 
     @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
-    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn) -> dict:
+    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
-        return await sup.pause_schedule(kind, body.paused)
+        return await sup.pause_schedule(kind, body.paused, actor=op.actor)
 
     @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
-    async def reject(memory_id: Annotated[Id, Path()], body: RejectIn | None = None) -> dict:
+    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
-        return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason)
+        return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
     add_gate_routes(api, sup)
     add_backup_routes(api, sup)
+    add_operations_routes(api, sup)
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock

@@ -24,6 +24,7 @@ from noemad.api.problems import describe_request_errors, error_problem, problem
 from noemad.api.schemas import AssertionIn, ClaimIn, CorrectionIn, GoalIn, MessageIn, ObservationIn, PredictionIn, StimulusIn
 from noemad.cognition.predictions import parse_due
 from noemad.errors import NoemaError
+from noemad.operator import of_scope
 from noemad.runtime.supervisor import Supervisor
 from noemad.wire import dump_json
 from noemad.stimuli import (
@@ -113,7 +114,7 @@ class FastIngest:
                 status, detail = describe_request_errors(list(exc.errors()))
                 response = problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
             else:
-                event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()))
+                event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()), operator=of_scope(scope))
                 response = Response(dump_json(event), status_code=201, media_type="application/json")
         except NoemaError as exc:
             response = error_problem(exc)

@@ -14,6 +14,7 @@ from fastapi import Path
 from fastapi.routing import APIRouter
 from pydantic import ConfigDict, Field
 
+from noemad.api.operator import Op
 from noemad.api.schemas import MAX_ID, JsonValue, BodyIn
 from noemad.clock import parse_iso, span_seconds
 from noemad.errors import InvalidInput
@@ -89,26 +90,26 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
         return sup.rules(mind)
 
     @api.post(V1 + "/minds/{mind}/rules", response_model=RulesChangeView, status_code=201, summary="Add a wake rule")
-    async def add_rule(mind: MindName, body: RuleIn) -> RulesChangeView:
+    async def add_rule(mind: MindName, body: RuleIn, op: Op) -> RulesChangeView:
         """Read by the one validator: a rule of bad shape is refused (422) with a sentence saying what to write; a bound out of range is read at its nearest value, with a note. A name the mind already has is a conflict (409). The answer shows what a DM, a mention, a reply, ambient talk and an observation do before and after."""
-        return await sup.add_rule(mind, body.rule, body.position)
+        return await sup.add_rule(mind, body.rule, body.position, actor=op.actor)
 
     # Before /rules/{name}: "default" is not a rule's name here.
     @api.put(V1 + "/minds/{mind}/rules/default", response_model=RulesChangeView, summary="Set what a stimulus no rule matches does")
-    async def set_default(mind: MindName, body: DefaultIn) -> RulesChangeView:
-        return await sup.set_default_behaviour(mind, body.behaviour)
+    async def set_default(mind: MindName, body: DefaultIn, op: Op) -> RulesChangeView:
+        return await sup.set_default_behaviour(mind, body.behaviour, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/rules/{name}", response_model=RuleView, summary="One wake rule and its position")
     def rule(mind: MindName, name: RuleName) -> RuleView:
         return sup.rule(mind, name)
 
     @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Remove a wake rule")
-    async def remove_rule(mind: MindName, name: RuleName) -> RulesChangeView:
-        return await sup.remove_rule(mind, name)
+    async def remove_rule(mind: MindName, name: RuleName, op: Op) -> RulesChangeView:
+        return await sup.remove_rule(mind, name, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/rules/{name}/move", response_model=RulesChangeView, summary="Move a wake rule to another position")
-    async def move_rule(mind: MindName, name: RuleName, body: MoveIn) -> RulesChangeView:
-        return await sup.move_rule(mind, name, body.to)
+    async def move_rule(mind: MindName, name: RuleName, body: MoveIn, op: Op) -> RulesChangeView:
+        return await sup.move_rule(mind, name, body.to, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/gate", response_model=GateStatus, summary="A mind's gate now")
     def gate(mind: MindName) -> GateStatus:
@@ -120,10 +121,10 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
         return sup.gate_overview()
 
     @api.post(V1 + "/minds/{mind}/sleep", response_model=SleepState, summary="Put a mind to sleep until a time or for a span")
-    async def sleep(mind: MindName, body: SleepIn) -> SleepState:
+    async def sleep(mind: MindName, body: SleepIn, op: Op) -> SleepState:
         """Stimuli that arrive are stored and reach no wake rule; a message from a privileged author ([gate] privileged) wakes it. The sleep survives a restart."""
-        return await sup.sleep(mind, sleep_until(body, sup.clock.now()), body.note)
+        return await sup.sleep(mind, sleep_until(body, sup.clock.now()), body.note, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/wake", response_model=SleepState, summary="End a mind's sleep now")
-    async def wake(mind: MindName) -> SleepState:
-        return await sup.wake(mind)
+    async def wake(mind: MindName, op: Op) -> SleepState:
+        return await sup.wake(mind, actor=op.actor)

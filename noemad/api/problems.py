@@ -42,36 +42,113 @@ def error_problem(exc: NoemaError) -> JSONResponse:
     return problem(exc.status, exc.title, exc.detail, getattr(exc, "retry_after", None) if exc.status in (503, 507) else None)
 
 
+def _field(loc: tuple[Any, ...] | list[Any]) -> str:
+    """Where in the request an error is, as a person writes it: `claim.subject`, `mentions[2]`, `source`."""
+    path = [p for p in loc if p not in ("body", "query", "path")]
+    # Drop the discriminator tag pydantic inserts ("message", "observation").
+    if len(path) > 1 and path[0] in STIMULUS_KINDS:
+        path = path[1:]
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif not isinstance(part, str) or "[" in part or "(" in part:
+            continue  # pydantic's names for union members and validators ("function-after[...]"): not a field
+        else:
+            text += ("." if text else "") + part
+    return text or "the body"
+
+
+def _given(value: Any) -> str:
+    """A value as quoted in a sentence, clipped."""
+    if isinstance(value, bytes):  # a body that is not JSON at all arrives as its bytes
+        value = value.decode("utf-8", "replace")
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _count(n: Any, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def describe_error(err: dict[str, Any]) -> str:
+    """One of pydantic's request errors as a sentence that names the field, what is wrong and what is allowed.
+
+    The one place where validation becomes words: pattern, length, range,
+    type, missing and extra fields. A validator of ours (a name, a due time)
+    already wrote its sentence; it is used as it is.
+    """
+    field = _field(err.get("loc", ()))
+    kind = err.get("type", "")
+    ctx = err.get("ctx") or {}
+    given = err.get("input")
+    if kind == "missing":
+        return f"{field} is missing; it is required here"
+    if kind == "extra_forbidden":
+        return f"{field} is not a field here; remove it (a typo?)"
+    if kind == "union_tag_not_found":
+        return f"kind is missing; use {_KINDS}"
+    if kind == "union_tag_invalid":
+        return f"kind {ctx.get('tag', '')!r} is not a stimulus kind; use {_KINDS}"
+    if kind == "value_error":  # our own validators' sentence, without pydantic's "Value error, " before it
+        sentence = str(ctx.get("error", err.get("msg", "invalid")))
+        head = field.split("[")[0].split(".")[-1]
+        # A sentence that names its field already ("author 'x y' is not a name") needs no prefix; "mentions[2]" keeps it.
+        named = sentence.startswith(head) or sentence.startswith(head.rstrip("s") + " ")
+        return sentence if field == "the body" or (named and "[" not in field) else f"{field}: {sentence}"
+    if kind in ("model_attributes_type", "dict_type", "model_type"):
+        return f"{field} must be a JSON object, not {_given(given)}"
+    if kind == "string_too_short":
+        low = ctx.get("min_length", 1)
+        return f"{field} is empty; give some text" if low == 1 else f"{field} is too short: give at least {_count(low, 'character')}"
+    if kind == "string_too_long":
+        return f"{field} is {_count(len(given) if isinstance(given, str) else '?', 'character')} long; at most {ctx.get('max_length')} are allowed"
+    if kind == "too_long":
+        return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; at most {ctx.get('max_length')} are allowed"
+    if kind == "too_short":
+        return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; give at least {ctx.get('min_length')}"
+    if kind == "string_pattern_mismatch":
+        return f"{field} {_given(given)} is not in the form allowed here (the pattern {ctx.get('pattern')})"
+    bounds = {
+        "greater_than_equal": ("at least", "ge"),
+        "less_than_equal": ("at most", "le"),
+        "greater_than": ("more than", "gt"),
+        "less_than": ("less than", "lt"),
+    }
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"{field} must be {words} {_number(ctx.get(key))}, not {_given(given)}"
+    types = {
+        "int_parsing": "a whole number",
+        "int_type": "a whole number",
+        "int_from_float": "a whole number",
+        "float_parsing": "a number",
+        "float_type": "a number",
+        "finite_number": "a finite number",
+        "bool_parsing": "true or false",
+        "bool_type": "true or false",
+        "string_type": "text (a JSON string)",
+        "list_type": "a list (a JSON array)",
+        "string_unicode": "valid Unicode text",
+    }
+    if kind in types:
+        return f"{field} must be {types[kind]}, not {_given(given)}"
+    if kind in ("literal_error", "enum"):
+        return f"{field} must be {ctx.get('expected', 'one of the listed values')}, not {_given(given)}"
+    return f"{field}: {err.get('msg', 'invalid')}"
+
+
 def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
-    """Turn pydantic's request errors into a status and one sentence."""
+    """Turn pydantic's request errors into a status and one sentence (one clause per error)."""
     if any(e.get("type") == "json_invalid" for e in errors):
         where = next(e for e in errors if e.get("type") == "json_invalid")
         reason = (where.get("ctx") or {}).get("error", "not valid JSON")
         return 400, f"the request body is not valid JSON ({reason}); send a JSON object"
-    parts = []
-    for err in errors:
-        loc = [str(p) for p in err.get("loc", ()) if p not in ("body",)]
-        # Drop the discriminator tag pydantic inserts ("message", "observation").
-        if len(loc) > 1 and loc[0] in STIMULUS_KINDS:
-            loc = loc[1:]
-        field = ".".join(loc) or "body"
-        kind = err.get("type", "")
-        if kind == "extra_forbidden":
-            parts.append(f"{field}: unknown field; remove it")
-        elif kind == "missing":
-            parts.append(f"{field}: required")
-        elif kind == "union_tag_not_found":
-            parts.append(f"kind: required; use {_KINDS}")
-        elif kind == "union_tag_invalid":
-            tag = (err.get("ctx") or {}).get("tag", "")
-            parts.append(f"kind: {tag!r} is not a stimulus kind; use {_KINDS}")
-        elif kind == "model_attributes_type" or kind == "dict_type":
-            parts.append(f"{field}: must be a JSON object")
-        elif kind == "value_error":  # our own validators' sentence, without pydantic's "Value error, " before it
-            parts.append(f"{field}: {(err.get('ctx') or {}).get('error', err.get('msg', 'invalid'))}")
-        else:
-            parts.append(f"{field}: {err.get('msg', 'invalid')}")
-    return 422, "; ".join(parts)
+    return 422, "; ".join(dict.fromkeys(describe_error(err) for err in errors))
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -26,13 +26,34 @@ from noemad.config import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
+from noemad.names import name_problem
 from noemad.wire import wire
 
 MAX_TEXT = 100_000  # characters of one stimulus' text
 
-Name = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
+
+
+def _named(what: str) -> AfterValidator:
+    """The one name check (noemad.names) for a field holding a `what`; its sentence becomes the 422's."""
+
+    def check(value: str) -> str:
+        problem = name_problem(value, what)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+# Authors, sources, channels, mentions and tags are names: one rule (noemad.names), surrounding blanks dropped.
+Author = Annotated[str, StringConstraints(strip_whitespace=True), _named("author")]
+Source = Annotated[str, StringConstraints(strip_whitespace=True), _named("source")]
+Channel = Annotated[str, StringConstraints(strip_whitespace=True), _named("channel")]
+Mention = Annotated[str, StringConstraints(strip_whitespace=True), _named("mention")]
+Tag = Annotated[str, StringConstraints(strip_whitespace=True), _named("tag")]
+Subject = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
+"""What a proposition is about: free words (normalised to a key), not a name."""
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
-Channel = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:#@/-]+$")]
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id names nothing, and must not reach a query (it overflows)
 Id = Annotated[int, Ge(1), Le(MAX_ID)]
@@ -112,16 +133,16 @@ class MessageIn(BodyIn):
     """Someone says something to the mind."""
 
     kind: Literal["message"]
-    author: Name = Field(examples=["alice"])
+    author: Author = Field(examples=["alice"], description="Who said it: a name (letters, digits, _ . : # @ / -).")
     channel: Channel = Field("cli", description="Where it was said, e.g. discord:guild:chan.")
     text: Text
-    mentions: list[Name] = Field(default_factory=list, max_length=100)
+    mentions: list[Mention] = Field(default_factory=list, max_length=100)
     dm: bool = Field(False, description="Said in a direct channel (the `dm` flag of wake rules).")
     reply_to: Id | None = Field(
         None, description="The event it answers; one of the mind's replies sets the `reply` flag of wake rules."
     )
     bot: bool = Field(False, description="The author is a bot (the `from_bot` flag of wake rules).")
-    tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
+    tags: list[Tag] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
 
 
 Proposition = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
@@ -131,7 +152,7 @@ class ClaimIn(BodyIn):
     """A proposition about a subject, supported or contradicted."""
 
     proposition: Proposition = Field(examples=["the build is green"])
-    subject: Name = Field(examples=["build"], description="What the proposition is about; normalised to a key.")
+    subject: Subject = Field(examples=["build"], description="What the proposition is about; normalised to a key.")
     stance: Literal["supports", "contradicts"] = "supports"
 
 
@@ -139,18 +160,18 @@ class ObservationIn(BodyIn):
     """A sensed fact from a named source; `claim` states what it supports or contradicts."""
 
     kind: Literal["observation"]
-    source: Name = Field(examples=["thermometer"])
+    source: Source = Field(examples=["thermometer"])
     text: Text
     data: JsonObject = Field(default_factory=dict)
     claim: ClaimIn | None = None
-    tags: list[Name] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
+    tags: list[Tag] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
 
 
 class AssertionIn(BodyIn):
     """Someone states a proposition; credibility comes from how far the mind trusts them."""
 
     kind: Literal["assertion"]
-    source: Name = Field(examples=["alice"])
+    source: Source = Field(examples=["alice"])
     channel: Channel = "cli"
     claim: ClaimIn
 
@@ -187,7 +208,7 @@ class PredictionIn(BodyIn):
 
     kind: Literal["prediction"]
     proposition: Proposition = Field(examples=["the deploy finishes without a rollback"])
-    subject: Name = Field(examples=["deploy"], description="What the proposition is about; normalised to a key.")
+    subject: Subject = Field(examples=["deploy"], description="What the proposition is about; normalised to a key.")
     confidence: float = Field(ge=0, le=1, description="The stated confidence, from 0 to 1.")
     due: Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)] = Field(
         examples=["2h", "2026-02-01T12:00:00Z"],

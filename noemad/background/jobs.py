@@ -126,6 +126,11 @@ def list_jobs(db: Database, *, mind: str | None = None, kind: str | None = None,
     return [_job(r) for r in rows]
 
 
+def job_counts(db: Database) -> dict[tuple[str, str], int]:
+    """How many jobs there are of each (kind, status), every mind's together."""
+    return {(kind, status): n for kind, status, n in db.execute("SELECT kind, status, count(*) FROM jobs GROUP BY kind, status")}
+
+
 def running_job(db: Database, mind: str, kind: str) -> Job | None:
     """The job of `kind` running for `mind`, if any."""
     row = db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE mind = ? AND kind = ? AND status = 'running'", [mind, kind]).fetchone()
@@ -179,7 +184,7 @@ def start_job(db: Database, *, mind: str, kind: str, trigger: str, actor: str, i
         [mind, kind, trigger, actor, iso(now), json.dumps(inputs, sort_keys=True), after_event],
     )
     job_id = int(cur.lastrowid or 0)
-    _set_mode(db, mind, MODE_OF[kind], now, f"{kind} job {job_id} started ({trigger}, {actor})", job_id)
+    _set_mode(db, mind, MODE_OF[kind], now, f"{kind} job {job_id} started " + (f"by {actor}" if trigger == "operator" else f"on {trigger} ({actor})"), job_id)
     return get_job(db, job_id)
 
 

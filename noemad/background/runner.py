@@ -10,6 +10,7 @@ stopping — the row is finished and the mode put back.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -19,6 +20,7 @@ from noemad.clock import Clock
 from noemad.config import Config, schedule
 from noemad.errors import NoemaError
 from noemad.models.gateway import ModelGateway
+from noemad.models.ledger import ON_BEHALF_OF
 from noemad.store import Store
 
 log = logging.getLogger("noemad.jobs")
@@ -65,8 +67,11 @@ class JobRunner:
             lambda db: start_job(db, mind=mind, kind=kind, trigger=trigger, actor=actor, inputs=inputs, now=now)
         )
         ctx = JobContext(job=job, store=self._store, clock=self._clock, gateway=self._gateway, settings=settings)
-        self._tasks[job.id] = asyncio.get_running_loop().create_task(self._run(ctx), name=f"job-{job.id}")
-        log.info("%s job %d started for mind %s (%s, %s)", kind, job.id, mind, trigger, actor)
+        context = contextvars.copy_context()
+        if trigger == "operator":
+            context.run(ON_BEHALF_OF.set, actor)  # the job's model calls are recorded as the operator's
+        self._tasks[job.id] = asyncio.get_running_loop().create_task(self._run(ctx), name=f"job-{job.id}", context=context)
+        log.info("%s job %d started for mind %s by %s", kind, job.id, mind, actor if trigger == "operator" else f"its {trigger}")
         return job
 
     async def _run(self, ctx: JobContext) -> Job:

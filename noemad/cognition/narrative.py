@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
+from noemad.operator import is_operator
 from noemad.clock import parse_iso
 from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, find_belief, list_beliefs
 from noemad.cognition.goals import GoalChange, active_goals
@@ -137,7 +138,7 @@ def _who(event: Event) -> str:
     name = named(event)
     if name is not None:
         return name
-    if event.actor == "operator":
+    if is_operator(event.actor):
         return "an operator"
     return event.actor.split(":", 1)[-1] if event.actor.startswith(("user:", "source:")) else event.actor
 

@@ -116,7 +116,7 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
                 reason=stimulus.text or "",
                 brought_by=stimulus.id,
                 now=now,
-                actor="operator",
+                actor=stimulus.actor,  # the operator who sent the correction
                 cycle_id=cycle_id,
             )
             out.beliefs.append(belief.id)
@@ -140,7 +140,7 @@ def _plan(
     if isinstance(payload, GoalStimulus):
         if payload.goal is None:
             goal, event = create_goal(
-                db, mind=mind, title=payload.title or "", origin="operator", cause=stimulus.id, cycle_id=cycle_id, now=now,
+                db, mind=mind, title=payload.title or "", origin="operator", cause=stimulus.id, cycle_id=cycle_id, now=now, actor=stimulus.actor,
                 progress=payload.progress or 0.0, cites=[episode],
             )
         else:
@@ -148,7 +148,7 @@ def _plan(
                 return
             goal, event = update_goal(
                 db, goal_id=payload.goal, progress=payload.progress, status=payload.status, note=payload.note,
-                cause=stimulus.id, cycle_id=cycle_id, now=now, actor="operator",
+                cause=stimulus.id, cycle_id=cycle_id, now=now, actor=stimulus.actor,
             )
         out.goals.append(goal.id)
         out.events.append(event)

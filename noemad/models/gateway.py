@@ -38,7 +38,7 @@ from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
 from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
-from noemad.models.ledger import CallRecord, record
+from noemad.models.ledger import ON_BEHALF_OF, CallRecord, record
 from noemad.models.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
 from noemad.models.provider import Provider
@@ -414,6 +414,7 @@ class ModelGateway:
             detail=detail,
             stop_reason=stop_reason,
             retry_after=retry_after,
+            actor=ON_BEHALF_OF.get(),
         )
         # Shielded: a cancelled caller still gets its call recorded.
         return await asyncio.shield(self._writer.run(lambda db: record(db, rec)))

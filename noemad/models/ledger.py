@@ -6,6 +6,7 @@ model call is an artefact on the timeline node that used it).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +16,12 @@ from noemad.clock import iso
 from noemad.models.types import Usage
 
 Outcome = Literal["ok", "error", "refused", "cancelled"]
+
+# Who the calls made in this context are for: set by whoever runs work an
+# operator asked for (the job runner, for a job run now), read when a call is
+# recorded. A context variable, because the calls are made deep inside the
+# work (reflection's wording, consolidation's summaries) by code that need not know.
+ON_BEHALF_OF: ContextVar[str | None] = ContextVar("noemad_model_calls_on_behalf_of", default=None)
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class CallRecord:
     detail: str | None = None
     stop_reason: str | None = None
     retry_after: float | None = None
+    actor: str | None = None
+    """The operator whose request caused the call (`operator:alice`); None for the mind's own."""
 
 
 def record(db: Database, rec: CallRecord) -> int:
@@ -41,7 +50,7 @@ def record(db: Database, rec: CallRecord) -> int:
     cur = db.execute(
         "INSERT INTO model_calls (mind, role, model, provider, input_tokens, cache_read_tokens, cache_write_tokens,"
         " cache_write_1h_tokens, output_tokens, latency_ms, outcome, error_category, cost_usd, stop_reason,"
-        " retry_after, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " retry_after, detail, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             rec.mind,
             rec.role,
@@ -60,6 +69,7 @@ def record(db: Database, rec: CallRecord) -> int:
             rec.retry_after,
             rec.detail,
             iso(rec.at),
+            rec.actor,
         ],
     )
     return int(cur.lastrowid or 0)

@@ -20,6 +20,7 @@ from noemad.process.http import BoundedHttpToolsProtocol
 from noemad.process.listener import Listener, activated_socket, bind_socket, socket_name, take_lock
 from noemad.process.reload import Reloader, start_watching
 from noemad.process.sdnotify import Notifier
+from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
 
@@ -33,7 +34,10 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 class Daemon:
     """Starts, serves and stops one noemad."""
 
-    def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, notifier: Notifier | None = None) -> None:
+    def __init__(
+        self, paths: Paths, loaded: LoadedConfig, clock: Clock, notifier: Notifier | None = None, log_level: LogLevel | None = None
+    ) -> None:
+        self.log_level = log_level
         self.paths = paths
         self.loaded = loaded
         self.clock = clock
@@ -87,6 +91,8 @@ class Daemon:
                 listener = bind_socket(self.paths.socket, self.loaded.config.daemon.socket_group)
             store = Store(self.paths.db_file)
             sup = Supervisor(self.paths, self.loaded, self.clock, store)
+            if self.log_level is not None:
+                sup.log_level = self.log_level
             await sup.start()
             await self._serve(sup, listener)
         finally:
@@ -112,6 +118,7 @@ class Daemon:
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self.request_stop, sig)
         reloader = Reloader(sup, self.notifier)
+        sup.reloader = reloader.reload  # `noemactl reload` takes the path SIGHUP takes
         loop.add_signal_handler(signal.SIGHUP, reloader.on_signal)
         tasks: list[asyncio.Task[None]] = []
         try:

@@ -7,17 +7,41 @@ and 20,000 headers were answered 200. Here a head (request line and headers)
 may hold at most `MAX_HEAD_BYTES` and `MAX_HEADERS` fields; past either, the
 answer is 431 (problem+json, as every API error) and the connection closes.
 The body keeps its own limit (`daemon.max_body_bytes`, in `noemad.api`).
+
+It also says who is asking: the peer's uid (SO_PEERCRED) is read once per
+connection and every request on it carries the `Operator` in its ASGI scope
+(`extensions`), for the API to record as the actor of what the request does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
+import struct
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from noemad.operator import SCOPE_KEY, Operator
 
 MAX_HEAD_BYTES = 64 * 1024  # request line and headers, as received
 MAX_HEADERS = 100  # header fields in one request (Apache's LimitRequestFields)
 FIELD_OVERHEAD = 4  # ": " and CRLF around each header, counted like the bytes on the wire
+
+
+_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+def peer_operator(transport: asyncio.BaseTransport) -> Operator:
+    """The operator at the other end of a Unix socket connection; the unknown one where the kernel cannot say."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or getattr(sock, "family", None) != socket.AF_UNIX or not hasattr(socket, "SO_PEERCRED"):
+        return Operator()
+    try:
+        _, uid, _ = _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))
+    except OSError:
+        return Operator()
+    return Operator.of_uid(uid)
 
 
 class HeadTooLarge(Exception):
@@ -51,6 +75,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     _head_fields = 0
     _pending_bytes = 0
     _refusal: str | None = None
+    _operator: Operator = Operator()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._operator = peer_operator(transport)  # once per connection: the peer cannot change on it
 
     def data_received(self, data: bytes) -> None:
         was_open = self._head_open
@@ -74,6 +103,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope.setdefault("extensions", {})[SCOPE_KEY] = self._operator  # type: ignore[typeddict-item]
         self._head_open = True
         self._head_bytes = 0
         self._head_fields = 0

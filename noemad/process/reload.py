@@ -3,7 +3,10 @@
 The parent directory is watched, not the file: editors replace a file
 atomically (write a new one, rename it over), which a watch on the old
 file's inode would miss. A config that fails validation is refused whole; the
-running one stays, and the error shows in `noemactl status`.
+running one stays, and the error shows in `noemactl status`. `noemactl reload` asks for the same
+reload through the API (`POST /api/v1/reload`) and hears whether it was taken.
+A config that sets `[daemon] log_level` sets the log level again on reload
+(after a `noemactl log-level` change, too).
 
 The file is read in a worker thread, never on the event loop: a slow disk
 must not stall the API, and a FIFO or a device put where noemad.toml was is
@@ -63,6 +66,10 @@ class Reloader:
                 notifier.notify("READY=1", f"STATUS=config reload refused: {detail}")
                 return False
             log.info("config reloaded from %s", loaded.source)
+            if "log_level" in loaded.config.daemon.model_fields_set:
+                level = loaded.config.daemon.log_level
+                if (level, "noemad.toml") != (sup.log_level.state.level, sup.log_level.state.source):
+                    sup.log_level.set(level, "noemad.toml")
             notifier.notify("READY=1", "STATUS=config reloaded")
             return True
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -52,6 +53,7 @@ from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
+from noemad.runtime.stats import MindStats
 from noemad.runtime.retry import RETRY_REASON, TurnFailed, backoff, record_turn_failed
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store import Store
@@ -118,6 +120,7 @@ class MindActor:
         self._writes: set[asyncio.Task[Any]] = set()  # sleep bookkeeping written off the offer path
         self._closed = False  # shutdown has begun: nothing more is delivered
         self.turn_running = False
+        self.stats = MindStats()  # counted for GET /api/v1/metrics
         self._turn_over = asyncio.Event()
         self.on_turn_done: Callable[[str], None] | None = None
         self.retry: TurnFailed | None = None  # the last turn failed: when its stimuli are tried again
@@ -147,6 +150,7 @@ class MindActor:
         now = self._clock.now()
         was_asleep = self.gate.sleeping(now)
         decision, delivery = self.gate.offer(stimulus.id, facts, now)
+        self.stats.decided(decision.verdict.value)
         if decision.verdict is Verdict.WAKE:
             self._untaken[stimulus.id] = None
         else:
@@ -314,12 +318,17 @@ class MindActor:
             self._turn_over.clear()
             self._stop_judging()  # no verdict is reached across the mind's own turn
             self._completed = False
+            self.stats.wakes += 1
+            began = time.perf_counter()  # a duration for the metrics, never a timer: the clock is not needed
             try:
                 await self._turn(delivery)
             except asyncio.CancelledError:
                 raise
             except Exception:
+                self.stats.turned("failed", time.perf_counter() - began)
                 log.exception("turn of mind %s failed; its stimuli stay stored and are retried", self.name)
+            else:
+                self.stats.turned("ok", time.perf_counter() - began)
             finally:
                 self.turn_running = False
                 self.gate.turn_ended(self._completed)

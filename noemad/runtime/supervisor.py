@@ -7,10 +7,11 @@ per mind. API routes call it; it never knows about HTTP.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, EventQuery, append, get_event, latest_events, list_events, query_events
+from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
@@ -41,9 +43,11 @@ from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.gating import Gating
+from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
+from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
 
 log = logging.getLogger("noemad")
@@ -65,6 +69,10 @@ class Counts:
     """Event counts kept in memory so `status` never scans the log."""
 
     by_mind: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Events written, by (mind, kind): every event in the store, counted at start and as each commits."""
+    governance: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Governance passes since the daemon started, by (mind, status): the metrics read these, not the log."""
     last_event_id: int = 0
 
 
@@ -100,6 +108,9 @@ class Supervisor(Reads, Gating):
         self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
+        level = loaded.config.daemon.log_level
+        self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
+        self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
 
     @property
     def stopping(self) -> bool:
@@ -119,6 +130,10 @@ class Supervisor(Reads, Gating):
     def config(self) -> Config:
         """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
         return self._config
+
+    def stored_settings(self, mind: str) -> MindSettings | None:
+        """The settings stored with `mind` (create --settings, `minds set`), as parsed; None if it has none."""
+        return self._stored.get(mind)
 
     def settings_of(self, mind: str) -> MindSettings:
         """The settings `mind` runs with now (read at each turn: a change applies from the next one)."""
@@ -145,8 +160,9 @@ class Supervisor(Reads, Gating):
         self.bus.listen(self._count)
         self.store.writer.on_commit(self.bus.publish_threadsafe)
         db = self.store.reader()
-        for mind, count in db.execute("SELECT mind, count(*) FROM events GROUP BY mind").fetchall():
-            self.counts.by_mind[mind] = count
+        for mind, kind, count in db.execute("SELECT mind, kind, count(*) FROM events GROUP BY mind, kind").fetchall():
+            self.counts.by_mind[mind] = self.counts.by_mind.get(mind, 0) + count
+            self.counts.by_kind[mind, kind] = count
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
@@ -205,8 +221,13 @@ class Supervisor(Reads, Gating):
         actor.start(backlog)
 
     def _count(self, events: list[Event]) -> None:
+        by_kind = self.counts.by_kind
         for event in events:
             self.counts.by_mind[event.mind] = self.counts.by_mind.get(event.mind, 0) + 1
+            by_kind[event.mind, event.kind] = by_kind.get((event.mind, event.kind), 0) + 1
+            if event.kind == "governance":
+                key = (event.mind, GovernanceRecord.of(event).status)
+                self.counts.governance[key] = self.counts.governance.get(key, 0) + 1
             self.counts.last_event_id = max(self.counts.last_event_id, event.id)
 
     def _check_open(self) -> None:
@@ -258,6 +279,8 @@ class Supervisor(Reads, Gating):
         if actor:
             await actor.stop(0)
         self.counts.by_mind.pop(name, None)
+        self.counts.by_kind = {k: n for k, n in self.counts.by_kind.items() if k[0] != name}
+        self.counts.governance = {k: n for k, n in self.counts.governance.items() if k[0] != name}
         self._settings_stored(forget=name)
         if self.bus:
             self.bus.close_mind(name)
@@ -392,14 +415,20 @@ class Supervisor(Reads, Gating):
 
     # stimuli and events --------------------------------------------------
 
-    async def ingest(self, mind: str, stimulus: Stimulus) -> Event:
-        """Store a stimulus (answered once committed), then offer it to the mind's gate."""
+    async def ingest(self, mind: str, stimulus: Stimulus, operator: Operator | None = None) -> Event:
+        """Store a stimulus (answered once committed), then offer it to the mind's gate.
+
+        An operator's stimulus (a correction, a goal, a prediction, an outcome)
+        names `operator` as its actor; a message or observation names its author or source.
+        """
         self._check_open()
         actor = self.actors.get(mind)
         if actor is None:
             get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
         draft = stimulus.draft(mind)
+        if operator is not None and draft.actor == OPERATOR:
+            draft = dataclasses.replace(draft, actor=operator.actor)
         now = self.clock.now()
 
         def store(db: Database) -> tuple[Event, Facts]:
@@ -464,17 +493,24 @@ class Supervisor(Reads, Gating):
             back=bounds.max_hops if back is None else back,
             forward=bounds.max_hops if forward is None else forward,
             limit=bounds.max_events if limit is None else limit,
+            max_hops=bounds.max_hops,
+            max_events=bounds.max_events,
         )
         return walk(self.store.reader(), event_id, limits)
 
     # status ----------------------------------------------------------------
+
+    @property
+    def uptime(self) -> float:
+        """Seconds since the daemon started, on its clock."""
+        return round(self.clock.monotonic() - self._started_mono, 3)
 
     def status(self) -> dict[str, Any]:
         return {
             "version": __version__,
             "pid": os.getpid(),
             "started_at": iso(self.started_at),
-            "uptime_s": round(self.clock.monotonic() - self._started_mono, 3),
+            "uptime_s": self.uptime,
             "now": iso(self.clock.now()),
             "clock": "manual" if isinstance(self.clock, ManualClock) else "system",
             "socket": str(self.paths.socket),

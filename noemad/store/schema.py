@@ -445,3 +445,11 @@ def m012_memory_tags(db: Database) -> None:
     # remember --tag, the API); written by noemad.cognition.memory. The turn
     # hands the tags of what it recalled to governance as evidence.
     _run(db, "ALTER TABLE memories ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';")
+
+
+@migrations()
+def m014_model_call_actor(db: Database) -> None:
+    # Who a model call was made for, when an operator's request caused it
+    # (`operator:alice` for the calls of a job they ran); null for the mind's
+    # own calls. Written by noemad.models.ledger.
+    _run(db, "ALTER TABLE model_calls ADD COLUMN actor TEXT;")

@@ -18,6 +18,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from sqlite_utils import Database
 from noemad.errors import ShuttingDown, StoreError, StoreFull
 from noemad.store.connection import open_db
 from noemad.store.guard import WriteGuard, guard_enabled
+from noemad.store.stats import Histogram
 
 T = TypeVar("T")
 log = logging.getLogger("noemad.store")
@@ -76,6 +78,7 @@ class Writer:
         self._after_commit: list[AfterCommit] = []
         self.commits = 0
         self.jobs = 0
+        self.commit_seconds = Histogram()  # BEGIN to COMMIT of each group, as the metrics show it
         self._thread = threading.Thread(target=self._loop, name="noemad-writer", daemon=True)
         self._thread.start()
 
@@ -135,8 +138,14 @@ class Writer:
                 batch.append(item)
             self._commit_group(batch)
 
+    @property
+    def queued(self) -> int:
+        """Jobs waiting for the writer (approximate: the queue moves while it is read)."""
+        return self._queue.qsize()
+
     def _commit_group(self, batch: list[tuple[Job, concurrent.futures.Future[Any]]]) -> None:
         conn = self.db.conn
+        began = time.perf_counter()
         outcomes: list[tuple[concurrent.futures.Future[Any], bool, Any]] = []
         emitted: list[Any] = []
         try:
@@ -181,6 +190,7 @@ class Writer:
                 fut.set_exception(err)
             return
         self.commits += 1
+        self.commit_seconds.observe(time.perf_counter() - began)
         if emitted:
             for callback in self._after_commit:
                 try:

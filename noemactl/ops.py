@@ -1,0 +1,142 @@
+"""Operating the daemon: `reload`, `config show`, `log-level`.
+
+Registered on `noemactl.app:app` when that module loads, so the man pages
+and completions see them. Each speaks to noemad through its socket: a reload
+asked here takes the path SIGHUP takes, and answers whether it was taken.
+"""
+
+from __future__ import annotations
+
+import json as jsonlib
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from noemactl.app import JsonFlag, app, session
+from noemactl.errors import BadInput, CtlError
+from noemactl.params import PlainCommand, PlainGroup
+
+LEVELS = ("debug", "info", "warning", "error")
+FORMATS = ("toml", "json")
+
+config_app = typer.Typer(cls=PlainGroup, help="The daemon's effective config.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+class ReloadRefused(CtlError):
+    """noemad read the file and refused it: the running config is kept (exit 1)."""
+
+
+@app.command("reload", cls=PlainCommand)
+def reload(ctx: typer.Context, json: JsonFlag = False) -> None:
+    """Reload noemad.toml now, as SIGHUP does, and say whether the new config was taken.
+
+    A config that fails validation is refused whole: the running one stays, and the sentence says what to fix (exit 1).
+    """
+    s = session(ctx)
+    data = s.client.reload()
+    if s.wants_json(json):
+        s.output.json(data)
+    elif data["taken"]:
+        s.output.show(Text(f"config reloaded from {data['source']} ({data['reloads']} since noemad started)"))
+    if not data["taken"]:
+        raise ReloadRefused(f"config reload refused: {data['error']}")
+
+
+def _toml_value(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return jsonlib.dumps(value)
+    return jsonlib.dumps(value, separators=(", ", " = ")) if isinstance(value, (dict, list)) else str(value)
+
+
+def _section_lines(values: list[dict[str, Any]], head: str | None = None) -> list[str]:
+    """`key = value  # source` lines grouped under [section] heads, as the file is written."""
+    lines: list[str] = []
+    section: str | None = head
+    if head is not None:
+        lines.append(f"[{head}]")
+    for item in values:
+        where, _, key = item["key"].rpartition(".")
+        table = f"{head}.{where}" if head and where else (where or head)
+        if table != section:
+            if lines:
+                lines.append("")
+            lines.append(f"[{table}]")
+            section = table
+        value = item["value"]
+        shown = f"# {key} is unset" if value is None else f"{key} = {_toml_value(value)}"
+        lines.append(f"{shown}  # {item['source']}")
+    return lines
+
+
+def config_toml(data: dict[str, Any]) -> str:
+    """The effective config as TOML, each value followed by its source as a comment."""
+    out = [f"# config file: {data['file']}", f"# running config read from: {data['loaded_from']}"]
+    if data.get("reload_error"):
+        out.append(f"# the newest file was refused (these values still run): {data['reload_error']}")
+    for secret in data["secrets"]:
+        state = "set" if secret["set"] else "not set"
+        why = f": {secret['problem']}" if secret.get("problem") else ""
+        out.append(f"# secret {secret['key']}: {state}, from {secret['source']}{why}")
+    out.append("")
+    out.extend(_section_lines(data["values"]))
+    for mind in data["minds"]:
+        if mind["values"]:
+            out.append("")
+            out.extend(_section_lines(mind["values"], f"minds.{mind['mind']}"))
+    return "\n".join(out) + "\n"
+
+
+@config_app.command("show", cls=PlainCommand)
+def config_show(
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="toml (each value's source as a comment) or json.")] = "toml",
+    json: JsonFlag = False,
+) -> None:
+    """Show the effective config with each value's source: default, noemad.toml, stored (a mind's own), command line.
+
+    Secrets (the Anthropic API key) are never shown: only whether they are set, and from which variable or file.
+    """
+    chosen = fmt.lower()
+    if chosen not in FORMATS:
+        raise BadInput(f"--format {fmt!r} is not a format; use toml or json")
+    s = session(ctx)
+    data = s.client.config()
+    if chosen == "json" or s.wants_json(json):
+        s.output.json(data)
+        return
+    s.output.show(Text(config_toml(data).rstrip("\n"), no_wrap=True))  # Text: a [section] is not markup
+
+
+@app.command("log-level", cls=PlainCommand)
+def log_level(
+    ctx: typer.Context,
+    level: Annotated[
+        str | None,
+        typer.Argument(metavar="LEVEL", help="debug, info, warning or error (default: show the level).", show_default=False),
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Show or change the level noemad logs at, at once, without a restart.
+
+    The change lasts until the next one, or a reload of a config that sets [daemon] log_level; a restart starts at the config's level.
+    """
+    if level is not None and level.lower() not in LEVELS:
+        raise BadInput(f"{level!r} is not a log level; use debug, info, warning or error")
+    s = session(ctx)
+    data = s.client.log_level(level.lower() if level else None)
+    if s.wants_json(json):
+        s.output.json(data)
+        return
+    previous = data.get("previous")
+    if level is None or previous is None:
+        s.output.show(Text(f"log level {data['level']} ({data['source']})"))
+    elif previous == data["level"]:
+        s.output.show(Text(f"log level already {data['level']}"))
+    else:
+        s.output.show(Text(f"log level {data['level']} (was {previous})"))

@@ -1,0 +1,110 @@
+"""Who did what: an operator's actions are recorded as `operator:<user>`, the user the socket's peer runs as.
+
+Only a real noemad proves this: the uid comes from the Unix socket
+(SO_PEERCRED). In process, with no socket, the actor is the bare `operator`.
+"""
+
+from __future__ import annotations
+
+import pwd
+from pathlib import Path
+
+import pytest
+
+from conftest import OPERATOR, Noemad, start_noemad
+from inprocess import InProcess
+from noemad.operator import Operator, is_operator, user_name
+
+ME = OPERATOR
+
+SCRIPT = '[narrate]\ndefault = "I reflected."\n'
+CONFIG = '[models]\nprovider = "scripted"\n\n[models.scripted]\nfile = "{script}"\n\n[models.narrate]\nmodel = "claude-haiku-5-5"\n'
+
+
+def events(noemad: Noemad, mind: str) -> list[dict]:
+    return noemad.ctl_json("events", mind)["events"]
+
+
+def test_operator_actions_over_the_socket_name_the_peer_user(noemad: Noemad) -> None:
+    assert noemad.ctl("mind", "create", "ada").returncode == 0
+    assert noemad.ctl("trust", "ada", "alice", "0.4").returncode == 0
+    assert noemad.ctl("goal", "ada", "ship the release").returncode == 0
+    noemad.wait_for("ada", "goal_created")
+    assert noemad.ctl("pause", "ada").returncode == 0
+    by_kind = {e["kind"]: e["actor"] for e in events(noemad, "ada")}
+    # The operator's own events, and what the mind's turn made of the operator's goal.
+    assert by_kind["mind_created"] == by_kind["trust_changed"] == by_kind["goal"] == ME
+    assert by_kind["goal_created"] == ME
+    assert by_kind["mode_changed"] == ME
+    # The timeline shows who: the events line carries the actor.
+    out = noemad.ctl("events", "ada")
+    assert out.returncode == 0 and ME in out.stdout
+
+
+def test_a_job_an_operator_runs_names_them_in_jobs_and_mode_changed(noemad: Noemad) -> None:
+    assert noemad.ctl("mind", "create", "ada").returncode == 0
+    assert noemad.ctl("reflect", "ada").returncode == 0
+    listed = noemad.ctl("jobs")
+    assert listed.returncode == 0
+    header, row = listed.stdout.splitlines()[:2]
+    assert header.split()[3] == "BY" and row.split()[3] == ME
+    shown = noemad.ctl("jobs", "show", "1").stdout
+    assert f"started by  {ME}" in shown or f"started by {ME}" in " ".join(shown.split())
+    started = next(e for e in events(noemad, "ada") if e["kind"] == "mode_changed")
+    assert started["text"] == f"reflection job 1 started by {ME}"  # not "(operator, operator)"
+    assert noemad.ctl_json("jobs", "show", "1")["actor"] == ME
+
+
+def test_the_model_calls_of_an_operators_job_name_the_operator(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "script.toml").write_text(SCRIPT)
+    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.ctl("mind", "create", "ada").returncode == 0
+        assert daemon.ctl("predict", "ada", "the deploy lands", "--subject", "deploy", "--confidence", "0.9", "--due", "1h").returncode == 0
+        daemon.wait_for("ada", "prediction_made")
+        [prediction] = daemon.ctl_json("predictions", "ada")["predictions"]
+        assert daemon.ctl("outcome", str(prediction["id"]), "--miss").returncode == 0
+        daemon.wait_for("ada", "prediction_resolved")
+        assert daemon.ctl("reflect", "ada").returncode == 0
+        job = daemon.ctl_json("jobs", "show", "1")
+        assert job["status"] == "succeeded" and job["model_calls"], job
+        reflected = next(e for e in events(daemon, "ada") if e["kind"] == "reflection")
+        chain = daemon.ctl_json("timeline", str(reflected["id"]), "--back", "0", "--forward", "0")
+        [node] = [n for n in chain["nodes"] if n["id"] == reflected["id"]]
+        assert [c["actor"] for c in node["model_calls"]] == [ME] * len(job["model_calls"])
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+
+
+def test_in_process_with_no_socket_the_operator_is_the_bare_operator(app: InProcess, mind: str) -> None:
+    assert app.api("POST", f"/minds/{mind}/pause").status_code == 200
+    found = app.api("GET", f"/minds/{mind}/events").json()["events"]
+    assert {e["kind"]: e["actor"] for e in found}["mode_changed"] == "operator"
+
+
+def test_a_uid_the_system_cannot_name_reads_as_the_number() -> None:
+    unknown = next(uid for uid in range(3_999_000, 4_000_000) if not _named(uid))
+    assert user_name(unknown) == f"uid:{unknown}"
+    assert Operator.of_uid(unknown).actor == f"operator:uid:{unknown}"
+    assert Operator().actor == "operator" and is_operator(ME) and is_operator("operator") and not is_operator("operators")
+
+
+def _named(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("path", ["/run/noema/noemad.sock"])
+def test_the_not_running_hint_names_the_system_service_for_the_system_socket(noemad: Noemad, path: str) -> None:
+    out = noemad.ctl("--socket", path, "status")
+    if Path(path).exists():
+        pytest.skip("a system noemad socket exists on this machine")
+    assert out.returncode == 3
+    assert "`sudo systemctl start noemad`" in out.stderr and "--user" not in out.stderr
