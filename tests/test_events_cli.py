@@ -111,7 +111,7 @@ def test_events_since_takes_an_id_a_span_or_a_time(noemad: Noemad, mind: str) ->
 
 def test_events_kind_typo_is_an_error_listing_the_kinds(noemad: Noemad, mind: str) -> None:
     out = noemad.ctl("events", mind, "--kind", "mesage")
-    assert (out.returncode, out.stdout) == (1, "")
+    assert (out.returncode, out.stdout) == (2, "")  # bad input, refused by noemad (422)
     assert out.stderr.startswith("noemactl: 'mesage' is not an event kind; did you mean 'message'? the kinds are: ")
     assert "cycle_completed" in out.stderr
     assert noemad.ctl("events", mind, "--tail", "3", "--limit", "3").returncode == 2
@@ -217,7 +217,7 @@ def test_retract_a_memory(noemad: Noemad, mind: str) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\nwalk it: noemactl timeline ")
     again = noemad.ctl("retract", mind, str(memory), "--reason", "still wrong")
-    assert (again.returncode, again.stderr) == (1, f"noemactl: memory {memory} is already retracted; nothing was changed\n")
+    assert (again.returncode, again.stderr) == (5, f"noemactl: memory {memory} is already retracted; nothing was changed\n")  # refused: 409
     listed = noemad.ctl("memories", mind).stdout.splitlines()
     assert listed[1].split()[:5] == [f"#{memory}", "semantic", listed[1].split()[2], "0", "retracted"]
     assert ids(noemad.ctl("memories", mind, "--retracted"))[1:] == [memory]
