@@ -1,6 +1,7 @@
 # Two set-up commands, both self-contained on a fresh machine with python3:
 #   make demo   install into .venv and run the daemon with a demo mind
-#   make test   install into .venv (with the test extra) and run the whole suite
+#   make test   install into .venv (with the test extra, and Chromium for the
+#               browser tests) and run the whole suite
 PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
@@ -17,6 +18,7 @@ demo: $(STAMP)
 
 # One pytest worker per core (pytest-xdist); each test has its own home, engine or daemon.
 test: $(STAMP)
+	./scripts/ensure_chromium.sh
 	$(VENV)/bin/python -m pytest -q -n auto
 
 docs: $(STAMP)
@@ -35,6 +37,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/governance.py
 	$(VENV)/bin/python bench/judge.py
 	$(VENV)/bin/python bench/growth.py
+	$(VENV)/bin/python bench/dashboard.py
 
 # systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
 # ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # package and everything in it; a bare module ("noemad.clock") only itself.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("process", ("noemad.__main__", "noemad.main", "noemad.process")),
-    ("api", ("noemad.api",)),
+    ("api", ("noemad.api", "noemad.dashboard")),
     ("runtime", ("noemad.runtime",)),
     ("gate", ("noemad.gate",)),
     ("turn", ("noemad.turn",)),

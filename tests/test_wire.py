@@ -58,24 +58,27 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
     def say(body: dict[str, Any]) -> dict[str, Any]:
         resp = noemad.api("POST", "/minds/ada/events", json=body)
         assert resp.status_code == 201, resp.text
-        return resp.json()
+        return settled(resp.json())
+
+    def settled(stored: dict[str, Any]) -> dict[str, Any]:
+        # Each stimulus's turn ends (narrative_updated is its last event) before the next is sent: a stimulus
+        # sent during a turn would land between its events, or join the next turn's batch, as timing falls.
+        noemad.wait_for("ada", "narrative_updated", since=stored["id"])
+        return stored
 
     call("mind_created", "POST", "/minds", 201, json={"name": "ada", "settings": {"notify_cooldown": "1h"}})
-    call("message", "POST", "/minds/ada/events", 201, json={"kind": "message", "author": "alice", "text": "the build is green", "channel": "cli"})
-    noemad.wait_for("ada", "narrative_updated")  # the turn's last event: the observation comes after it, as recorded
-    call("observation", "POST", "/minds/ada/events", 201, json={
+    settled(call("message", "POST", "/minds/ada/events", 201, json={"kind": "message", "author": "alice", "text": "the build is green", "channel": "cli"}))
+    settled(call("observation", "POST", "/minds/ada/events", 201, json={
         "kind": "observation", "source": "ci", "text": "build 41 passed", "data": {"build": 41},
         "claim": {"proposition": "the build is green", "subject": "build"},
-    })
+    }))
     say({"kind": "assertion", "source": "bob", "claim": {"proposition": "the build is green", "subject": "build", "stance": "contradicts"}})
-    goal_event = say({"kind": "goal", "title": "ship the parser rewrite"})
-    prediction_event = say({"kind": "prediction", "proposition": "the deploy finishes", "subject": "deploy", "confidence": 0.9, "due": "2h"})
-    last = noemad.wait_for("ada", "cycle_completed", since=prediction_event["id"])
+    say({"kind": "goal", "title": "ship the parser rewrite"})
+    say({"kind": "prediction", "proposition": "the deploy finishes", "subject": "deploy", "confidence": 0.9, "due": "2h"})
     for text in ("the parser rewrite ships on friday", "the parser rewrite needs review", "the parser rewrite passes tests"):
         say({"kind": "message", "author": "alice", "text": text})
     noemad.advance(3 * 3600)
-    last = say({"kind": "message", "author": "alice", "text": "later"})
-    noemad.wait_for("ada", "cycle_completed", since=last["id"])
+    say({"kind": "message", "author": "alice", "text": "later"})
 
     call("events", "GET", "/minds/ada/events", params={"limit": 1000})
     call("event", "GET", f"/events/{out['observation']['id']}")
@@ -88,8 +91,7 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
     predictions = call("predictions", "GET", "/minds/ada/predictions")
     call("prediction_overdue", "GET", f"/predictions/{predictions['predictions'][0]['id']}")
     say({"kind": "outcome", "prediction": predictions["predictions"][0]["id"], "result": "miss", "observed": "rolled back"})
-    last = say({"kind": "goal", "goal": goals["goals"][0]["id"], "status": "completed", "note": "done"})
-    noemad.wait_for("ada", "cycle_completed", since=last["id"])
+    say({"kind": "goal", "goal": goals["goals"][0]["id"], "status": "completed", "note": "done"})
     call("prediction_resolved", "GET", f"/predictions/{predictions['predictions'][0]['id']}")
     call("calibration", "GET", "/minds/ada/calibration")
     notes = call("notifications", "GET", "/minds/ada/notifications")

@@ -18,6 +18,7 @@ from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operations import add_operations_routes
 from noemad.api.operator import Op
+from noemad.dashboard import add_dashboard_routes
 from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
@@ -399,6 +400,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     add_gate_routes(api, sup)
     add_backup_routes(api, sup)
     add_operations_routes(api, sup)
+    add_dashboard_routes(app)  # the pages, outside /api/v1 and the OpenAPI document
 
     if isinstance(sup.clock, ManualClock):
         clock = sup.clock
