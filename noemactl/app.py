@@ -317,9 +317,20 @@ def say(
     ] = None,
     bot: Annotated[bool, typer.Option("--bot", help="The author is a bot (wake rules' from_bot flag).")] = False,
     tags: TagOption = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for the turn that takes the message and print the mind's reply, or say why there is none.")
+    ] = False,
+    timeout: Annotated[
+        # text, parsed here: a float option would load pydantic for typer's coercion on every `say`
+        str | None,
+        typer.Option("--timeout", metavar="SECONDS", help="With --wait: give up after this long (0.1 to 86400).", show_default="60"),
+    ] = None,
     json: JsonFlag = False,
 ) -> None:
-    """Send a message to a mind; print the id of the stored event."""
+    """Send a message to a mind; print the id of the stored event, or with --wait the reply.
+
+    With --wait, no reply is said on stderr with why (deferred or batched by a rule, the judge said WAIT, no respond model, the mind chose not to reply; exit 0) or is an error (the turn failed, or --timeout passed; exit 1).
+    """
     from noemactl import inputs
 
     body: dict[str, Any] = {
@@ -333,8 +344,25 @@ def say(
     body.update({k: v for k, v in (("dm", dm), ("reply_to", reply_to), ("bot", bot)) if v})
     if tags:
         body["tags"] = [inputs.name(t, "--tag") for t in tags]
+    if timeout is not None and not wait:
+        raise BadInput("--timeout is how long --wait waits; add --wait or drop --timeout")
+    seconds = 60.0 if timeout is None else inputs.seconds(timeout, "--timeout", 0.1, 86400)
     s = session(ctx)
-    _stored(s, s.client.ingest(mind, body), json)
+    stored = s.client.ingest(mind, body)
+    if not wait:
+        _stored(s, stored, json)
+        return
+    from noemactl import reply
+
+    outcome = reply.wait(s, mind, stored["id"], seconds)
+    if s.wants_json(json):
+        s.output.json({"event": stored, "reply": outcome.reply, "why": outcome.why})
+    elif outcome.reply is not None:
+        s.output.show(outcome.reply["text"])
+    if outcome.failed:
+        raise CtlError(f"no reply to event {stored['id']}: {outcome.why}")
+    if outcome.why is not None and not s.wants_json(json):
+        s.output.note(f"no reply to event {stored['id']}: {outcome.why}")
 
 
 @app.command(cls=PlainCommand)
@@ -434,14 +462,29 @@ def correct(
 def trust(
     ctx: typer.Context,
     mind: MindArg,
-    source: Annotated[str, typer.Argument(metavar="SOURCE", help="Who or what is trusted.", show_default=False)],
-    value: Annotated[str, typer.Argument(metavar="VALUE", help="From 0 (not at all) to 1.", show_default=False)],
+    source: Annotated[
+        str | None, typer.Argument(metavar="SOURCE", help="Who or what is trusted (without it: list the levels).", show_default=False)
+    ] = None,
+    value: Annotated[
+        str | None, typer.Argument(metavar="VALUE", help="From 0 (not at all) to 1 (without it: show SOURCE's level).", show_default=False)
+    ] = None,
     json: JsonFlag = False,
 ) -> None:
-    """Set how far a mind trusts a source: the credibility of its later evidence."""
+    """Set how far a mind trusts a source (the credibility of its later evidence), or list the levels it was told."""
     from noemactl import inputs
 
     s = session(ctx)
+    if value is None:
+        data = s.client.trust(mind)
+        if source is not None:
+            name = inputs.name(source, "SOURCE")
+            level = next((t for t in data["trust"] if t["source"] == name), None)
+            data = {"mind": mind, "source": name, "value": level["value"] if level else data["default"], "told": level is not None}
+            s.present(data, json, lambda: f"{mind} trusts {name} {data['value']:g}" + ("" if data["told"] else " (the default; never set)"))
+            return
+        s.present(data, json, lambda: _render().trust(data))
+        return
+    assert source is not None  # typer fills arguments in order
     data = s.client.set_trust(mind, inputs.name(source, "SOURCE"), inputs.unit(value, "VALUE"))
     s.present(data, json, lambda: f"{data['mind']} trusts {data['source']} {data['value']:g}")
 
@@ -504,17 +547,43 @@ def remember(
 def memories(
     ctx: typer.Context,
     mind: MindArg,
-    search: Annotated[str | None, typer.Option("--search", metavar="TEXT", help="Full-text search, best matches first.")] = None,
+    search: Annotated[str | None, typer.Option("--search", metavar="TEXT", help="Full-text search, best matches first (active memories only).")] = None,
     kind: Annotated[str | None, typer.Option("--kind", metavar="KIND", help="episodic, semantic or procedural.")] = None,
+    retracted: Annotated[bool, typer.Option("--retracted", help="Only retracted memories (no longer recalled).")] = False,
     limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N memories.")] = 100,
     json: JsonFlag = False,
 ) -> None:
-    """List a mind's memories, or search them."""
+    """List a mind's memories, or search them; retracted ones are listed, marked, and never recalled."""
     if kind is not None and kind not in ("episodic", "semantic", "procedural"):
         raise BadInput(f"--kind {kind!r} is not one of episodic, semantic, procedural")
+    if retracted and search is not None:
+        raise BadInput("--search finds active memories only; drop --retracted or --search")
     s = session(ctx)
-    data = s.client.memories(mind, search, kind, limit)
+    data = s.client.memories(mind, search, kind, limit, "retracted" if retracted else None)
     s.present(data, json, lambda: _render().memories(data["memories"], mind, search))
+
+
+@app.command(cls=PlainCommand)
+def retract(
+    ctx: typer.Context,
+    mind: MindArg,
+    memory_id: Annotated[int, typer.Argument(metavar="MEMORY_ID", min=1, help="The memory to retract.", show_default=False)],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why it is wrong; kept with the retraction.", show_default=False)],
+    json: JsonFlag = False,
+) -> None:
+    """Retract a memory: it is no longer recalled or searched, stays listed as retracted, and the retraction is an event."""
+    if not reason.strip():
+        raise BadInput("--reason is empty; say why the memory is wrong")
+    s = session(ctx)
+    found = s.client.memory(memory_id)
+    if found["mind"] != mind:
+        raise BadInput(f"memory #{memory_id} belongs to {found['mind']}, not {mind}; nothing was retracted")
+    data = s.client.retract(memory_id, reason)
+    s.present(
+        data,
+        json,
+        lambda: f"retracted memory #{data['memory']['id']}: {data['memory']['text']}\nwalk it: noemactl timeline {data['event']['id']}",
+    )
 
 
 # goals and predictions -----------------------------------------------------------
@@ -757,64 +826,49 @@ def ack(
 def events(
     ctx: typer.Context,
     mind: MindArg,
-    kinds: Annotated[list[str] | None, typer.Option("--kind", metavar="KIND", help="Only events of this kind (repeatable).")] = None,
+    kinds: Annotated[
+        list[str] | None, typer.Option("--kind", metavar="KIND", help="Only events of this kind (repeatable); a kind noemad does not know is an error listing the kinds.")
+    ] = None,
     since: Annotated[
-        int | None, typer.Option("--since", metavar="ID", min=0, help="Only events after this id.", show_default=False)
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only events after this event id, or from this time: a span back (10m, 2h, 3d) or an ISO date or time.", show_default=False
+        ),
+    ] = None,
+    tail: Annotated[
+        int | None,
+        typer.Option("--tail", "-n", metavar="N", min=0, max=1000, help="The newest N events (of those matching).", show_default="20"),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N events.", show_default="100")
+        int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="With --since: at most N events, read forward from there.", show_default="100")
+    ] = None,
+    grep: Annotated[
+        str | None, typer.Option("--grep", metavar="TEXT", help="Only events whose text holds TEXT, ignoring case.", show_default=False)
     ] = None,
     follow: Annotated[
         bool,
         typer.Option(
             "--follow",
             "-f",
-            help="Keep printing new events until Ctrl-C (after the ones past --since, if given); JSON Lines with --json.",
+            help="Print the newest --tail events, then each new one until Ctrl-C (-n 0: new ones only); JSON Lines with --json.",
         ),
     ] = False,
     json: JsonFlag = False,
 ) -> None:
-    """List a mind's events, oldest first: id, time, kind, actor, channel, text and links."""
-    s = session(ctx)
-    if follow:
-        if limit is not None:
-            raise BadInput("--limit does not apply to --follow, which prints every new event; drop one of them")
-        _follow(s, mind, kinds or [], since, s.wants_json(json))
-        return
-    page = s.client.events(mind, kinds or [], since or 0, limit or 100)
-    if s.wants_json(json):
-        s.output.json(page)
-        return
-    from noemactl import render
+    """List a mind's newest events, oldest of them first (like tail): id, time, kind, actor, channel, text and links.
 
-    found = page["events"]
-    if not found:
-        s.output.note(f"no events in {mind}" + (f" after #{since}" if since else "") + (" of those kinds" if kinds else ""))
-        return
-    s.output.show(*render.event_lines(found, s.output.width if s.output.terminal else None))
-    if len(found) == (limit or 100):
-        s.output.note(f"there may be more: noemactl events {mind} --since {page['next_since']}")
+    With --since, the events from then on, read forward; with --follow, then each new one as it happens.
+    """
+    from noemactl import events as reading
+
+    s = session(ctx)
+    reading.show(s, mind, kinds or [], since, tail, limit, grep, follow, s.wants_json(json))
 
 
 def _follow(s: Session, mind: str, kinds: list[str], since: int | None, as_json: bool, what: str = "events") -> None:
-    from noemactl import render
+    from noemactl.events import follow_stream
 
-    width = s.output.width if s.output.terminal else None
-    with s.client.stream(mind, since) as messages:
-        s.output.note(f"following {mind}'s {what}; Ctrl-C to stop")
-        for message in messages:
-            if message.is_end:
-                reason = (message.json() or {}).get("reason", "noemad ended it")
-                s.output.note(f"the stream ended: {reason}")
-                return
-            event = message.json()
-            if not isinstance(event, dict) or (kinds and event.get("kind") not in kinds):
-                continue
-            if as_json:
-                s.output.json_line(event)
-            else:
-                s.output.show(render.event_line(event, width))
-    raise CtlError(f"noemad closed the event stream of {mind} without saying why; is it still running?")
+    follow_stream(s, mind, kinds, None, since, as_json, what)
 
 
 @app.command(cls=PlainCommand)

@@ -99,6 +99,10 @@ def _problem(response: httpx.Response, method: str, path: str) -> ApiError:
     )
 
 
+class StreamIdle(CtlError):
+    """No message on a stream within its `idle` seconds."""
+
+
 def _segment(value: str) -> str:
     return quote(value, safe="")
 
@@ -197,25 +201,40 @@ class Client:
         """Store a stimulus (a message or an observation); return the stored event."""
         return self.request("POST", f"/minds/{_segment(mind)}/events", json=stimulus)
 
-    def events(self, mind: str, kinds: Sequence[str] = (), since: int = 0, limit: int = 100) -> dict[str, Any]:
-        """A page of a mind's events after `since`: `{"events": [...], "next_since": N}`."""
+    def events(
+        self,
+        mind: str,
+        kinds: Sequence[str] = (),
+        since: int = 0,
+        limit: int = 100,
+        *,
+        tail: int | None = None,
+        since_time: str | None = None,
+        grep: str | None = None,
+    ) -> dict[str, Any]:
+        """A page of a mind's events after `since`: `{"events": [...], "next_since": N, "last_id": N}`.
+
+        With `tail`, the newest `tail` matching events instead of the oldest `limit`.
+        """
         params: dict[str, Any] = {"since": since, "limit": limit}
         if kinds:
             params["kind"] = list(kinds)
+        params.update({k: v for k, v in (("tail", tail), ("since_time", since_time), ("grep", grep)) if v is not None})
         return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
 
     @contextmanager
-    def stream(self, mind: str, since: int | None = None) -> Iterator[Iterator[Message]]:
+    def stream(self, mind: str, since: int | None = None, idle: float | None = None) -> Iterator[Iterator[Message]]:
         """Follow a mind's events as server-sent events.
 
         Entering waits until noemad has answered (from then on nothing new is
         missed); the iterator yields each message until noemad ends the stream.
+        With `idle`, `StreamIdle` once no message came for that many seconds.
         """
         path = f"{API}/minds/{_segment(mind)}/events/stream"
         params = {"since": since} if since is not None else None
         try:
             with self._http.stream(
-                "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=None)
+                "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=idle)
             ) as response:
                 if response.is_error:
                     response.read()
@@ -223,8 +242,14 @@ class Client:
                 yield parse_sse(response.iter_lines())
         except httpx.ConnectError as exc:
             raise _unreachable(self.socket, exc) from exc
+        except httpx.ReadTimeout as exc:
+            raise StreamIdle(f"no event from noemad for {idle:g} s") from exc
         except httpx.TransportError as exc:
             raise CtlError(f"the event stream from noemad on {self.socket} broke off ({exc}); noemad may have stopped") from exc
+
+    def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+        """Where a stimulus is on its way to a turn: waiting (and the gate's verdict) or taken."""
+        return self.request("GET", f"/events/{event_id}/turn")
 
     def backup(self, out: BinaryIO) -> dict[str, str]:
         """Stream a verified snapshot of the store into `out`; return what noemad says it holds (its X-Noema-* headers)."""
@@ -246,6 +271,10 @@ class Client:
         """Set how far a mind trusts a source."""
         return self.request("PUT", f"/minds/{_segment(mind)}/trust/{_segment(source)}", json={"value": value})
 
+    def trust(self, mind: str) -> dict[str, Any]:
+        """The trust levels a mind was told, and the default for any other source."""
+        return self.request("GET", f"/minds/{_segment(mind)}/trust")
+
     def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's beliefs, most confident first."""
         params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit)) if v is not None}
@@ -259,9 +288,9 @@ class Client:
         """Give a mind a semantic or procedural memory."""
         return self.request("POST", f"/minds/{_segment(mind)}/memories", json=body)
 
-    def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> dict[str, Any]:
+    def memories(self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None) -> dict[str, Any]:
         """A mind's memories, or those matching `search`."""
-        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit)) if v is not None}
+        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit), ("status", status)) if v is not None}
         return self.request("GET", f"/minds/{_segment(mind)}/memories", params=params)
 
     def goals(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
@@ -331,9 +360,17 @@ class Client:
         """Pause or resume a kind's scheduled runs for every mind."""
         return self.request("PUT", f"/schedules/{kind}", json={"paused": paused})
 
+    def news(self, kind: str) -> dict[str, Any]:
+        """For each mind, whether it has had news since its last job of `kind`."""
+        return self.request("GET", f"/schedules/{kind}/news")
+
     def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Reject a generalisation: memory retracted, belief rejected."""
         return self.request("POST", f"/memories/{memory_id}/reject", json={"reason": reason})
+
+    def retract(self, memory_id: int, reason: str) -> dict[str, Any]:
+        """Retract a memory: `{"memory": {...}, "event": {...}}`."""
+        return self.request("POST", f"/memories/{memory_id}/retract", json={"reason": reason})
 
     def memory(self, memory_id: int) -> dict[str, Any]:
         """One memory."""

@@ -149,3 +149,14 @@ def due(value: str, option: str) -> str:
             f"{option} {value!r} is neither a span ahead (30m, 2h, 3d) nor an ISO time (2026-01-31T12:00:00Z)"
         ) from None
     return value
+
+
+def seconds(value: str, option: str, low: float, high: float) -> float:
+    """A number of seconds from `low` to `high` given to `option`."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise BadInput(f"{option} {value!r} is not a number of seconds; give one from {low:g} to {high:g}") from None
+    if not low <= number <= high:  # NaN fails this too
+        raise BadInput(f"{option} {value} is out of range; give a number of seconds from {low:g} to {high:g}")
+    return number

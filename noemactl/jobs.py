@@ -44,10 +44,29 @@ def follow(s: Session, job: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_now(s: Session, kind: str, mind: str | None, wait: bool, as_json: bool) -> None:
-    """Run `kind` now for `mind` (or every mind, one after another), following each; exit 1 if any failed."""
-    minds = [mind] if mind else [m["name"] for m in s.client.minds()["minds"]]
-    if not minds:
-        raise CtlError(f"there are no minds to {VERB[kind]}; create one with `noemactl mind create NAME`")
+    """Run `kind` now for `mind` (or every mind with news, one after another, as the scheduler would), following each; exit 1 if any failed.
+
+    A mind named is always run; for every mind, those with nothing new since
+    their last run (or paused) are skipped and named, so a dormant mind is not
+    told again that nothing happened.
+    """
+    skipped: list[dict[str, Any]] = []
+    if mind:
+        minds = [mind]
+    else:
+        every = s.client.news(kind)["minds"]
+        if not every:
+            raise CtlError(f"there are no minds to {VERB[kind]}; create one with `noemactl mind create NAME`")
+        minds = [m["mind"] for m in every if m["news"] and not m["paused"]]
+        skipped = [m for m in every if m["mind"] not in minds]
+        if skipped and not as_json:
+            s.output.note(f"skipped {', '.join(_why(m, kind) for m in skipped)}")
+        if not minds:
+            if as_json:
+                s.output.json({"jobs": [], "skipped": [m["mind"] for m in skipped]})
+            else:
+                s.output.show(f"no mind has anything new to {VERB[kind]}; name one to run it anyway: noemactl {VERB[kind]} MIND")
+            return
     finished: list[dict[str, Any]] = []
     for name in minds:
         job = s.client.run_job(name, kind)
@@ -63,10 +82,18 @@ def run_now(s: Session, kind: str, mind: str | None, wait: bool, as_json: bool) 
 
             s.output.show(*render.job_summary(job))
     if as_json:
-        s.output.json(finished[0] if mind else {"jobs": finished})
+        s.output.json(finished[0] if mind else {"jobs": finished, "skipped": [m["mind"] for m in skipped]})
     failed = [j for j in finished if j["status"] == "failed"]
     if failed:
         raise CtlError("; ".join(f"{j['kind']} job {j['id']} for {j['mind']} failed: {j['error']}" for j in failed))
+
+
+def _why(news: dict[str, Any], kind: str) -> str:
+    """A skipped mind and why, for the note."""
+    if news["paused"]:
+        return f"{news['mind']} (paused)"
+    since = f"its last {kind} at {news['last_started_at']}" if news["last_started_at"] else "it was created"
+    return f"{news['mind']} (nothing new since {since})"
 
 
 def set_paused(s: Session, kind: str, paused: bool, as_json: bool) -> None:

@@ -383,6 +383,15 @@ def memories(items: Sequence[dict[str, Any]], mind: str, search: str | None) -> 
     )
 
 
+def trust(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl trust MIND`: the levels the mind was told, and the default for the rest."""
+    default = Text(f"any other source: {data['default']:g} (the default)", style="dim")
+    if not data["trust"]:
+        return [Text(f"{data['mind']} was told no trust levels; set one with `noemactl trust {data['mind']} SOURCE VALUE`", style="dim"), default]
+    rows = columns(["SOURCE", "TRUST", "SET"], [[t["source"], f"{t['value']:g}", when(t["updated_at"])] for t in data["trust"]], right=[1])
+    return [*rows, default]
+
+
 # goals, predictions, calibration ------------------------------------------------
 
 

@@ -283,3 +283,110 @@ def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: 
     sql += " ORDER BY id DESC LIMIT ?"
     params.append(limit)
     return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall())))
+
+
+# --- reading a mind's events as people read logs ---------------------------------------------
+
+# Every kind an event is written with. `--kind` is checked against these (and
+# any kind already stored) so a typo is an error naming the kinds rather than
+# an empty page. tests/test_events_query.py checks every EventDraft's kind in
+# `noemad` is listed here, so a new kind cannot be forgotten.
+KNOWN_KINDS: tuple[str, ...] = (
+    # stimuli
+    "message", "observation", "assertion", "correction", "goal", "prediction", "outcome",
+    # the mind and its gate
+    "mind_created", "mode_changed", "settings_changed", "trust_changed", "gate_rules_changed",
+    "mind_slept", "mind_woke", "self_wake_set", "self_wake_cancelled", "judge_verdict",
+    # a turn
+    "cycle_started", "cycle_completed", "attention", "reply", "reply_skipped", "reply_failed", "turn_failed",
+    "tool_called", "governance", "metacognition", "narrative_updated", "narrative_rephrased",
+    # beliefs, memories, goals, predictions, notifications
+    "belief_created", "belief_updated", "memory_created", "memory_retrieved", "memory_retracted",
+    "goal_created", "goal_progressed", "goal_completed", "goal_abandoned",
+    "prediction_made", "prediction_due", "prediction_resolved",
+    "notification", "notification_suppressed", "notification_acked",
+    # background jobs
+    "reflection", "consolidation", "generalisation_rejected", "job_finished", "schedule_paused", "schedule_resumed",
+)
+MAX_QUERY_KINDS = 64  # --kind given more often than there are kinds is a mistake
+MAX_GREP = 200  # characters in a search
+MAX_TAIL = 1000  # newest events in one page, as `limit` bounds the oldest-first page
+
+
+def stored_kinds(db: Database) -> set[str]:
+    """The kinds any stored event has (a kind a newer daemon wrote is known too)."""
+    return {row[0] for row in db.execute("SELECT DISTINCT kind FROM events")}
+
+
+def check_kinds(db: Database, kinds: Sequence[str]) -> tuple[str, ...]:
+    """`kinds` each once, or `InvalidInput` naming one that is no event kind, with a did-you-mean and the list."""
+    import difflib
+
+    wanted = tuple(dict.fromkeys(kinds))
+    if len(wanted) > MAX_QUERY_KINDS:
+        raise InvalidInput(f"ask for at most {MAX_QUERY_KINDS} kinds at once, not {len(wanted)}")
+    unknown = [k for k in wanted if k not in KNOWN_KINDS]
+    if unknown:
+        known = sorted(set(KNOWN_KINDS) | stored_kinds(db))
+        for kind in unknown:
+            if kind in known:
+                continue
+            close = difflib.get_close_matches(kind, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InvalidInput(f"{kind[:60]!r} is not an event kind; {hint}the kinds are: {', '.join(known)}")
+    return wanted
+
+
+def _contains(haystack: str | None, needle: str) -> bool:
+    return haystack is not None and needle in haystack.casefold()
+
+
+def matches(event: Event, grep: str) -> bool:
+    """Whether `grep` is in the event's text, ignoring case (as `query_events` filters; for followers)."""
+    return _contains(event.text, grep.casefold())
+
+
+@dataclass(frozen=True)
+class EventQuery:
+    """What `query_events` reads: filters, and either the oldest `limit` after them or the newest `tail`."""
+
+    kinds: Sequence[str] = ()
+    since: int = 0  # only ids above this
+    since_time: float | None = None  # only events at or after this time
+    grep: str | None = None  # only events whose text holds this, ignoring case
+    limit: int = 100
+    tail: int | None = None
+
+
+def query_events(db: Database, mind: str, query: EventQuery) -> tuple[list[Event], int]:
+    """A mind's events matching `query`, oldest first, and the mind's newest event id when they were read.
+
+    The id is what a follower streams after: every event up to it was
+    considered here, so following from it misses none and repeats none.
+    """
+    kinds = check_kinds(db, query.kinds)
+    if query.grep is not None and not 0 < len(query.grep) <= MAX_GREP:
+        raise InvalidInput(f"a search is 1 to {MAX_GREP} characters, not {len(query.grep)}")
+    if query.tail is not None and not 1 <= query.tail <= MAX_TAIL:
+        raise InvalidInput(f"tail is 1 to {MAX_TAIL} events, not {query.tail}")
+    (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [mind]).fetchone()
+    sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ? AND id > ? AND id <= ?"
+    params: list[Any] = [mind, query.since, last]
+    if kinds:
+        sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+        params.extend(kinds)
+    if query.since_time is not None:
+        sql += " AND at >= ?"
+        params.append(iso(query.since_time))
+    if query.grep is not None:
+        # Python's casefold, not SQLite's ASCII-only lower(): 'Émile' finds 'émile'.
+        db.conn.create_function("noema_contains", 2, _contains, deterministic=True)
+        sql += " AND noema_contains(text, ?)"
+        params.append(query.grep.casefold())
+    if query.tail is not None:
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(query.tail)
+        return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall()))), int(last)
+    sql += " ORDER BY id LIMIT ?"
+    params.append(query.limit)
+    return _rows_to_events(db, db.execute(sql, params).fetchall()), int(last)

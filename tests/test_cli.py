@@ -282,7 +282,7 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])
     page = noemad.ctl_json("events", "ada", "--kind", "message")
-    assert list(page) == ["events", "next_since"]
+    assert list(page) == ["events", "next_since", "last_id"]
     assert [e["id"] for e in page["events"]] == [said["id"]] and page["next_since"] == said["id"]
     assert noemad.ctl_json("mind", "rm", "ada", "--yes") == {"name": "ada", "events_removed": shown["events"]}
 
@@ -372,7 +372,7 @@ def test_socket_is_resolved_as_noemad_resolves_it(place: Path) -> None:
 
 
 def test_events_follow_json_prints_json_lines_until_stopped(noemad: Noemad, mind: str, follower: Any) -> None:
-    proc, out, err = follower("--json", "events", mind, "--follow")
+    proc, out, err = follower("--json", "events", mind, "--follow", "-n", "0")  # no backlog: new events only
     err.until(lambda line: line.startswith("following ada's events"))  # subscribed from here on
     said = stored_id(noemad.ctl("say", mind, "follow me"), "message")
     lines = out.until(lambda line: json.loads(line)["kind"] == "cycle_completed")
@@ -423,7 +423,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

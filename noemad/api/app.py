@@ -50,19 +50,25 @@ from noemad.api.schemas import (
     JobList,
     RejectIn,
     RejectOut,
+    RetractIn,
+    StimulusTurn,
+    NewsList,
+    RetractOut,
+    TrustList,
     ScheduleIn,
     ScheduleList,
     ScheduleOut,
 )
 from noemad.api.schemas import NarrativeOut, Source
 from noemad.clock import ManualClock, iso, parse_since
+from noemad.errors import InvalidInput
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
-from noemad.events import Event
+from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
@@ -164,10 +170,23 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: MindName,
         kind: Annotated[list[str], Query(description="Only these kinds (repeatable).")] = [],  # noqa: B006
         since: Annotated[Since, Query(description="Only events with a larger id.")] = 0,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        limit: Annotated[int, Query(ge=1, le=1000, description="The oldest N events after the filters.")] = 100,
+        tail: Annotated[
+            int | None, Query(ge=1, le=MAX_TAIL, description="Instead of `limit`: the newest N events after the filters, oldest first.")
+        ] = None,
+        since_time: Annotated[
+            str | None,
+            Query(max_length=64, description="Only events at or after this: an ISO date or time, or a span back from now (10m, 2h, 3d)."),
+        ] = None,
+        grep: Annotated[
+            str | None, Query(min_length=1, max_length=MAX_GREP, description="Only events whose text holds this, ignoring case.")
+        ] = None,
     ) -> dict:
-        found = sup.events(mind, kind, since, limit)
-        return {"events": found, "next_since": found[-1].id if found else since}
+        """Unknown kinds are refused (422) with the list of kinds; `tail` and `grep` count matching events only."""
+        start = parse_since(since_time, sup.clock.now()) if since_time else None
+        query = EventQuery(kinds=kind, since=since, since_time=start, grep=grep, limit=limit, tail=tail)
+        found, last = sup.query_events(mind, query)
+        return {"events": found, "next_since": found[-1].id if found else since, "last_id": last}
 
     @api.get(
         V1 + "/minds/{mind}/events/stream",
@@ -199,6 +218,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     def event(event_id: Annotated[Id, Path()]) -> Event:
         return sup.event(event_id)
 
+    @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
+    def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict:
+        """Waiting (with the gate's verdict and rule when it did not wake the mind) or taken; the turn that took it starts with a `cycle_started` citing it."""
+        return sup.stimulus_turn(event_id)
+
     @api.get(V1 + "/events/{event_id}/chain", response_model=Timeline, summary="The causal walk around an event")
     def chain(
         event_id: Annotated[Id, Path()],
@@ -216,6 +240,12 @@ def create_app(sup: Supervisor) -> FastAPI:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
         await sup.set_trust(mind, source, body.value, actor=op.actor)
         return {"mind": mind, "source": source, "value": body.value}
+
+    @api.get(V1 + "/minds/{mind}/trust", response_model=TrustList, summary="The trust levels a mind was told, by source")
+    def list_trust(mind: MindName) -> dict:
+        """A source not listed counts at `default`."""
+        default, levels = sup.trust_levels(mind)
+        return {"mind": mind, "default": default, "trust": levels}
 
     @api.get(V1 + "/minds/{mind}/beliefs", response_model=BeliefList, summary="A mind's beliefs, most confident first")
     def beliefs(
@@ -242,8 +272,19 @@ def create_app(sup: Supervisor) -> FastAPI:
         search: Annotated[str | None, Query(description="Full-text search, best matches first (no side effects).")] = None,
         kind: Annotated[Literal["episodic", "semantic", "procedural"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        status: Annotated[
+            Literal["active", "retracted"] | None, Query(description="Only memories of this status (not with `search`, which finds active ones).")
+        ] = None,
     ) -> dict:
-        return {"memories": sup.memories(mind, search, kind, limit)}
+        if search is not None and status is not None:
+            raise InvalidInput("a search finds active memories only; drop status or search")
+        return {"memories": sup.memories(mind, search, kind, limit, status)}
+
+    @api.post(V1 + "/memories/{memory_id}/retract", response_model=RetractOut, summary="Retract a memory: it is no longer recalled")
+    async def retract(memory_id: Annotated[Id, Path()], body: RetractIn, op: Op) -> dict:
+        """Recorded as `memory_retracted` with the reason, by the operator who asked; the memory stays listed, marked retracted. Retracting it twice is a conflict."""
+        memory, event = await sup.retract_memory(memory_id, body.reason, actor=op.actor)
+        return {"memory": memory, "event": event}
 
     @api.get(V1 + "/memories/{memory_id}", response_model=Memory, summary="One memory")
     def memory(memory_id: Annotated[Id, Path()]) -> Memory:
@@ -340,6 +381,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict:
         return {"schedules": sup.schedules()}
+
+    @api.get(V1 + "/schedules/{kind}/news", response_model=NewsList, summary="Which minds have news for a kind of job")
+    def schedule_news(kind: Annotated[Literal["reflection", "consolidation"], Path()]) -> dict:
+        """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
+        return {"kind": kind, "minds": sup.news(kind)}
 
     @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
     async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict:

@@ -16,7 +16,8 @@ from annotated_types import Ge, Le
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
-from noemad.cognition.beliefs import Belief
+from noemad.background.scheduler import MindNews
+from noemad.cognition.beliefs import Belief, TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
@@ -303,9 +304,34 @@ class TrustOut(BaseModel):
     value: float
 
 
+class StimulusTurn(BaseModel):
+    """Where a stimulus is on its way to a turn, for a caller waiting for the reply."""
+
+    event: int
+    mind: str
+    waiting: bool = Field(description="No turn has taken it yet.")
+    verdict: Literal["batch", "defer", "deny", "asleep"] | None = Field(
+        description="While waiting: what the gate said, when it did not wake the mind at once (null: it did, or it is taken)."
+    )
+    rule: str | None = Field(description="The rule that decided (null: the mind's default, or its sleep).")
+    paused: bool = Field(description="The mind is paused: no turn runs until it is resumed.")
+    respond_model: bool = Field(description="The mind has a respond model: its turns draft replies to messages.")
+
+
+class TrustList(BaseModel):
+    """The trust levels a mind was told; any other source counts at `default`."""
+
+    mind: str
+    default: float
+    trust: list[TrustLevel]
+
+
 class EventList(BaseModel):
     events: list[Event]
     next_since: int = Field(description="Pass as `since` to get the events after these.")
+    last_id: int = Field(
+        0, description="The mind's newest event id when these were read: follow the stream after it to miss and repeat nothing."
+    )
 
 
 class WarningOut(BaseModel):
@@ -512,12 +538,32 @@ class ScheduleList(BaseModel):
     schedules: list[ScheduleOut]
 
 
+class NewsList(BaseModel):
+    """For each mind, whether it has had news since its last job of `kind` (what the scheduler checks)."""
+
+    kind: JobKind
+    minds: list[MindNews]
+
+
 class RejectIn(BodyIn):
     """Reject a generalisation consolidation made."""
 
     reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(
         "rejected by an operator", description="Why: kept with the retraction."
     )
+
+
+class RetractIn(BodyIn):
+    """Retract a memory: it is no longer recalled; its text and links stay, marked retracted."""
+
+    reason: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(description="Why: kept with the retraction.")
+
+
+class RetractOut(BaseModel):
+    """The retracted memory and the `memory_retracted` event recording it."""
+
+    memory: Memory
+    event: Event
 
 
 class RejectOut(BaseModel):

@@ -26,6 +26,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from noemad.background.jobs import JOB_ACTORS, KINDS, JobRunning, MindPaused, paused_schedules
@@ -34,6 +35,7 @@ from noemad.clock import Clock, parse_iso, span_seconds
 from noemad.config import Config, schedule
 from noemad.errors import NoemaError
 from noemad.store import Store
+from noemad.wire import wire
 
 log = logging.getLogger("noemad.jobs")
 TICK = 60.0  # seconds of the daemon's clock between looks
@@ -69,6 +71,25 @@ def due(store: Store, config: Config, now: float) -> list[tuple[str, str]]:
             if now >= parse_iso(last_start or created_at) + seconds:
                 out.append((mind, kind))
     return out
+
+
+@wire
+@dataclass(frozen=True)
+class MindNews:
+    """Whether a mind has news for a kind of job: what the scheduler asks before it runs one."""
+
+    mind: str
+    news: bool  # an event since its last job of the kind started (or since it was created), not written by a job
+    last_started_at: str | None  # its last job of the kind, if any
+    running: bool
+    paused: bool
+
+
+def news(store: Store, kind: str) -> list[MindNews]:
+    """Each mind's news for `kind`, by name: an operator running it for every mind skips the ones without."""
+    db = store.reader()
+    rows = db.execute(_LAST_STARTS, {"kind": kind, "job_actors": json.dumps(JOB_ACTORS)}).fetchall()
+    return [MindNews(mind, bool(new), last, bool(running), mode == "paused") for mind, _, mode, last, running, new in rows]
 
 
 class Scheduler:

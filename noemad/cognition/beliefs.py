@@ -299,6 +299,22 @@ def trust(db: Database, mind: str, source: str) -> float:
     return float(row[0]) if row else DEFAULT_TRUST
 
 
+@wire
+@dataclass(frozen=True)
+class TrustLevel:
+    """How far a mind was told to trust one source, and when."""
+
+    source: str
+    value: float
+    updated_at: str
+
+
+def list_trust(db: Database, mind: str) -> list[TrustLevel]:
+    """The trust levels a mind was told, by source; any other source counts at DEFAULT_TRUST."""
+    rows = db.execute("SELECT source, value, updated_at FROM trust WHERE mind = ? ORDER BY source", [mind]).fetchall()
+    return [TrustLevel(source, float(value), at) for source, value, at in rows]
+
+
 def set_trust(db: Database, *, mind: str, source: str, value: float, now: float, actor: str) -> Event:
     """Set how far a mind trusts a source, recorded as `trust_changed` (a writer job)."""
     if not 0.0 <= value <= 1.0:

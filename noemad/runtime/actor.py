@@ -163,6 +163,10 @@ class MindActor:
         self._arm()
         return decision
 
+    def untaken(self, stimulus: int) -> tuple[bool, HeldBack | None]:
+        """Whether no turn has taken `stimulus` yet, and what the gate said if it did not wake the mind."""
+        return stimulus in self._untaken, self._untaken.get(stimulus)
+
     def offer_failed(self, stimulus: Event) -> None:
         """The gate raised on a stored stimulus: it wakes the mind now (failing open), so it is never left unperceived."""
         self._untaken[stimulus.id] = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.clock import Clock
-from noemad.cognition.beliefs import Belief, belief_events, get_belief, list_beliefs
+from noemad.cognition.beliefs import DEFAULT_TRUST, Belief, TrustLevel, belief_events, get_belief, list_beliefs, list_trust
 from noemad.cognition.calibration import Calibration, calibration
 from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory import Memory, get_memory, list_memories
@@ -43,13 +43,19 @@ class Reads:
         db = self.store.reader()
         return get_belief(db, belief_id), belief_events(db, belief_id)
 
-    def memories(self, mind: str, search: str | None, kind: str | None, limit: int) -> list[Memory]:
-        """A mind's memories, or those matching `search`, best first (no side effects)."""
+    def memories(self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None) -> list[Memory]:
+        """A mind's memories, or those matching `search`, best first (no side effects); retracted ones are never matched."""
         db = self.store.reader()
         get_mind(db, mind)
         if search is not None:
             return memory_search(db, mind, search, limit, kind=kind)
-        return list_memories(db, mind, kind=kind, limit=limit)
+        return list_memories(db, mind, kind=kind, status=status, limit=limit)
+
+    def trust_levels(self, mind: str) -> tuple[float, list[TrustLevel]]:
+        """The trust a source not named gets, and the levels the mind was told."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        return DEFAULT_TRUST, list_trust(db, mind)
 
     def memory(self, memory_id: int) -> Memory:
         return get_memory(self.store.reader(), memory_id)

@@ -21,18 +21,18 @@ from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
-from noemad.events import Event, append, get_event, latest_events, list_events
+from noemad.events import Event, EventQuery, append, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.beliefs import set_trust
-from noemad.cognition.memory import Memory, get_memory, write_memory
+from noemad.cognition.memory import Memory, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
-from noemad.background.scheduler import Scheduler
+from noemad.background.scheduler import MindNews, Scheduler, news
 from noemad.models import ModelGateway
 from noemad.models.ledger import usage
 from noemad.paths import Paths
@@ -313,6 +313,13 @@ class Supervisor(Reads, Gating):
         now = self.clock.now()
         return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
 
+    async def retract_memory(self, memory_id: int, reason: str, actor: str = "operator") -> tuple[Memory, Event]:
+        """Retract a memory (`memory_retracted`): no longer recalled, still listed; twice is a conflict."""
+        self._check_open()
+        now = self.clock.now()
+        event = await self.store.writer.run(lambda db: retract(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
+        return get_memory(self.store.reader(), memory_id), event
+
     async def remember(
         self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator",
         tags: list[str] | None = None,
@@ -384,6 +391,10 @@ class Supervisor(Reads, Gating):
             for kind in ("reflection", "consolidation")
         ]
 
+    def news(self, kind: str) -> list[MindNews]:
+        """Which minds have had news since their last job of `kind`: a run for every mind skips the rest."""
+        return news(self.store, kind)
+
     async def pause_schedule(self, kind: str, paused: bool, actor: str = "operator") -> dict[str, Any]:
         """Pause or resume the scheduled runs of `kind` for every mind; stored, so it survives a restart."""
         self._check_open()
@@ -435,6 +446,21 @@ class Supervisor(Reads, Gating):
             actor.offer_failed(event)
         return event
 
+    def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+        """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies."""
+        event = get_event(self.store.reader(), event_id)
+        actor = self.actors.get(event.mind)
+        waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
+        return {
+            "event": event.id,
+            "mind": event.mind,
+            "waiting": waiting,
+            "verdict": held.verdict if held is not None else None,
+            "rule": held.rule if held is not None else None,
+            "paused": bool(actor is not None and actor.paused),
+            "respond_model": self.gateway.configured(event.mind, "respond"),
+        }
+
     def follow(self, mind: str, since: int | None = None) -> Following:
         """Follow a mind's events: those after id `since` first (none when None), then each new one.
 
@@ -451,6 +477,12 @@ class Supervisor(Reads, Gating):
         db = self.store.reader()
         get_mind(db, mind)
         return list_events(db, mind, kinds=kinds, since=since, limit=limit)
+
+    def query_events(self, mind: str, query: EventQuery) -> tuple[list[Event], int]:
+        """A mind's events matching `query` (kinds checked, text searched) and its newest event id then."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        return query_events(db, mind, query)
 
     def event(self, event_id: int) -> Event:
         return get_event(self.store.reader(), event_id)
