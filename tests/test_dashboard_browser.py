@@ -48,7 +48,7 @@ def ui(daemon: Noemad) -> Iterator[Ui]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install Debian's package with `apt-get install -y chromium` (.ci/run does it)", pytrace=False)
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: install Debian's package with `apt-get install -y chromium` (`make test` does it)", pytrace=False)
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
