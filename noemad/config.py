@@ -55,13 +55,17 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+LogLevelName = Literal["debug", "info", "warning", "error"]
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevelName)
+
+
 class DaemonSettings(_Section):
     """`[daemon]`: how the daemon serves and stops."""
 
     socket_group: str | None = Field(
         None, description="Give the socket mode 0660 and this group, as docker does; unset means 0600."
     )
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
+    log_level: LogLevelName = Field(
         "info",
         description="Least severe log level written; when set here, applied again on every reload (noemactl log-level changes it until then).",
     )

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
-from noemad.config import Config, LoadedConfig, load_config, render_config
+from noemad.config import LOG_LEVELS, Config, LoadedConfig, load_config, render_config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
 from noemad.process.logs import setup_logging
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--socket", metavar="PATH", help="serve on this Unix socket (or set NOEMA_SOCKET)")
     parser.add_argument("--config", metavar="FILE", help="read this config file instead of noemad.toml in the config directory")
     parser.add_argument(
-        "--log-level", choices=["debug", "info", "warning", "error"], help="override daemon.log_level from the config"
+        "--log-level", choices=LOG_LEVELS, help="override daemon.log_level from the config"
     )
     parser.add_argument(
         "--log-format",

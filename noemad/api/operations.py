@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from fastapi import APIRouter
 
 from noemad.api.operator import Op
 from noemad.api.schemas import BodyIn
+from noemad.config import LogLevelName
 from noemad.errors import Conflict
 from noemad.runtime.config_view import ConfigView, config_view
 from noemad.runtime.loglevel import LogLevelState
@@ -19,7 +19,7 @@ V1 = "/api/v1"
 
 
 class LogLevelIn(BodyIn):
-    level: Literal["debug", "info", "warning", "error"]
+    level: LogLevelName
 
 
 class NoReload(Conflict):

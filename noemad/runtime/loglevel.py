@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
 
+from noemad.config import LogLevelName
 from noemad.wire import wire
 
-Level = Literal["debug", "info", "warning", "error"]
-LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 # Never below WARNING: the SDK and its HTTP client would log whole prompts, watchfiles every write to the database.
 QUIET_LOGGERS = ("anthropic", "httpx", "httpcore", "httpx2", "httpcore2", "watchfiles")
 log = logging.getLogger("noemad")
@@ -26,10 +24,10 @@ log = logging.getLogger("noemad")
 class LogLevelState:
     """The level the daemon logs at, and where it came from."""
 
-    level: Level
+    level: LogLevelName
     source: str
     """default, noemad.toml, command line (--log-level), or noemactl log-level (by whom)."""
-    previous: Level | None = None
+    previous: LogLevelName | None = None
     """The level before this change; null when nothing changed."""
 
 
