@@ -211,8 +211,7 @@ class BeliefConfidence:
 
 def settings_for(gateway: ModelGateway, mind: str, settings: MindSettings) -> GovernanceSettings | None:
     """The mind's governance settings when its drafts are governed (enabled, and a critic model), else None."""
-    chosen = governance_settings(gateway.config(), settings)
-    return chosen if chosen.enabled and gateway.configured(mind, "critic") else None
+    return None if why_off(gateway, mind, settings) else governance_settings(gateway.config(), settings)
 
 
 def why_off(gateway: ModelGateway, mind: str, settings: MindSettings) -> str | None:
