@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,22 @@ def start_noemad(
     if wait:
         daemon.wait_notify("READY=1")
     return daemon
+
+
+@contextmanager
+def scripted_noemad(place: Path, script: str, config: str, settings: dict[str, Any] | None = None) -> Iterator[Noemad]:
+    """A running daemon whose noemad.toml is `config` ({script}: the path of `script`, the scripted provider's file), with a mind `ada` made with `settings`."""
+    home = place / "home"
+    home.mkdir()
+    (home / "script.toml").write_text(script)
+    (home / "noemad.toml").write_text(config.format(script=home / "script.toml"))
+    daemon = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada", **({"settings": settings} if settings else {})}).status_code == 201
+        yield daemon
+    finally:
+        daemon.stop()
+        daemon.notify.close()
 
 
 @pytest.fixture

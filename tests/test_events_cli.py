@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOEMACTL, Noemad, start_noemad
+from conftest import NOEMACTL, Noemad, scripted_noemad
 from test_cli import TIMEOUT, Lines
 
 SCRIPT = """
@@ -177,15 +177,8 @@ def test_say_wait_follows_a_batch_to_its_turn(noemad: Noemad, mind: str, spawn: 
 
 @pytest.fixture
 def talker(place: Path) -> Iterator[Noemad]:
-    home = place / "home"
-    home.mkdir()
-    (home / "script.toml").write_text(SCRIPT)
-    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
-    daemon = start_noemad(home, place / "s.sock")
-    assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
-    yield daemon
-    daemon.stop()
-    daemon.notify.close()
+    with scripted_noemad(place, SCRIPT, CONFIG) as daemon:
+        yield daemon
 
 
 def test_say_wait_prints_the_reply(talker: Noemad) -> None:

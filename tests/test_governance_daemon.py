@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOEMAD, Noemad, start_noemad
+from conftest import NOEMAD, Noemad, scripted_noemad
 from fake_messages_api import FakeMessagesAPI
 from inprocess import InProcess, start_app
 
@@ -46,15 +46,8 @@ mind_tools = false
 
 @pytest.fixture
 def daemon(place: Path) -> Iterator[Noemad]:
-    home = place / "home"
-    home.mkdir()
-    (home / "script.toml").write_text(SCRIPT)
-    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
-    noemad = start_noemad(home, place / "s.sock")
-    assert noemad.api("POST", "/minds", json={"name": "ada"}).status_code == 201
-    yield noemad
-    noemad.stop()
-    noemad.notify.close()
+    with scripted_noemad(place, SCRIPT, CONFIG) as daemon:
+        yield daemon
 
 
 def say(noemad: Noemad | InProcess, text: str) -> int:

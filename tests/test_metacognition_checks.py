@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import Noemad, scripted_noemad
 
 HOUR = 3600.0
 
@@ -107,15 +107,8 @@ model = "claude-haiku-5-5"
 
 @pytest.fixture
 def talker(place: Path) -> Iterator[Noemad]:
-    home = place / "home"
-    home.mkdir()
-    (home / "script.toml").write_text(SCRIPT)
-    (home / "noemad.toml").write_text(CONFIG.format(script=home / "script.toml"))
-    daemon = start_noemad(home, place / "s.sock")
-    assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
-    yield daemon
-    daemon.stop()
-    daemon.notify.close()
+    with scripted_noemad(place, SCRIPT, CONFIG, {"persona": "You are Ada."}) as daemon:
+        yield daemon
 
 
 def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(talker: Noemad) -> None:
