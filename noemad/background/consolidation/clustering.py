@@ -48,20 +48,24 @@ does, and becomes a cluster if it passes the thresholds.
 
 Ties are broken by terms, never by ids or row order, so the same episodes
 give the same clusters in whatever order they were stored. Cost, for N
-episodes: df and pair counting O(N x MAX_TERMS^2), in C; postings
-O(N x MAX_TERMS); the greedy O(P log P + the smaller posting set of each
-candidate taken or requeued), and each episode leaves the postings once.
-So about linear in N (bench/consolidation.py measures it).
+episodes of S distinct sets of terms: df, the bounded terms and the pair
+counts are numpy array operations over the S sets (each weighted by the
+episodes that have it), O(S x MAX_TERMS^2) with no Python loop per set;
+postings O(N x MAX_TERMS), also in numpy; the greedy O(P log P + the smaller
+posting set of each candidate taken or requeued), an episode taken being
+set aside rather than removed from every posting. So about linear in N
+(bench/consolidation.py measures it).
 """
 
 from __future__ import annotations
 
 import heapq
-import math
-from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain, combinations
+from itertools import chain
+
+import numpy as np
+from numpy.typing import NDArray
 
 from noemad.errors import InvalidInput
 
@@ -106,6 +110,10 @@ class Pairs:
     one_occasion: int = 0
 
 
+Ints = NDArray[np.int64]
+DENSE_PAIRS = 1 << 22  # vocabularies up to 2,048 frequent terms count pairs in one dense array (32 MiB at most)
+
+
 def cluster(
     term_sets: Sequence[Collection[str]],
     min_episodes: int,
@@ -119,91 +127,179 @@ def cluster(
     what became of the pairs.
 
     Terms are numbered in term order (so comparing numbers compares terms
-    and every tie breaks as it would on the terms), and the pairs of each
-    distinct set of kept terms are counted once, times the episodes that
-    kept it: what the docstring describes, with less hashing.
+    and every tie breaks as it would on the terms). Each distinct set of
+    terms is counted once, weighted by the episodes that have it, and the
+    counting is done on arrays (`_kept_terms`, `_pair_support`): what the
+    docstring describes, with no Python loop per episode or per pair.
     """
     if min_episodes < 2:
         raise InvalidInput(f"a cluster needs at least 2 episodes, not {min_episodes}")
     n = len(term_sets)
     if n < min_episodes:
         return []
-    df_by_term: Counter[str] = Counter(chain.from_iterable(term_sets))
-    vocabulary = sorted(t for t, c in df_by_term.items() if c >= min_episodes)
-    number = {t: i for i, t in enumerate(vocabulary)}
-    df = [df_by_term[t] for t in vocabulary]
-    del df_by_term
-    frequent = set(vocabulary)
-
-    def keep(s: Collection[str]) -> tuple[int, ...]:
-        k = sorted(map(number.__getitem__, frequent.intersection(s)))
-        if len(k) > MAX_TERMS:  # the most frequent, ties by term; in term order
-            k = sorted(sorted(k, key=lambda t: (-df[t], t))[:MAX_TERMS])
-        return tuple(k)
-
-    try:  # episodes said again (the same terms) are kept once
-        keeps = {s: keep(s) for s in set(term_sets)}  # type: ignore[arg-type]
-        kept = list(map(keeps.__getitem__, term_sets))
-        del keeps
-    except TypeError:  # unhashable sets of terms: one by one
-        kept = list(map(keep, term_sets))
-    shapes = Counter(kept)  # episodes that kept the same terms share their pairs
-    pairs: Counter[tuple[int, int]] = Counter(chain.from_iterable(combinations(k, 2) for k, times in shapes.items() if times == 1))
-    for k, times in shapes.items():
-        if times > 1:
-            for pair in combinations(k, 2):
-                pairs[pair] += times
-    del shapes
+    shape_of, shapes = _distinct(term_sets)
+    weight = np.bincount(shape_of, minlength=len(shapes))  # episodes per distinct set
+    vocabulary, df, entry_set, entry_term = _kept_terms(shapes, weight, min_episodes)
+    if not vocabulary:
+        return []
+    a, b, support = _pair_support(entry_set, entry_term, weight, len(vocabulary), min_episodes)
 
     floor = max(n, LIFT_FLOOR)
     seen = pairs_seen if pairs_seen is not None else Pairs()
-    queue: list[tuple[int, float, int, int]] = []
-    measures: dict[tuple[int, int], tuple[float, float]] = {}  # (lift, consistency)
-    for (a, b), support in pairs.items():
-        if support < min_episodes:
-            continue
-        seen.recurring += 1
-        product = df[a] * df[b]
-        cosine = support / math.sqrt(product)
-        if cosine < MIN_COSINE:
-            seen.apart += 1
-            continue
-        lift = support * floor / product
-        consistency = support / max(df[a], df[b])
-        if lift >= MIN_LIFT or consistency >= MIN_CONSISTENCY:
-            queue.append((-support, -cosine, a, b))
-            measures[(a, b)] = (lift, consistency)
-        else:
-            seen.by_chance += 1
-    del pairs
-    if not queue:
+    seen.recurring += len(support)
+    # The measures as the scalar code computed them: an int product, true divisions, correctly rounded in float64.
+    product = df[a] * df[b]
+    cosine = support / np.sqrt(product.astype(np.float64))
+    lift = (support * floor).astype(np.float64) / product.astype(np.float64)
+    consistency = support / np.maximum(df[a], df[b])
+    close = cosine >= MIN_COSINE
+    associated = close & ((lift >= MIN_LIFT) | (consistency >= MIN_CONSISTENCY))
+    seen.apart += int(np.count_nonzero(~close))
+    seen.by_chance += int(np.count_nonzero(close & ~associated))
+    if not associated.any():
         return []
+    qa, qb, qs = a[associated].tolist(), b[associated].tolist(), support[associated].tolist()
+    qc, ql, qk = cosine[associated].tolist(), lift[associated].tolist(), consistency[associated].tolist()
+    queue = [(-s, -c, x, y) for s, c, x, y in zip(qs, qc, qa, qb)]
+    measures = {(x, y): (lf, k) for x, y, lf, k in zip(qa, qb, ql, qk)}  # (lift, consistency)
 
-    wanted = {t for _, _, a, b in queue for t in (a, b)}
-    postings: dict[int, set[int]] = {t: set() for t in wanted}
-    for i, k in enumerate(kept):
-        for t in wanted.intersection(k):
-            postings[t].add(i)
-
+    postings = _postings(shape_of, weight, entry_set, entry_term, sorted(set(qa) | set(qb)))
     heapq.heapify(queue)
     clusters: list[Cluster] = []
+    taken: set[int] = set()  # episodes in a cluster: set aside, not removed from every posting
     while queue:
-        neg_support, neg_cosine, a, b = heapq.heappop(queue)
-        members = postings[a] & postings[b]
+        neg_support, neg_cosine, x, y = heapq.heappop(queue)
+        members = postings[x] & postings[y]
+        if taken:
+            members -= taken
         count = len(members)
         if count < min_episodes:
             continue
         if count < -neg_support:
-            heapq.heappush(queue, (-count, neg_cosine, a, b))
+            heapq.heappush(queue, (-count, neg_cosine, x, y))
             continue
-        lift, consistency = measures[(a, b)]
-        if lift < MIN_LIFT and (count if occasions is None else occasions(members)) < MIN_OCCASIONS:
+        lift_xy, consistency_xy = measures[(x, y)]
+        if lift_xy < MIN_LIFT and (count if occasions is None else occasions(members)) < MIN_OCCASIONS:
             seen.one_occasion += 1  # a habit that never recurred: one burst from one speaker
             continue
-        clusters.append(Cluster((vocabulary[a], vocabulary[b]), tuple(sorted(members)), -neg_cosine, lift, consistency))
-        for i in members:  # each episode leaves the postings once
-            for t in kept[i]:
-                posting = postings.get(t)
-                if posting is not None:
-                    posting.discard(i)
+        clusters.append(Cluster((vocabulary[x], vocabulary[y]), tuple(sorted(members)), -neg_cosine, lift_xy, consistency_xy))
+        taken |= members
     return clusters
+
+
+def _distinct(term_sets: Sequence[Collection[str]]) -> tuple[Ints, list[Collection[str]]]:
+    """Each episode's distinct set of terms (its number), and those sets: episodes said again are counted once."""
+    keys: Sequence[Hashable] = term_sets  # type: ignore[assignment]
+    try:
+        number = dict.fromkeys(keys)
+    except TypeError:  # unhashable sets of terms (sets, lists): as tuples, repeats kept (df counts them as Counter did)
+        keys = [tuple(s) for s in term_sets]
+        number = dict.fromkeys(keys)
+    shapes = list(number)
+    number.update(zip(shapes, range(len(shapes))))
+    shape_of = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
+    return shape_of, shapes  # type: ignore[return-value]
+
+
+def _kept_terms(
+    shapes: Sequence[Collection[str]], weight: Ints, min_episodes: int
+) -> tuple[list[str], Ints, Ints, Ints]:
+    """Steps 1 and 2: the frequent terms in term order, their df, and each set's kept terms as (set, term) entries.
+
+    The entries are sorted by set then term, with no repeats; a set keeps at
+    most MAX_TERMS terms, the most frequent, ties by term.
+    """
+    flat = list(chain.from_iterable(shapes))
+    names = sorted(set(flat))
+    number = dict(zip(names, range(len(names))))
+    term = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
+    owner = np.repeat(np.arange(len(shapes), dtype=np.int64), np.fromiter(map(len, shapes), dtype=np.int64, count=len(shapes)))
+    # Weights are whole numbers below 2**53: the float sums are exact.
+    df_all = np.bincount(term, weights=weight[owner], minlength=len(names)).astype(np.int64)
+    frequent = df_all >= min_episodes
+    vocabulary = [names[i] for i in np.flatnonzero(frequent).tolist()]
+    v = len(vocabulary)
+    if not v:
+        empty = np.zeros(0, dtype=np.int64)
+        return [], empty, empty, empty
+    rank = np.cumsum(frequent) - 1  # a frequent term's number in the vocabulary
+    keep = frequent[term]
+    key = _sorted_distinct(owner[keep] * v + rank[term[keep]])  # by set then term, repeats dropped
+    entry_set, entry_term = key // v, key % v
+    df = df_all[frequent]
+    sizes = np.bincount(entry_set, minlength=len(shapes))
+    if sizes.max(initial=0) > MAX_TERMS:
+        over = np.flatnonzero(sizes[entry_set] > MAX_TERMS)
+        # Within each set: the most frequent first, ties by term; those past MAX_TERMS are dropped.
+        order = over[np.lexsort((entry_term[over], -df[entry_term[over]], entry_set[over]))]
+        groups = entry_set[order]
+        starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        place = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        kept = np.ones(len(entry_set), dtype=bool)
+        kept[order[place >= MAX_TERMS]] = False
+        entry_set, entry_term = entry_set[kept], entry_term[kept]
+    return vocabulary, df, entry_set, entry_term
+
+
+def _sorted_distinct(values: Ints) -> Ints:
+    """`values` sorted, each once (np.unique, without the hashing it may choose, which is slower here)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
+
+
+def _pair_support(
+    entry_set: Ints, entry_term: Ints, weight: Ints, v: int, min_episodes: int
+) -> tuple[Ints, Ints, Ints]:
+    """Step 3's counting: the pairs (a < b) of kept terms with support >= min_episodes, and that support.
+
+    Sets of k kept terms are taken together as a k-column matrix, so each
+    size's pairs are two column gathers; the pairs' weights are summed by
+    one bincount over a x v + b (dense for a small vocabulary, else over the
+    distinct keys).
+    """
+    sizes = np.bincount(entry_set, minlength=len(weight))
+    starts = np.cumsum(sizes) - sizes
+    keys, weights = [], []
+    for k in range(2, int(sizes.max(initial=0)) + 1):
+        of_size = np.flatnonzero(sizes == k)
+        if not len(of_size):
+            continue
+        terms = entry_term[starts[of_size][:, None] + np.arange(k)]  # ascending within a row
+        first, second = np.triu_indices(k, 1)
+        keys.append((terms[:, first] * v + terms[:, second]).ravel())
+        weights.append(np.repeat(weight[of_size], len(first)))
+    if not keys:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    key, w = np.concatenate(keys), np.concatenate(weights)
+    if v * v <= DENSE_PAIRS:
+        counts = np.bincount(key, weights=w, minlength=v * v)
+        found = np.flatnonzero(counts >= min_episodes)
+        support = counts[found]
+    else:
+        order = np.argsort(key, kind="stable")
+        key, w = key[order], w[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        counts = np.add.reduceat(w, starts)
+        recur = counts >= min_episodes
+        found, support = key[starts[recur]], counts[recur]
+    return found // v, found % v, support.astype(np.int64)
+
+
+def _postings(shape_of: Ints, weight: Ints, entry_set: Ints, entry_term: Ints, wanted: list[int]) -> dict[int, set[int]]:
+    """term -> the episodes (indices) that kept it, for the `wanted` terms: each set's entries spread over its episodes."""
+    is_wanted = np.zeros(int(entry_term.max(initial=-1)) + 1, dtype=bool)
+    is_wanted[wanted] = True
+    chosen = np.flatnonzero(is_wanted[entry_term])
+    sets, terms = entry_set[chosen], entry_term[chosen]
+    episodes = np.argsort(shape_of, kind="stable")  # grouped by set, ascending within one
+    first = np.cumsum(weight) - weight  # where each set's episodes start in `episodes`
+    times = weight[sets]
+    total = int(times.sum())
+    spread = np.repeat(first[sets] - (np.cumsum(times) - times), times) + np.arange(total)
+    episode, term = episodes[spread], np.repeat(terms, times)
+    order = np.argsort(term, kind="stable")
+    episode, term = episode[order], term[order]
+    bounds = np.searchsorted(term, wanted + [len(is_wanted)])
+    flat = episode.tolist()
+    return {t: set(flat[lo:hi]) for t, lo, hi in zip(wanted, bounds.tolist(), bounds[1:].tolist())}
