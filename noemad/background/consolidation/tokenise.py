@@ -12,8 +12,10 @@ distinct stems.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
+from itertools import repeat
 
 from noemad.words import STOP_WORDS, WORD, content_words, snowball_stems
 
@@ -32,38 +34,50 @@ def terms(text: str) -> list[str]:
 Terms = tuple[str, ...]  # an episode's distinct terms, in order of first appearance
 
 
-class _Terms(dict[str, "str | None"]):
-    """word -> its term (its interned Snowball stem), or None if it is no content word; each word stemmed on first sight.
-
-    A month of episodes uses a few thousand distinct words a hundred
-    thousand times: looking each up costs less than stemming it again.
-    """
-
-    def __missing__(self, word: str) -> str | None:
-        term = None if len(word) < 2 or word in STOP_WORDS else sys.intern(snowball_stems([word])[0])
-        self[word] = term
-        return term
+_SEPARATOR = "\x00"  # between two bodies in the text cut at once; no word, and no term
+_JOINER = f" {_SEPARATOR} "
+# ASCII text is cut by a translation and a split: every ASCII character that is not a letter or a digit becomes a
+# space (what `WORD` matches, for ASCII), but the separator, which stays a word of its own.
+_ASCII_WORDS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != _SEPARATOR})
+_WORD_OR_SEPARATOR = re.compile(WORD.pattern + "|" + _SEPARATOR)
 
 
 def episode_terms(texts: Iterable[str]) -> list[Terms]:
     """Each episode's distinct terms (the tokenising stage of a run): `terms` without repeats.
 
     Tuples of interned strings: a stem shared by a thousand episodes is
-    stored once, and a tuple takes a third of a set's memory. The loop is
-    `terms` unrolled (the same words, the same stems), with a word's stem
-    looked up rather than computed again.
+    stored once, and a tuple takes a third of a set's memory. The same words
+    and stems as `terms`, cut in bulk: a body said again (a sensor's reading,
+    a repeated request) is cut once; the distinct bodies, lower-cased, are
+    joined by a separator and cut in one pass (a translation and a split when
+    they are ASCII, else `WORD`); each distinct word is stemmed once, all in
+    one call; then the terms are parted at the separators.
     """
-    term_of = _Terms().__getitem__
-    findall = WORD.findall
-    seen: dict[str, Terms] = {}  # a body said again (a sensor's reading, a repeated request) is cut once
+    bodies = [rest if sep else head for head, sep, rest in map(str.partition, texts, repeat(": "))]
+    found: dict[str, Terms | None] = dict.fromkeys(bodies)
+    distinct = list(found)
+    joined = _JOINER.join(map(str.lower, distinct))
+    if joined.count(_SEPARATOR) != len(distinct) - 1:  # a body holds the separator: cut one by one
+        found.update(zip(distinct, map(_cut, distinct)))
+        return list(map(found.__getitem__, bodies))  # type: ignore[arg-type]
+    words = joined.translate(_ASCII_WORDS).split() if joined.isascii() else _WORD_OR_SEPARATOR.findall(joined)
+    content = [w for w in set(words) if len(w) > 1 and w not in STOP_WORDS]
+    term_of: dict[str, str] = dict(zip(content, map(sys.intern, snowball_stems(content))))
+    term_of[_SEPARATOR] = _SEPARATOR
+    cut = list(filter(None, map(term_of.get, words)))  # the terms, in order, with a separator after each body but the last
     out: list[Terms] = []
-    for text in texts:
-        head, sep, rest = text.partition(": ")
-        body = rest if sep else head
-        found = seen.get(body)
-        if found is None:
-            distinct = dict.fromkeys(map(term_of, findall(body.lower())))
-            distinct.pop(None, None)  # the words that are no content words
-            found = seen[body] = tuple(distinct)
-        out.append(found)
-    return out
+    start = 0
+    at = cut.index
+    for _ in range(len(distinct) - 1):
+        end = at(_SEPARATOR, start)
+        out.append(tuple(dict.fromkeys(cut[start:end])))
+        start = end + 1
+    if distinct:
+        out.append(tuple(dict.fromkeys(cut[start:])))
+    found.update(zip(distinct, out))
+    return list(map(found.__getitem__, bodies))  # type: ignore[arg-type]
+
+
+def _cut(body: str) -> Terms:
+    """One body's distinct terms."""
+    return tuple(dict.fromkeys(snowball_stems(content_words(body))))
