@@ -1,8 +1,8 @@
 """The consolidation job (`run`): find the clusters off the loop, then word and write them one at a time.
 
-Loading (`select`), tokenising (`tokenise`), clustering (`clustering`) and
-reading who the clustered episodes are from run in a worker thread on a
-reader. Then clusters are taken largest first: planned in a worker thread
+Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
+run in a worker thread on a reader, while another reads who each episode is
+from (the stimulus it records). Then clusters are taken largest first: planned in a worker thread
 (`proposition.plan`, no reads), worded on the loop if a model call is left
 (`generalise.word`), and queued as one writer job (`recording.write_cluster`;
 at most WRITE_AHEAD queued at once, so other writes interleave and commits
@@ -52,11 +52,25 @@ class _Found:
         return [self.term_sets[i] for i in c.members]
 
 
-def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Found:
-    """Load, tokenise and cluster, then read who the clustered episodes are from: on a reader in a worker thread."""
-    db = ctx.store.reader()
+def _load(ctx: JobContext, start: float, end: float) -> Window:
+    """The episodes to consider, on a reader in a worker thread."""
     ctx.progress(0.02, "loading episodes")
-    window = load_window(db, ctx.mind, start, end)
+    return load_window(ctx.store.reader(), ctx.mind, start, end)
+
+
+def _speakers(ctx: JobContext, window: Window) -> dict[int, str]:
+    """Who each of the window's stimuli is from: read on another worker thread's reader while the episodes are clustered.
+
+    Read for every episode rather than the clustered ones only, so it need
+    not wait for the clusters: SQLite reads it without the interpreter lock,
+    in the time tokenising and clustering take.
+    """
+    return load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
+
+
+def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
+    """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread."""
+    db = ctx.store.reader()
     ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
     term_sets = episode_terms(window.texts)
     stimuli = window.stimuli
@@ -70,9 +84,7 @@ def _find(ctx: JobContext, start: float, end: float, min_episodes: int) -> _Foun
 
     pairs = Pairs()
     clusters = cluster(term_sets, min_episodes, occasions, pairs)
-    members = [i for c in clusters for i in c.members]
-    speakers.update(load_speakers(db, [s for s in map(stimuli.__getitem__, members) if s is not None and s not in speakers]))
-    written_by = load_written_by(db, [window.ids[i] for i in members if stimuli[i] is None])
+    written_by = load_written_by(db, [window.ids[i] for c in clusters for i in c.members if stimuli[i] is None])
     return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
 
@@ -139,8 +151,16 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         raise InvalidInput(f"the consolidation window must be a span such as 30d, not {window!r}")
     now = ctx.now()
     start = now - span
-    # Off the loop: tokenising and clustering a busy month takes a good part of a second.
-    found = await asyncio.to_thread(_find, ctx, start, now, min_episodes)
+    # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
+    # are read meanwhile on another thread.
+    considered = await asyncio.to_thread(_load, ctx, start, now)
+    speakers = asyncio.ensure_future(asyncio.to_thread(_speakers, ctx, considered))
+    try:
+        found = await asyncio.to_thread(_find, ctx, considered, min_episodes)
+    except BaseException:
+        await asyncio.gather(speakers, return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
+        raise
+    found.speakers.update(await speakers)
     total = len(found.clusters)
 
     wordings: list[Wording] = []
