@@ -22,7 +22,7 @@ The package, in the order a run takes it:
 """
 
 from noemad.background.consolidation.clustering import (
-    LIFT_FLOOR, MAX_TERMS, MIN_CONSISTENCY, MIN_COSINE, MIN_LIFT, MIN_OCCASIONS, Cluster, Pairs, cluster,
+    LIFT_FLOOR, MAX_TERMS, MIN_CONSISTENCY, MIN_COSINE, MIN_LIFT, MIN_OCCASIONS, Cluster, Pairs, cluster, cluster_table,
 )
 from noemad.background.consolidation.generalise import GENERALISING_WORDS, SYSTEM, Wording, prompt_text, unsupported, word
 from noemad.background.consolidation.job import DEFAULT_MIN_EPISODES, DEFAULT_WINDOW, run, summary
@@ -30,12 +30,12 @@ from noemad.background.consolidation.proposition import EpisodeInfo, Episodes, P
 from noemad.background.consolidation.recording import ACTOR, EPISODE_WEIGHT, KIND, Skipped, Written, record, write_cluster
 from noemad.background.consolidation.rejection import DEFAULT_REASON, REJECTED, generalisation_belief, reject
 from noemad.background.consolidation.select import Window, load_episodes, load_speakers, load_window
-from noemad.background.consolidation.tokenise import Terms, episode_terms, strip_speaker, terms
+from noemad.background.consolidation.tokenise import TermTable, Terms, episode_terms, strip_speaker, term_table, terms
 
 __all__ = [
     "ACTOR", "DEFAULT_MIN_EPISODES", "DEFAULT_REASON", "DEFAULT_WINDOW", "EPISODE_WEIGHT", "GENERALISING_WORDS", "KIND",
     "LIFT_FLOOR", "MAX_TERMS", "MIN_CONSISTENCY", "MIN_COSINE", "MIN_LIFT", "MIN_OCCASIONS", "Pairs", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Episodes", "Plan", "Skipped",
-    "Terms", "Window", "Wording", "Written", "cluster", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
-    "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "terms",
+    "TermTable", "Terms", "Window", "Wording", "Written", "cluster", "cluster_table", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
+    "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "term_table", "terms",
     "unsupported", "who", "word", "write_cluster",
 ]

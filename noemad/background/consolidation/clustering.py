@@ -62,11 +62,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 from numpy.typing import NDArray
 
+from noemad.background.consolidation.tokenise import TermTable, table_of
 from noemad.errors import InvalidInput
 
 MAX_TERMS = 12  # terms an episode keeps for pair counting
@@ -124,22 +124,42 @@ def cluster(
 
     `occasions(indices)` counts the distinct occasions of those episodes
     (None: each is its own). `pairs_seen`, when given, is filled in with
-    what became of the pairs.
-
-    Terms are numbered in term order (so comparing numbers compares terms
-    and every tie breaks as it would on the terms). Each distinct set of
-    terms is counted once, weighted by the episodes that have it, and the
-    counting is done on arrays (`_kept_terms`, `_pair_support`): what the
-    docstring describes, with no Python loop per episode or per pair.
+    what became of the pairs. (A run clusters its episodes' `TermTable`
+    with `cluster_table`; this is the same for sets of terms.)
     """
     if min_episodes < 2:
         raise InvalidInput(f"a cluster needs at least 2 episodes, not {min_episodes}")
-    n = len(term_sets)
+    keys: Sequence[Hashable] = term_sets  # type: ignore[assignment]
+    try:  # episodes with the same terms share a body
+        number = dict.fromkeys(keys)
+    except TypeError:  # unhashable sets of terms (sets, lists): as tuples
+        keys = [tuple(s) for s in term_sets]
+        number = dict.fromkeys(keys)
+    shapes = list(number)
+    number.update(zip(shapes, range(len(shapes))))
+    body_of = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
+    return cluster_table(table_of(body_of, shapes), min_episodes, occasions, pairs_seen)  # type: ignore[arg-type]
+
+
+def cluster_table(
+    table: TermTable,
+    min_episodes: int,
+    occasions: Callable[[Collection[int]], int] | None = None,
+    pairs_seen: Pairs | None = None,
+) -> list[Cluster]:
+    """`cluster` of the episodes whose terms `table` holds (see the module docstring).
+
+    Each body is counted once, weighted by the episodes that have it, and
+    the counting is done on arrays (`_kept_terms`, `_pair_support`): what
+    the docstring describes, with no Python loop per episode or per pair.
+    """
+    if min_episodes < 2:
+        raise InvalidInput(f"a cluster needs at least 2 episodes, not {min_episodes}")
+    n = len(table)
     if n < min_episodes:
         return []
-    shape_of, shapes = _distinct(term_sets)
-    weight = np.bincount(shape_of, minlength=len(shapes))  # episodes per distinct set
-    vocabulary, df, entry_set, entry_term = _kept_terms(shapes, weight, min_episodes)
+    weight = np.bincount(table.body_of, minlength=table.bodies)  # episodes per body
+    vocabulary, df, entry_set, entry_term = _kept_terms(table, weight, min_episodes)
     if not vocabulary:
         return []
     a, b, support = _pair_support(entry_set, entry_term, weight, len(vocabulary), min_episodes)
@@ -163,7 +183,7 @@ def cluster(
     queue = [(-s, -c, x, y) for s, c, x, y in zip(qs, qc, qa, qb)]
     measures = {(x, y): (lf, k) for x, y, lf, k in zip(qa, qb, ql, qk)}  # (lift, consistency)
 
-    postings = _postings(shape_of, weight, entry_set, entry_term, sorted(set(qa) | set(qb)))
+    postings = _postings(table.body_of, weight, entry_set, entry_term, sorted(set(qa) | set(qb)))
     heapq.heapify(queue)
     clusters: list[Cluster] = []
     taken: set[int] = set()  # episodes in a cluster: set aside, not removed from every posting
@@ -187,50 +207,27 @@ def cluster(
     return clusters
 
 
-def _distinct(term_sets: Sequence[Collection[str]]) -> tuple[Ints, list[Collection[str]]]:
-    """Each episode's distinct set of terms (its number), and those sets: episodes said again are counted once."""
-    keys: Sequence[Hashable] = term_sets  # type: ignore[assignment]
-    try:
-        number = dict.fromkeys(keys)
-    except TypeError:  # unhashable sets of terms (sets, lists): as tuples, repeats kept (df counts them as Counter did)
-        keys = [tuple(s) for s in term_sets]
-        number = dict.fromkeys(keys)
-    shapes = list(number)
-    number.update(zip(shapes, range(len(shapes))))
-    shape_of = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
-    return shape_of, shapes  # type: ignore[return-value]
+def _kept_terms(table: TermTable, weight: Ints, min_episodes: int) -> tuple[list[str], Ints, Ints, Ints]:
+    """Steps 1 and 2: the frequent terms in term order, their df, and each body's kept terms as (body, term) entries.
 
-
-def _kept_terms(
-    shapes: Sequence[Collection[str]], weight: Ints, min_episodes: int
-) -> tuple[list[str], Ints, Ints, Ints]:
-    """Steps 1 and 2: the frequent terms in term order, their df, and each set's kept terms as (set, term) entries.
-
-    The entries are sorted by set then term, with no repeats; a set keeps at
-    most MAX_TERMS terms, the most frequent, ties by term.
+    The entries stay sorted by body then term; a body keeps at most
+    MAX_TERMS terms, the most frequent, ties by term.
     """
-    flat = list(chain.from_iterable(shapes))
-    names = sorted(set(flat))
-    number = dict(zip(names, range(len(names))))
-    term = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
-    owner = np.repeat(np.arange(len(shapes), dtype=np.int64), np.fromiter(map(len, shapes), dtype=np.int64, count=len(shapes)))
     # Weights are whole numbers below 2**53: the float sums are exact.
-    df_all = np.bincount(term, weights=weight[owner], minlength=len(names)).astype(np.int64)
+    df_all = np.bincount(table.entry_term, weights=weight[table.entry_body], minlength=len(table.names)).astype(np.int64)
     frequent = df_all >= min_episodes
-    vocabulary = [names[i] for i in np.flatnonzero(frequent).tolist()]
-    v = len(vocabulary)
-    if not v:
+    vocabulary = [table.names[i] for i in np.flatnonzero(frequent).tolist()]
+    if not vocabulary:
         empty = np.zeros(0, dtype=np.int64)
         return [], empty, empty, empty
-    rank = np.cumsum(frequent) - 1  # a frequent term's number in the vocabulary
-    keep = frequent[term]
-    key = _sorted_distinct(owner[keep] * v + rank[term[keep]])  # by set then term, repeats dropped
-    entry_set, entry_term = key // v, key % v
+    rank = np.cumsum(frequent) - 1  # a frequent term's number in the vocabulary: the order is kept
+    keep = frequent[table.entry_term]
+    entry_set, entry_term = table.entry_body[keep], rank[table.entry_term[keep]]
     df = df_all[frequent]
-    sizes = np.bincount(entry_set, minlength=len(shapes))
+    sizes = np.bincount(entry_set, minlength=table.bodies)
     if sizes.max(initial=0) > MAX_TERMS:
         over = np.flatnonzero(sizes[entry_set] > MAX_TERMS)
-        # Within each set: the most frequent first, ties by term; those past MAX_TERMS are dropped.
+        # Within each body: the most frequent first, ties by term; those past MAX_TERMS are dropped.
         order = over[np.lexsort((entry_term[over], -df[entry_term[over]], entry_set[over]))]
         groups = entry_set[order]
         starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
@@ -239,12 +236,6 @@ def _kept_terms(
         kept[order[place >= MAX_TERMS]] = False
         entry_set, entry_term = entry_set[kept], entry_term[kept]
     return vocabulary, df, entry_set, entry_term
-
-
-def _sorted_distinct(values: Ints) -> Ints:
-    """`values` sorted, each once (np.unique, without the hashing it may choose, which is slower here)."""
-    values = np.sort(values)
-    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def _pair_support(
@@ -286,13 +277,13 @@ def _pair_support(
     return found // v, found % v, support.astype(np.int64)
 
 
-def _postings(shape_of: Ints, weight: Ints, entry_set: Ints, entry_term: Ints, wanted: list[int]) -> dict[int, set[int]]:
+def _postings(body_of: Ints, weight: Ints, entry_set: Ints, entry_term: Ints, wanted: list[int]) -> dict[int, set[int]]:
     """term -> the episodes (indices) that kept it, for the `wanted` terms: each set's entries spread over its episodes."""
     is_wanted = np.zeros(int(entry_term.max(initial=-1)) + 1, dtype=bool)
     is_wanted[wanted] = True
     chosen = np.flatnonzero(is_wanted[entry_term])
     sets, terms = entry_set[chosen], entry_term[chosen]
-    episodes = np.argsort(shape_of, kind="stable")  # grouped by set, ascending within one
+    episodes = np.argsort(body_of, kind="stable")  # grouped by body, ascending within one
     first = np.cumsum(weight) - weight  # where each set's episodes start in `episodes`
     times = weight[sets]
     total = int(times.sum())

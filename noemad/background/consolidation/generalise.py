@@ -27,7 +27,7 @@ asks for no further call. Every call made or refused is recorded on the job.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -83,20 +83,20 @@ def prompt_text(p: Plan) -> str:
     )
 
 
-def support(p: Plan, term_sets: Sequence[Collection[str]]) -> Support:
-    """What a generalisation may say: the terms of all of the cluster's episodes, its speakers' names, generalising words."""
+def support(p: Plan, terms: Collection[str]) -> Support:
+    """What a generalisation may say: `terms` (those of all of the cluster's episodes), its speakers' names, generalising words."""
     return Support.of(
         STEMS,
         [name for name, _ in p.speakers],
-        keys=set().union(*term_sets) | _GENERALISING_STEMS,
+        keys=set(terms) | _GENERALISING_STEMS,
         numbers_from=[strip_speaker(e.text) for e in p.episodes],
     )
 
 
-def unsupported(answer: str, p: Plan, term_sets: Sequence[Collection[str]]) -> list[str]:
+def unsupported(answer: str, p: Plan, terms: Collection[str]) -> list[str]:
     """Why `answer` is not a supported generalisation of the cluster; [] if it is (see the module docstring).
 
-    `term_sets` are the terms of all of the cluster's episodes.
+    `terms` are the terms of all of the cluster's episodes.
     """
     problems: list[str] = []
     text = answer.strip()
@@ -110,7 +110,7 @@ def unsupported(answer: str, p: Plan, term_sets: Sequence[Collection[str]]) -> l
     for t in p.cluster.pair:
         if t not in have:
             problems.append(f"it does not mention {p.words.get(t, t)!r}")
-    added = support(p, term_sets).added(text)
+    added = support(p, terms).added(text)
     if added.words:
         problems.append("no episode says " + shown(added.words, quote=True))
     if added.numbers:
@@ -135,7 +135,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-async def word(ctx: JobContext, p: Plan, term_sets: Sequence[Collection[str]]) -> Wording:
+async def word(ctx: JobContext, p: Plan, terms: Collection[str]) -> Wording:
     """Ask the summarise role for a cluster's generalisation; keep it only if supported. Never raises a ModelError."""
     from noemad.models import Block, Prompt, Turn
 
@@ -148,7 +148,7 @@ async def word(ctx: JobContext, p: Plan, term_sets: Sequence[Collection[str]]) -
     )
 
     def check(answer: str) -> Objection | None:
-        why = unsupported(_one_line(answer), p, term_sets)
+        why = unsupported(_one_line(answer), p, terms)
         return Objection(tuple(why)) if why else None
 
     worded = await reword(ctx.gateway, prompt, p.plain, check, on_call=ctx.record_call)

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from noemad.background.consolidation.clustering import Cluster, Pairs, cluster
+from noemad.background.consolidation.clustering import Cluster, Pairs, cluster_table
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
 from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
-from noemad.background.consolidation.tokenise import Terms, episode_terms
+from noemad.background.consolidation.tokenise import TableTerms, TermTable, term_table
 from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, span_seconds
 from noemad.errors import InvalidInput, NoemaError
@@ -41,15 +41,15 @@ class _Found:
     """What the off-loop stages found: the episodes considered, their terms, the clusters and their episodes' speakers."""
 
     window: Window
-    term_sets: list[Terms]
+    terms: TermTable
     clusters: list[Cluster]
     speakers: dict[int, str]  # stimulus event id -> speaker
     written_by: dict[int, int]  # episode id -> its memory_created, for episodes with no stimulus
     cause: int | None  # the job's start event
     pairs: Pairs  # what became of the pairs of terms, for the summary
 
-    def terms_of(self, c: Cluster) -> list[Terms]:
-        return [self.term_sets[i] for i in c.members]
+    def terms_of(self, c: Cluster) -> TableTerms:
+        return self.terms.of(c.members)
 
 
 def _load(ctx: JobContext, start: float, end: float) -> Window:
@@ -72,7 +72,7 @@ def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
     """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread."""
     db = ctx.store.reader()
     ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
-    term_sets = episode_terms(window.texts)
+    terms = term_table(window.texts)
     stimuli = window.stimuli
     speakers: dict[int, str] = {}
 
@@ -83,9 +83,9 @@ def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
                      for i in indices})
 
     pairs = Pairs()
-    clusters = cluster(term_sets, min_episodes, occasions, pairs)
+    clusters = cluster_table(terms, min_episodes, occasions, pairs)
     written_by = load_written_by(db, [window.ids[i] for c in clusters for i in c.members if stimuli[i] is None])
-    return _Found(window, term_sets, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
+    return _Found(window, terms, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
 
 def _plan(found: _Found, index: int) -> Plan:
@@ -185,7 +185,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                 w = Wording(p.plain, reason=refused.reason, detail=f"not asked: an earlier call was refused ({refused.detail})")
             elif ctx.calls_left > 0:
                 ctx.progress(0.4 + 0.55 * len(written) / total, f"wording {index + 1}/{total}")
-                w = await word(ctx, p, found.terms_of(p.cluster))
+                w = await word(ctx, p, found.terms_of(p.cluster).union())
                 if w.reason in REFUSALS:
                     refused = w
             else:

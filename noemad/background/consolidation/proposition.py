@@ -20,14 +20,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import add, ge, mul, sub
-from typing import NamedTuple, overload
+from typing import NamedTuple, Protocol, overload
 
 from noemad.background.consolidation.clustering import Cluster
-from noemad.background.consolidation.tokenise import strip_speaker
+from noemad.background.consolidation.tokenise import TableTerms, TermSets, strip_speaker
 from noemad.cognition.beliefs import check_proposition
 from noemad.cognition.narrative import clip
 from noemad.words import content_words, snowball_stems
@@ -170,19 +170,36 @@ def _most_representative(episodes: Episodes, hits: list[int]) -> list[int]:
     return [r[-1] for r in ranked[:PROMPT_EPISODES]]
 
 
-def plan(index: int, found: Cluster, episodes: Episodes, term_sets: Sequence[Collection[str]]) -> Plan:
+class ClusterTerms(Protocol):
+    """The terms of a cluster's episodes, in its order, as a plan counts them (`TableTerms`, `TermSets`)."""
+
+    def counts(self) -> Mapping[str, int]:
+        """term -> how many of the episodes hold it."""
+        ...
+
+    def hits(self, keys: Collection[str]) -> list[int]:
+        """How many of `keys` each episode holds."""
+        ...
+
+    def union(self) -> set[str]:
+        """Every term of the episodes."""
+        ...
+
+
+def plan(index: int, found: Cluster, episodes: Episodes, terms: ClusterTerms | Sequence[Collection[str]]) -> Plan:
     """Key terms, representative, speakers and plain proposition of one cluster.
 
-    `episodes` and `term_sets` are the cluster's, in the order of `found.members` (id order).
+    `episodes` and `terms` are the cluster's, in the order of `found.members`
+    (id order); `terms` may be its episodes' sets of terms.
     """
     size = len(episodes)
-    counts: Counter[str] = Counter(chain.from_iterable(term_sets))
+    held = terms if isinstance(terms, (TableTerms, TermSets)) else TermSets(terms)  # type: ignore[arg-type]
+    counts = held.counts()
     a, b = found.pair
     others = sorted((t for t, c in counts.items() if t not in found.pair and c >= KEY_SHARE * size), key=lambda t: (-counts[t], t))
     key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
-    keys = set(key_terms)
 
-    order = _most_representative(episodes, list(map(len, map(keys.intersection, term_sets))))
+    order = _most_representative(episodes, held.hits(key_terms))
     representative = episodes[order[0]]
     words = _spellings(representative.text, key_terms)
     by_speaker = Counter(episodes.speakers)

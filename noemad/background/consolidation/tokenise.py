@@ -14,10 +14,17 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
-from itertools import repeat
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import chain, repeat
+
+import numpy as np
+from numpy.typing import NDArray
 
 from noemad.words import STOP_WORDS, WORD, content_words, snowball_stems
+
+Ints = NDArray[np.int64]
 
 
 def strip_speaker(text: str) -> str:
@@ -42,6 +49,24 @@ _ASCII_WORDS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isal
 _WORD_OR_SEPARATOR = re.compile(WORD.pattern + "|" + _SEPARATOR)
 
 
+def _bodies(texts: Iterable[str]) -> list[str]:
+    return [rest if sep else head for head, sep, rest in map(str.partition, texts, repeat(": "))]
+
+
+def _words(distinct: Sequence[str]) -> list[str] | None:
+    """The words of these bodies, lower-cased, in order, with a separator between two bodies; None if a body holds the separator."""
+    joined = _JOINER.join(map(str.lower, distinct))
+    if joined.count(_SEPARATOR) != len(distinct) - 1:
+        return None
+    return joined.translate(_ASCII_WORDS).split() if joined.isascii() else _WORD_OR_SEPARATOR.findall(joined)
+
+
+def _stems(words: Collection[str]) -> dict[str, str]:
+    """content word -> its term (interned stem), for the content words among these distinct words: stemmed in one call."""
+    content = [w for w in words if len(w) > 1 and w not in STOP_WORDS]
+    return dict(zip(content, map(sys.intern, snowball_stems(content))))
+
+
 def episode_terms(texts: Iterable[str]) -> list[Terms]:
     """Each episode's distinct terms (the tokenising stage of a run): `terms` without repeats.
 
@@ -53,16 +78,14 @@ def episode_terms(texts: Iterable[str]) -> list[Terms]:
     they are ASCII, else `WORD`); each distinct word is stemmed once, all in
     one call; then the terms are parted at the separators.
     """
-    bodies = [rest if sep else head for head, sep, rest in map(str.partition, texts, repeat(": "))]
+    bodies = _bodies(texts)
     found: dict[str, Terms | None] = dict.fromkeys(bodies)
     distinct = list(found)
-    joined = _JOINER.join(map(str.lower, distinct))
-    if joined.count(_SEPARATOR) != len(distinct) - 1:  # a body holds the separator: cut one by one
+    words = _words(distinct)
+    if words is None:  # a body holds the separator: cut one by one
         found.update(zip(distinct, map(_cut, distinct)))
         return list(map(found.__getitem__, bodies))  # type: ignore[arg-type]
-    words = joined.translate(_ASCII_WORDS).split() if joined.isascii() else _WORD_OR_SEPARATOR.findall(joined)
-    content = [w for w in set(words) if len(w) > 1 and w not in STOP_WORDS]
-    term_of: dict[str, str] = dict(zip(content, map(sys.intern, snowball_stems(content))))
+    term_of = _stems(set(words))
     term_of[_SEPARATOR] = _SEPARATOR
     cut = list(filter(None, map(term_of.get, words)))  # the terms, in order, with a separator after each body but the last
     out: list[Terms] = []
@@ -81,3 +104,135 @@ def episode_terms(texts: Iterable[str]) -> list[Terms]:
 def _cut(body: str) -> Terms:
     """One body's distinct terms."""
     return tuple(dict.fromkeys(snowball_stems(content_words(body))))
+
+
+@dataclass(frozen=True)
+class TermTable:
+    """The terms of many episodes as arrays: what clustering and planning count, with no tuple made per episode.
+
+    Episodes whose bodies (prefix dropped) are the same share a *body*; a
+    body's distinct terms are its *entries*, (body, term) pairs sorted by
+    body then term. Terms are numbered in term order, so comparing numbers
+    compares terms.
+    """
+
+    names: list[str]  # term number -> term
+    bodies: int
+    body_of: Ints  # episode -> its body
+    entry_body: Ints
+    entry_term: Ints
+
+    def __len__(self) -> int:
+        return len(self.body_of)
+
+    def of(self, episodes: Sequence[int]) -> TableTerms:
+        """The terms of these episodes (a cluster's), as a plan counts them."""
+        return TableTerms(self, episodes)
+
+    def _bodies_of(self, episodes: Sequence[int]) -> Ints:
+        return self.body_of[np.asarray(episodes, dtype=np.int64)]
+
+    def counts(self, episodes: Sequence[int]) -> Counter[str]:
+        """term -> how many of these episodes hold it."""
+        times = np.bincount(self._bodies_of(episodes), minlength=self.bodies)
+        held = times[self.entry_body]
+        count = np.bincount(self.entry_term, weights=held, minlength=len(self.names))
+        found = np.flatnonzero(count)
+        return Counter(dict(zip(map(self.names.__getitem__, found.tolist()), count[found].astype(np.int64).tolist())))
+
+    def hits(self, episodes: Sequence[int], keys: Collection[str]) -> list[int]:
+        """How many of `keys` each of these episodes holds, in their order."""
+        wanted = np.zeros(len(self.names), dtype=bool)
+        number = dict(zip(self.names, range(len(self.names))))
+        wanted[[number[k] for k in keys if k in number]] = True
+        per_body = np.bincount(self.entry_body, weights=wanted[self.entry_term], minlength=self.bodies)
+        return per_body[self._bodies_of(episodes)].astype(np.int64).tolist()  # type: ignore[no-any-return]
+
+    def union(self, episodes: Sequence[int]) -> set[str]:
+        """Every term of these episodes."""
+        bodies = np.zeros(self.bodies, dtype=bool)
+        bodies[self._bodies_of(episodes)] = True
+        return set(map(self.names.__getitem__, np.unique(self.entry_term[bodies[self.entry_body]]).tolist()))
+
+
+@dataclass(frozen=True)
+class TableTerms:
+    """Some episodes' terms (a cluster's, in its order), read from a TermTable."""
+
+    table: TermTable
+    episodes: Sequence[int]
+
+    def counts(self) -> Counter[str]:
+        return self.table.counts(self.episodes)
+
+    def hits(self, keys: Collection[str]) -> list[int]:
+        return self.table.hits(self.episodes, keys)
+
+    def union(self) -> set[str]:
+        return self.table.union(self.episodes)
+
+
+@dataclass(frozen=True)
+class TermSets:
+    """Some episodes' terms given as sets (or tuples) of terms, counted as TableTerms counts them."""
+
+    sets: Sequence[Collection[str]]
+
+    def counts(self) -> Counter[str]:
+        return Counter(chain.from_iterable(map(set, self.sets)))
+
+    def hits(self, keys: Collection[str]) -> list[int]:
+        return list(map(len, map(set(keys).intersection, self.sets)))
+
+    def union(self) -> set[str]:
+        return set().union(*self.sets)
+
+
+def term_table(texts: Sequence[str]) -> TermTable:
+    """The TermTable of these episodes' texts: the same terms as `episode_terms`, as arrays.
+
+    Cut as `episode_terms` cuts, then every word is given its term's number
+    in one pass, and the bodies are told apart by the separators between
+    them (a running count), with no loop per body.
+    """
+    bodies = _bodies(texts)
+    number: dict[str, int] = dict.fromkeys(bodies)  # type: ignore[arg-type]
+    distinct = list(number)
+    number.update(zip(distinct, range(len(distinct))))
+    body_of = np.fromiter(map(number.__getitem__, bodies), dtype=np.int64, count=len(bodies))
+    words = _words(distinct)
+    if words is None:  # a body holds the separator: cut one by one
+        return table_of(body_of, list(map(_cut, distinct)))
+    vocabulary = set(words)
+    term_of = _stems(vocabulary)
+    names = sorted(set(term_of.values()))
+    term_number = dict(zip(names, range(len(names))))
+    code: dict[str, int] = dict.fromkeys(vocabulary, -1)  # no content word
+    code.update(zip(term_of, map(term_number.__getitem__, term_of.values())))
+    code[_SEPARATOR] = -2
+    codes = np.fromiter(map(code.__getitem__, words), dtype=np.int64, count=len(words))
+    body = np.cumsum(codes == -2)  # a word's body: the separators before it
+    content = codes >= 0
+    entry_body, entry_term = _distinct_entries(body[content], codes[content], len(names))
+    return TermTable(names, len(distinct), body_of, entry_body, entry_term)
+
+
+def table_of(body_of: Ints, terms_by_body: Sequence[Collection[str]]) -> TermTable:
+    """The TermTable of bodies given their terms (repeats within a body counted once)."""
+    names = sorted(set(chain.from_iterable(terms_by_body)))
+    number = dict(zip(names, range(len(names))))
+    flat = list(chain.from_iterable(terms_by_body))
+    term = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
+    sizes = np.fromiter(map(len, terms_by_body), dtype=np.int64, count=len(terms_by_body))
+    body = np.repeat(np.arange(len(terms_by_body), dtype=np.int64), sizes)
+    entry_body, entry_term = _distinct_entries(body, term, len(names))
+    return TermTable(names, len(terms_by_body), body_of, entry_body, entry_term)
+
+
+def _distinct_entries(body: Ints, term: Ints, terms: int) -> tuple[Ints, Ints]:
+    """(body, term) pairs sorted by body then term, each once."""
+    if not len(body):
+        return body, term
+    key = np.sort(body * max(terms, 1) + term)
+    key = key[np.r_[True, key[1:] != key[:-1]]]
+    return key // max(terms, 1), key % max(terms, 1)
