@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from noemad.background.consolidation.clustering import Cluster, Pairs, cluster_table
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
@@ -47,9 +50,17 @@ class _Found:
     written_by: dict[int, int]  # episode id -> its memory_created, for episodes with no stimulus
     cause: int | None  # the job's start event
     pairs: Pairs  # what became of the pairs of terms, for the summary
+    _columns: tuple[NDArray[Any], ...] | None = None
 
     def terms_of(self, c: Cluster) -> TableTerms:
         return self.terms.of(c.members)
+
+    def columns(self) -> tuple[NDArray[Any], ...]:
+        """The window's ids, texts, created and stimuli as arrays, made once: a cluster's are taken by one index each."""
+        if self._columns is None:
+            w = self.window
+            self._columns = (np.asarray(w.ids, dtype=np.int64), *(np.array(c, dtype=object) for c in (w.texts, w.created, w.stimuli)))
+        return self._columns
 
 
 def _load(ctx: JobContext, start: float, end: float) -> Window:
@@ -91,15 +102,13 @@ def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
 def _plan(found: _Found, index: int) -> Plan:
     """Plan one cluster, in a worker thread (while the writer writes the clusters before it): its episodes as columns."""
     c = found.clusters[index]
-    w = found.window
-    members = c.members
-    ids = list(map(w.ids.__getitem__, members))
-    stimuli = list(map(w.stimuli.__getitem__, members))
+    members = np.asarray(c.members, dtype=np.int64)
+    ids, texts, created, stimuli = (column[members].tolist() for column in found.columns())
     speakers = list(map(found.speakers.get, stimuli, repeat(UNKNOWN_SPEAKER)))  # None (no stimulus) is no key: unknown
     brought_by: list[int | None] = stimuli
     if None in stimuli:
         brought_by = [found.written_by.get(i) if s is None else s for i, s in zip(ids, stimuli)]
-    episodes = Episodes(ids, list(map(w.texts.__getitem__, members)), list(map(w.created.__getitem__, members)), speakers, brought_by)  # type: ignore[arg-type]
+    episodes = Episodes(ids, texts, created, speakers, brought_by)  # type: ignore[arg-type]
     return plan(index, c, episodes, found.terms_of(c))
 
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import add, ge, mul, sub
 from typing import NamedTuple, Protocol, overload
+
+import numpy as np
+from numpy.typing import NDArray
 
 from noemad.background.consolidation.clustering import Cluster
 from noemad.background.consolidation.tokenise import TableTerms, TermSets, strip_speaker
@@ -139,35 +140,36 @@ def _spellings(text: str, stems: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _most_representative(episodes: Episodes, hits: list[int]) -> list[int]:
+def _most_representative(episodes: Episodes, hits: Sequence[int], body_len: Sequence[int] | None = None) -> list[int]:
     """Indices of the PROMPT_EPISODES most representative episodes, most first, given how many key terms each holds.
 
     The order: the most key terms, then the shortest body (prefix stripped),
     the first body in code-point order, the earliest, the lowest id (ids are
     unique: a total order). The first two are cheap and decide almost
-    everything, so they are computed for every episode as one number, in C,
-    and the whole key only for the episodes whose number is at most the
-    PROMPT_EPISODES-th smallest (the others cannot come first).
+    everything, so they are computed for every episode as one number, in
+    numpy, and the whole key only for the episodes whose number is at most
+    the PROMPT_EPISODES-th smallest (the others cannot come first).
+    `body_len`, each body's length, when the caller knows it.
     """
     texts = episodes.texts
-    top = max(hits)
-    colon = list(map(str.find, texts, repeat(": ")))
-    # len(body) = len(text) - (where ": " starts + 2), or len(text) when there is no ": "
-    body_len = list(map(sub, map(len, texts), map(add, colon, repeat(2))))
-    if -1 in colon:
-        body_len = [n + 1 if c == -1 else n for n, c in zip(body_len, colon)]
-    scale = max(body_len) + 1
+    if body_len is None:
+        body_len = [len(strip_speaker(text)) for text in texts]
+    held = np.asarray(hits, dtype=np.int64)
+    length = np.asarray(body_len, dtype=np.int64)
     # (fewest key terms missing, shortest body) as one int: compared as the tuple would be
-    rough = list(map(add, map(mul, map(sub, repeat(top), hits), repeat(scale)), body_len))
-    cut = sorted(rough)[min(PROMPT_EPISODES, len(rough)) - 1]
+    rough = (held.max() - held) * (length.max() + 1) + length
+    k = min(PROMPT_EPISODES, len(rough))
+    cut = np.partition(rough, k - 1)[k - 1]
     created, ids = episodes.created, episodes.ids
-    ranked = []
-    for i in compress(range(len(rough)), map(ge, repeat(cut), rough)):
-        start = colon[i]
-        body = texts[i] if start < 0 else texts[i][start + 2:]
-        ranked.append((rough[i], body, created[i], ids[i], i))
+    ranked = [(r, strip_speaker(texts[i]), created[i], ids[i], i) for i, r in zip(*map(np.ndarray.tolist, _at_most(rough, cut)))]
     ranked.sort()
     return [r[-1] for r in ranked[:PROMPT_EPISODES]]
+
+
+def _at_most(rough: NDArray[np.int64], cut: np.int64) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The indices whose rough key is at most `cut`, and those keys."""
+    chosen = np.flatnonzero(rough <= cut)
+    return chosen, rough[chosen]
 
 
 class ClusterTerms(Protocol):
@@ -185,6 +187,10 @@ class ClusterTerms(Protocol):
         """Every term of the episodes."""
         ...
 
+    def body_lengths(self) -> Sequence[int] | None:
+        """Each episode's body's length (prefix stripped), if known."""
+        ...
+
 
 def plan(index: int, found: Cluster, episodes: Episodes, terms: ClusterTerms | Sequence[Collection[str]]) -> Plan:
     """Key terms, representative, speakers and plain proposition of one cluster.
@@ -199,7 +205,7 @@ def plan(index: int, found: Cluster, episodes: Episodes, terms: ClusterTerms | S
     others = sorted((t for t, c in counts.items() if t not in found.pair and c >= KEY_SHARE * size), key=lambda t: (-counts[t], t))
     key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
 
-    order = _most_representative(episodes, held.hits(key_terms))
+    order = _most_representative(episodes, held.hits(key_terms), held.body_lengths())
     representative = episodes[order[0]]
     words = _spellings(representative.text, key_terms)
     by_speaker = Counter(episodes.speakers)

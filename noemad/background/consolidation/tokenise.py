@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import sys
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, repeat
 
 import numpy as np
@@ -121,6 +122,7 @@ class TermTable:
     body_of: Ints  # episode -> its body
     entry_body: Ints
     entry_term: Ints
+    body_length: Ints | None = None  # body -> its length in characters, when made from texts
 
     def __len__(self) -> int:
         return len(self.body_of)
@@ -129,47 +131,57 @@ class TermTable:
         """The terms of these episodes (a cluster's), as a plan counts them."""
         return TableTerms(self, episodes)
 
-    def _bodies_of(self, episodes: Sequence[int]) -> Ints:
-        return self.body_of[np.asarray(episodes, dtype=np.int64)]
+    def bodies_of(self, episodes: Sequence[int]) -> tuple[Ints, Ints, Ints]:
+        """The distinct bodies of these episodes (ascending), how many of the episodes have each, and each episode's place among them."""
+        of = self.body_of[np.asarray(episodes, dtype=np.int64)]
+        ranked = np.sort(of)
+        firsts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if len(ranked) else np.zeros(0, dtype=np.int64)
+        bodies = ranked[firsts]
+        return bodies, np.diff(np.r_[firsts, len(ranked)]), np.searchsorted(bodies, of)
 
-    def counts(self, episodes: Sequence[int]) -> Counter[str]:
-        """term -> how many of these episodes hold it."""
-        times = np.bincount(self._bodies_of(episodes), minlength=self.bodies)
-        held = times[self.entry_body]
-        count = np.bincount(self.entry_term, weights=held, minlength=len(self.names))
-        found = np.flatnonzero(count)
-        return Counter(dict(zip(map(self.names.__getitem__, found.tolist()), count[found].astype(np.int64).tolist())))
-
-    def hits(self, episodes: Sequence[int], keys: Collection[str]) -> list[int]:
-        """How many of `keys` each of these episodes holds, in their order."""
-        wanted = np.zeros(len(self.names), dtype=bool)
-        number = dict(zip(self.names, range(len(self.names))))
-        wanted[[number[k] for k in keys if k in number]] = True
-        per_body = np.bincount(self.entry_body, weights=wanted[self.entry_term], minlength=self.bodies)
-        return per_body[self._bodies_of(episodes)].astype(np.int64).tolist()  # type: ignore[no-any-return]
-
-    def union(self, episodes: Sequence[int]) -> set[str]:
-        """Every term of these episodes."""
-        bodies = np.zeros(self.bodies, dtype=bool)
-        bodies[self._bodies_of(episodes)] = True
-        return set(map(self.names.__getitem__, np.unique(self.entry_term[bodies[self.entry_body]]).tolist()))
+    def entries_of(self, bodies: Ints) -> tuple[Ints, Ints]:
+        """The indices of these (ascending) bodies' entries, body by body, and how many each body has."""
+        starts = np.searchsorted(self.entry_body, bodies, side="left")
+        sizes = np.searchsorted(self.entry_body, bodies, side="right") - starts
+        return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum())), sizes
 
 
 @dataclass(frozen=True)
 class TableTerms:
-    """Some episodes' terms (a cluster's, in its order), read from a TermTable."""
+    """Some episodes' terms (a cluster's, in its order), read from a TermTable: the work is that of their own entries."""
 
     table: TermTable
     episodes: Sequence[int]
 
     def counts(self) -> Counter[str]:
-        return self.table.counts(self.episodes)
+        """term -> how many of the episodes hold it."""
+        bodies, times, _ = self.table.bodies_of(self.episodes)
+        entries, sizes = self.table.entries_of(bodies)
+        count = np.bincount(self.table.entry_term[entries], weights=np.repeat(times, sizes))
+        found = np.flatnonzero(count)
+        names = self.table.names
+        return Counter(dict(zip(map(names.__getitem__, found.tolist()), count[found].astype(np.int64).tolist())))
 
     def hits(self, keys: Collection[str]) -> list[int]:
-        return self.table.hits(self.episodes, keys)
+        """How many of `keys` each episode holds, in their order."""
+        names = self.table.names
+        numbers = [i for i in (bisect_left(names, k) for k in set(keys)) if i < len(names) and names[i] in keys]
+        bodies, _, place = self.table.bodies_of(self.episodes)
+        entries, sizes = self.table.entries_of(bodies)
+        is_key = np.isin(self.table.entry_term[entries], numbers)
+        per_body = np.bincount(np.repeat(np.arange(len(bodies)), sizes), weights=is_key, minlength=len(bodies))
+        return per_body[place].astype(np.int64).tolist()  # type: ignore[no-any-return]
+
+    def body_lengths(self) -> Ints | None:
+        """Each episode's body's length, if the table knows it."""
+        length = self.table.body_length
+        return None if length is None else length[self.table.body_of[np.asarray(self.episodes, dtype=np.int64)]]
 
     def union(self) -> set[str]:
-        return self.table.union(self.episodes)
+        """Every term of the episodes."""
+        bodies, _, _ = self.table.bodies_of(self.episodes)
+        entries, _ = self.table.entries_of(bodies)
+        return set(map(self.table.names.__getitem__, set(self.table.entry_term[entries].tolist())))
 
 
 @dataclass(frozen=True)
@@ -187,6 +199,9 @@ class TermSets:
     def union(self) -> set[str]:
         return set().union(*self.sets)
 
+    def body_lengths(self) -> None:
+        return None
+
 
 def term_table(texts: Sequence[str]) -> TermTable:
     """The TermTable of these episodes' texts: the same terms as `episode_terms`, as arrays.
@@ -201,8 +216,9 @@ def term_table(texts: Sequence[str]) -> TermTable:
     number.update(zip(distinct, range(len(distinct))))
     body_of = np.fromiter(map(number.__getitem__, bodies), dtype=np.int64, count=len(bodies))
     words = _words(distinct)
+    length = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     if words is None:  # a body holds the separator: cut one by one
-        return table_of(body_of, list(map(_cut, distinct)))
+        return replace(table_of(body_of, list(map(_cut, distinct))), body_length=length)
     vocabulary = set(words)
     term_of = _stems(vocabulary)
     names = sorted(set(term_of.values()))
@@ -214,7 +230,7 @@ def term_table(texts: Sequence[str]) -> TermTable:
     body = np.cumsum(codes == -2)  # a word's body: the separators before it
     content = codes >= 0
     entry_body, entry_term = _distinct_entries(body[content], codes[content], len(names))
-    return TermTable(names, len(distinct), body_of, entry_body, entry_term)
+    return TermTable(names, len(distinct), body_of, entry_body, entry_term, length)
 
 
 def table_of(body_of: Ints, terms_by_body: Sequence[Collection[str]]) -> TermTable:
