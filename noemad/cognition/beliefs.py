@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import add, mul
 from typing import Any, Literal, NamedTuple
 
 from sqlite_utils import Database
@@ -519,6 +520,30 @@ def _odd_numbers(values: Sequence[Any], *, allow_none: bool) -> list[Any]:
     return [v for v in values if odd(v)]
 
 
+_ALIKE_AT_ONCE = 64  # kinds of item (stance, weight, credibility, source) `_insert_alike` takes in one statement
+
+
+def _insert_alike(
+    db: Database, mind: str, belief_id: int, kind: str, at: str,
+    alike: list[tuple[str, float, float, str]], items: Iterable[tuple[str, float, float, str]], brought_by: Sequence[int],
+) -> None:
+    """Insert many items of a few kinds in one statement, in order: each as one integer, event id x 64 + its kind's number.
+
+    SQLite reads them from JSON and the kinds' values from bound parameters
+    (numbers exactly as given) without holding the interpreter's lock, so
+    other threads run while it writes (a consolidation plans its next cluster).
+    """
+    number = dict(zip(alike, range(len(alike))))
+    codes = json.dumps(list(map(add, map(mul, brought_by, repeat(_ALIKE_AT_ONCE)), map(number.__getitem__, items))))
+    case = f"CASE value % {_ALIKE_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(alike)) + " END"
+    columns = [[value for k, item in enumerate(alike) for value in (k, item[c])] for c in range(4)]
+    db.execute(
+        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at)"
+        f" SELECT ?, ?, {case}, {case}, {case}, {case}, ?, value / {_ALIKE_AT_ONCE}, ? FROM json_each(?)",
+        [mind, belief_id, *columns[0], *columns[1], *columns[2], *columns[3], kind, at, codes],
+    )
+
+
 def add_evidence_many(
     db: Database,
     *,
@@ -602,10 +627,14 @@ def add_evidence_many(
     else:
         credibilities = tuple(map(float, credibilities))
     (last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [belief_id]).fetchone()
-    db.conn.executemany(
-        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        zip(repeat(mind), repeat(belief_id), stances, weights, credibilities, sources, repeat(kind), brought_by, repeat(at)),
-    )
+    alike = dict.fromkeys(zip(stances, weights, credibilities, sources))  # items alike but for the event bringing them
+    if len(alike) <= _ALIKE_AT_ONCE and set(map(type, brought_by)) <= {int}:
+        _insert_alike(db, mind, belief_id, kind, at, list(alike), zip(stances, weights, credibilities, sources), brought_by)
+    else:
+        db.conn.executemany(
+            "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            zip(repeat(mind), repeat(belief_id), stances, weights, credibilities, sources, repeat(kind), brought_by, repeat(at)),
+        )
     first_id, last_id = db.execute(
         "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [belief_id, last_before]
     ).fetchone()
