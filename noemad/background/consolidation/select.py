@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import lt
 
 from sqlite_utils import Database
 
@@ -31,6 +32,10 @@ SELECT m.id, m.text, m.created_at, m.event_id
  ORDER BY m.id
 """
 
+_WINDOW_SQL = (
+    "SELECT json_group_array(id), json_group_array(text), json_group_array(created_at), json_group_array(event_id)"
+    f" FROM ({_EPISODES_SQL})"
+)
 
 # The event that wrote an episode with no stimulus (its memory_created).
 _WRITTEN_BY_SQL = """
@@ -50,12 +55,15 @@ class Window:
 
 
 def load_window(db: Database, mind: str, start: float, end: float) -> Window:
-    """The mind's episodes to consolidate (see the module docstring)."""
-    rows = db.execute(_EPISODES_SQL, [mind, iso(start), iso(end)]).fetchall()
-    if not rows:
-        return Window([], [], [], [])
-    ids, texts, created, stimuli = map(list, zip(*rows))
-    return Window(ids, texts, created, stimuli)
+    """The mind's episodes to consolidate (see the module docstring).
+
+    Read as four JSON arrays, one per column, in one row: decoding a
+    column at once costs less than a Python row per episode.
+    """
+    columns = [json.loads(column) for column in db.execute(_WINDOW_SQL, [mind, iso(start), iso(end)]).fetchone()]
+    if not all(map(lt, columns[0], columns[0][1:])):  # SQLite aggregates in the subquery's order; should it not, sort
+        columns = [list(c) for c in zip(*sorted(zip(*columns)))] if columns[0] else columns
+    return Window(*columns)
 
 
 def load_episodes(db: Database, mind: str, start: float, end: float) -> tuple[list[int], list[str]]:
