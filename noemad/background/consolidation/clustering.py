@@ -243,13 +243,14 @@ def _pair_support(
 ) -> tuple[Ints, Ints, Ints]:
     """Step 3's counting: the pairs (a < b) of kept terms with support >= min_episodes, and that support.
 
-    Sets of k kept terms are taken together as a k-column matrix, so each
+    Bodies of k kept terms are taken together as a k-column matrix, so each
     size's pairs are two column gathers; the pairs' weights are summed by
-    one bincount over a x v + b (dense for a small vocabulary, else over the
-    distinct keys).
+    bincount over a x v + b, size by size into one dense array for a small
+    vocabulary, else over the distinct keys of all sizes at once.
     """
     sizes = np.bincount(entry_set, minlength=len(weight))
     starts = np.cumsum(sizes) - sizes
+    dense = np.zeros(v * v) if v * v <= DENSE_PAIRS else None
     keys, weights = [], []
     for k in range(2, int(sizes.max(initial=0)) + 1):
         of_size = np.flatnonzero(sizes == k)
@@ -257,23 +258,26 @@ def _pair_support(
             continue
         terms = entry_term[starts[of_size][:, None] + np.arange(k)]  # ascending within a row
         first, second = np.triu_indices(k, 1)
-        keys.append((terms[:, first] * v + terms[:, second]).ravel())
-        weights.append(np.repeat(weight[of_size], len(first)))
-    if not keys:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    key, w = np.concatenate(keys), np.concatenate(weights)
-    if v * v <= DENSE_PAIRS:
-        counts = np.bincount(key, weights=w, minlength=v * v)
-        found = np.flatnonzero(counts >= min_episodes)
-        support = counts[found]
-    else:
+        key = (terms[:, first] * v + terms[:, second]).ravel()
+        w = np.repeat(weight[of_size], len(first))
+        if dense is not None:  # whole numbers below 2**53: the float sums are exact
+            dense += np.bincount(key, weights=w, minlength=v * v)
+        else:
+            keys.append(key)
+            weights.append(w)
+    if dense is not None:
+        found = np.flatnonzero(dense >= min_episodes)
+        support = dense[found]
+    elif keys:
+        key, w = np.concatenate(keys), np.concatenate(weights)
         order = np.argsort(key, kind="stable")
         key, w = key[order], w[order]
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        counts = np.add.reduceat(w, starts)
+        firsts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        counts = np.add.reduceat(w, firsts)
         recur = counts >= min_episodes
-        found, support = key[starts[recur]], counts[recur]
+        found, support = key[firsts[recur]], counts[recur]
+    else:
+        found = support = np.zeros(0, dtype=np.int64)
     return found // v, found % v, support.astype(np.int64)
 
 
