@@ -141,6 +141,8 @@ def tree(graph: dict[str, Any]) -> list[RenderableType]:
         else:
             top.add(Text(f"{title}: {_none_note(graph, direction)}", style="dim"))
     out: list[RenderableType] = [top]
+    if graph.get("archive"):
+        out.insert(0, Text(f"walked inside the archive {graph['archive']}: #{graph['root']} is no longer in the store", style="yellow"))
     extra = walk.also_linked()
     if extra:
         out.append(Text("also linked:", style="bold"))
@@ -152,10 +154,29 @@ def tree(graph: dict[str, Any]) -> list[RenderableType]:
         for group in groups:
             members = ", ".join(f"#{i}" for i in group["events"])
             out.append(Text(f"  cycle {group['cycle_id']}: {members}"))
+    out.extend(archived_lines(graph))
     cut = truncation_line(graph) if truncation.get("truncated") else None
     if cut:
         out.append(Text(cut, style="yellow"))
     return out
+
+
+def archived_lines(graph: dict[str, Any]) -> list[Text]:
+    """Where the walk ran into an archive (or, inside one, out of it): one line per cut link, grouped by file.
+
+    (A walk inside an archive says so above its tree.)
+    """
+    lines: list[Text] = []
+    cuts = graph.get("cuts") or []
+    if not cuts:
+        return lines
+    lines.append(Text("cut here (the linked events are archived; the walk stops at them):", style="bold"))
+    for path in sorted({c["path"] for c in cuts}):
+        lines.append(Text(f"  in {path}:", style="yellow"))
+        for cut in (c for c in cuts if c["path"] == path):
+            arrow = "◀" if cut["side"] == "cause" else "▶"
+            lines.append(Text(f"    #{cut['event']} {arrow} {cut['link']} #{cut['archived']}"))
+    return lines
 
 
 def _none_note(graph: dict[str, Any], direction: int) -> str:

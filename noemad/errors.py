@@ -160,6 +160,12 @@ class BackupRunning(Conflict):
     title = "Backup running"
 
 
+class ArchiveRunning(Conflict):
+    """An archive run of this mind is already going."""
+
+    title = "Archive running"
+
+
 class ShuttingDown(NoemaError):
     """The daemon is stopping and takes no new work."""
 

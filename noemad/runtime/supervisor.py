@@ -20,7 +20,7 @@ from sqlite_utils import Database
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
-from noemad.errors import Conflict, MindNotFound, ShuttingDown
+from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
 from noemad.events import Event, EventQuery, append, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
@@ -42,6 +42,7 @@ from noemad.gate.judging import Judge
 from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
@@ -82,7 +83,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads, Gating):
+class Supervisor(Reads, Gating, Archiving):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -485,7 +486,10 @@ class Supervisor(Reads, Gating):
         return query_events(db, mind, query)
 
     def event(self, event_id: int) -> Event:
-        return get_event(self.store.reader(), event_id)
+        try:
+            return get_event(self.store.reader(), event_id)
+        except EventNotFound as missing:
+            raise self.not_found(event_id, missing) from None
 
     def chain(self, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
         bounds = self.config.timeline
@@ -496,7 +500,10 @@ class Supervisor(Reads, Gating):
             max_hops=bounds.max_hops,
             max_events=bounds.max_events,
         )
-        return walk(self.store.reader(), event_id, limits)
+        try:
+            return walk(self.store.reader(), event_id, limits)
+        except EventNotFound as missing:
+            return self.archived_walk(event_id, limits, missing)
 
     # status ----------------------------------------------------------------
 
