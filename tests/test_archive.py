@@ -161,3 +161,66 @@ def test_spans_younger_than_the_mind_reads_are_refused(app: InProcess, mind: str
     assert app.api("POST", f"/minds/{mind}/archive", json={"older_than": 30}).status_code == 422
     assert app.api("POST", "/minds/nobody/archive", json={"older_than": "45d"}).status_code == 404
     assert app.api("GET", "/minds/nobody/archives").status_code == 404
+
+
+def test_the_dashboard_timeline_names_the_cuts_and_the_archive_walk(app: InProcess, mind: str) -> None:
+    old, _, claim = old_and_new(app, mind)
+    done = archive(app, mind, "45d")
+    path = done["archive"]["path"]
+    kept = app.run(app.client.get(f"/events/{claim}/timeline"))
+    assert kept.status_code == 200
+    assert "Cut by archiving" in kept.text and path in kept.text
+    walked = app.run(app.client.get(f"/events/{old[0]}/timeline"))
+    assert walked.status_code == 200
+    assert f"Event #{old[0]} is archived: this walk ran inside the archive file {path}." in walked.text
+
+
+def test_a_run_that_fails_part_way_loses_nothing_and_the_next_run_finishes(app: InProcess, mind: str, monkeypatch: Any) -> None:
+    from noemad.archive import run
+
+    old, _, _ = old_and_new(app, mind)
+    stored = {e["id"] for e in events(app, mind)}
+    monkeypatch.setattr(run, "CHUNK_IDS", 8)  # several chunks
+    real = run.remove_archived
+    calls = 0
+
+    def failing(db: Any, mind: str, ids: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise OSError("injected: the disk went away")
+        return real(db, mind, ids)
+
+    monkeypatch.setattr(run, "remove_archived", failing)
+    answer = app.api("POST", f"/minds/{mind}/archive", json={"older_than": "45d"})
+    assert answer.status_code >= 500
+    first = app.api("GET", f"/minds/{mind}/archives").json()
+    assert len(first) == 1 and "finished_at" not in first[0] and first[0]["events"] > 0
+    after_failure = {e["id"] for e in events(app, mind)}
+    moved = stored - after_failure
+    assert len(moved) == first[0]["events"]  # only the chunk that committed left the store
+    assert set(old) & after_failure  # the failed chunk's old messages are still in the store
+    db = sqlite3.connect(app.paths.db_file)
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+
+    monkeypatch.setattr(run, "remove_archived", real)
+    done = archive(app, mind, "45d")
+    assert done["archive"]["id"] == 2 and done["archive"]["finished_at"]
+    assert not set(old) & {e["id"] for e in events(app, mind)}
+    # every event that left the store is in one of the two files
+    held: set[int] = set()
+    for listed in app.api("GET", f"/minds/{mind}/archives").json():
+        with sqlite3.connect(listed["path"]) as conn:
+            held |= {row[0] for row in conn.execute("SELECT id FROM events")}
+    assert stored - {e["id"] for e in events(app, mind)} <= held
+
+
+def test_an_archive_file_that_cannot_be_written_is_a_507_and_the_store_keeps_everything(app: InProcess, mind: str) -> None:
+    old_and_new(app, mind)
+    stored = events(app, mind)
+    (app.paths.data_dir / "archives").write_text("a file where the directory should be")
+    answer = app.api("POST", f"/minds/{mind}/archive", json={"older_than": "45d"})
+    assert answer.status_code == 507, answer.text
+    assert "could not be written" in answer.json()["detail"] and "stay in the store" in answer.json()["detail"]
+    assert events(app, mind) == stored
+    assert app.api("GET", f"/minds/{mind}/archives").json() == []

@@ -24,7 +24,7 @@ from sqlite_utils import Database
 from noemad.archive import cuts, file, select
 from noemad.archive.cuts import Archive
 from noemad.clock import Clock, iso
-from noemad.errors import ArchiveRunning
+from noemad.errors import ArchiveFailed, ArchiveRunning
 from noemad.events import EventDraft, append, remove_archived
 from noemad.store import Store
 from noemad.wire import OMIT_NONE, wire
@@ -132,10 +132,16 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
             path = directory / f"{mind}-{archive.id}.sqlite"
             db.execute("UPDATE archives SET path = ? WHERE id = ?", [str(path), archive.id])
             archive = cuts.get_archive(db, archive.id)
-        if conn is None:
-            conn = file.open_file(Path(archive.path), db, archive)
         found = cuts.find(db, taken.ids)
-        file.write_chunk(db, conn, archive, taken.ids)
+        try:
+            if conn is None:
+                conn = file.open_file(Path(archive.path), db, archive)
+            file.write_chunk(db, conn, archive, taken.ids)
+        except (OSError, sqlite3.Error) as exc:
+            raise ArchiveFailed(
+                f"the archive file {archive.path} could not be written ({exc}); those events stay in the store."
+                f" Free space in {directory} (or fix its permissions), then run the archive again"
+            ) from None
         archive = cuts.record(db, archive.id, taken.ids, found)
         for kind, n in remove_archived(db, mind, taken.ids).items():
             outcome.by_kind[kind] = outcome.by_kind.get(kind, 0) + n
