@@ -29,7 +29,7 @@ from noemad.events import EventDraft, append, remove_archived
 from noemad.store import Store
 from noemad.wire import OMIT_NONE, wire
 
-CHUNK_IDS = 20_000  # ids per chunk: one job's copy and delete stay in the tens of milliseconds per thousand events
+CHUNK_IDS = 1_000  # ids per chunk: one writer job, holding the writer some tens of milliseconds (bench/archive.py)
 _running: set[str] = set()  # minds with a run going in this process
 
 
