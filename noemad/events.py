@@ -281,9 +281,9 @@ def count_events(db: Database, mind: str, kind: str) -> int:
     return int(count)
 
 
-def archived_counts(db: Database, mind: str) -> dict[str, int]:
-    """kind -> how many of the mind's events of that kind were archived (moved out of the store)."""
-    return dict(db.execute("SELECT kind, events FROM archived_tally WHERE mind = ? ORDER BY kind", [mind]).fetchall())
+def archived_counts(db: Database) -> list[tuple[str, str, int]]:
+    """(mind, kind, how many) of every mind's archived events (moved out of the store), by mind and kind."""
+    return db.execute("SELECT mind, kind, events FROM archived_tally ORDER BY mind, kind").fetchall()
 
 
 def remove_archived(db: Database, mind: str, ids: Sequence[int]) -> dict[str, int]:

@@ -224,3 +224,67 @@ def test_an_archive_file_that_cannot_be_written_is_a_507_and_the_store_keeps_eve
     assert "could not be written" in answer.json()["detail"] and "stay in the store" in answer.json()["detail"]
     assert events(app, mind) == stored
     assert app.api("GET", f"/minds/{mind}/archives").json() == []
+
+
+def test_event_counts_are_of_events_ever_written_so_they_never_go_back(tmp_path: Path) -> None:
+    from inprocess import start_app
+
+    def counted(engine: InProcess) -> tuple[int, str]:
+        row = next(m for m in engine.api("GET", "/status").json()["minds"] if m["name"] == "ada")
+        metrics = engine.api("GET", "/metrics").text
+        line = next(line for line in metrics.splitlines() if line.startswith('noemad_events_total{kind="message"}'))
+        return int(row["events"]), line
+
+    app = start_app(tmp_path)
+    try:
+        assert app.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        old_and_new(app, "ada")
+        before = counted(app)
+        done = archive(app, "ada", "45d")
+        assert done["by_kind"]["message"] == 3
+        # the archive's own events are new events: the count moves on by them, never back by what was archived
+        after = counted(app)
+        assert after[0] >= before[0] and after[1] == before[1]
+    finally:
+        app.stop()
+    again = start_app(tmp_path)
+    try:
+        assert counted(again) == after
+    finally:
+        again.stop()
+
+
+def test_the_daily_archive_runs_once_a_day_for_the_minds_that_have_one(tmp_path: Path) -> None:
+    from inprocess import start_app
+
+    config = '[archive]\nolder_than = "45d"\n[minds.bob.archive]\nolder_than = "off"\n'
+    app = start_app(tmp_path, config=config)
+    try:
+        for name in ("ada", "bob"):
+            assert app.api("POST", "/minds", json={"name": name}).status_code == 201
+        say(app, "ada", "an old note")
+        say(app, "bob", "an old note")
+        app.advance(60 * DAY)
+        settle_jobs(app)
+        app.advance(3600)  # the next look
+        since = 0
+        while not (done := app.wait_for("ada", "events_archived", since))["data"]["finished"]:
+            since = done["id"]
+        runs = app.api("GET", "/minds/ada/archives").json()
+        assert len(runs) == 1 and runs[0]["actor"] == "schedule" and runs[0]["events"] > 0
+        assert app.api("GET", "/minds/bob/archives").json() == []
+        say(app, "ada", "a note today")
+        app.advance(3600)  # within the day: no second run
+        assert len(app.api("GET", "/minds/ada/archives").json()) == 1
+    finally:
+        app.stop()
+
+
+def test_a_daily_archive_younger_than_a_day_is_refused_in_the_config(tmp_path: Path) -> None:
+    from noemad.config import Config
+    import pytest
+
+    with pytest.raises(ValueError, match="at least a day"):
+        Config.model_validate({"archive": {"older_than": "2h"}})
+    with pytest.raises(ValueError, match="at least a day"):
+        Config.model_validate({"minds": {"ada": {"archive": {"older_than": "30m"}}}})

@@ -14,6 +14,7 @@ A dry run reads the same chunks on a reader and writes nothing.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,8 +153,13 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
     try:
         for low, high in select.chunks(*span, CHUNK_IDS):
             before = archive
+            job = store.writer.submit(lambda db, low=low, high=high: chunk(db, low, high))
             try:
-                await store.writer.run(lambda db: chunk(db, low, high))
+                await asyncio.wrap_future(job)
+            except asyncio.CancelledError:
+                # noemad is stopping: the chunk's job (if it began) runs to its end before its file is closed.
+                await asyncio.to_thread(concurrent.futures.wait, [job])
+                raise
             except BaseException:
                 archive = before  # the job rolled back: its row (if it made it) is not stored
                 raise

@@ -7,19 +7,24 @@ every episode in it, and each episode's stimulus for its speaker).
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
 from noemad.clock import Clock, span_seconds
-from noemad.config import Config, schedule
-from noemad.errors import EventNotFound, InvalidInput
-from noemad.minds import get_mind
+from noemad.config import Config, MindSettings, archive_older_than, schedule
+from noemad.errors import EventNotFound, InvalidInput, NoemaError
+from noemad.minds import get_mind, list_minds
 from noemad.paths import Paths
 from noemad.store import Store
 from noemad.timeline import Timeline, WalkLimits, walk
 
 DAY = 86400.0
+LOOK_EVERY = 3600.0  # seconds of the daemon's clock between looks for minds due a daily archive
+SCHEDULE_ACTOR = "schedule"
+log = logging.getLogger("noemad.archive")
 
 
 class Archiving:
@@ -29,7 +34,9 @@ class Archiving:
     clock: Clock
     config: Config
     paths: Paths
+    settings_of: Callable[[str], MindSettings]
     _check_open: Callable[[], None]
+    _archived_at: dict[str, float]  # mind -> when its daily archive last ran (in this process)
 
     def archive_floor(self, mind: str) -> tuple[float, str]:
         """The youngest age (seconds) an archive of `mind` may take, and why."""
@@ -53,6 +60,36 @@ class Archiving:
             )
         cutoff = self.clock.now() - age
         return await archive_events(self.store, self.clock, mind, cutoff, self.paths.data_dir / "archives", actor, dry_run=dry_run)
+
+    async def archive_due(self) -> list[ArchiveOutcome]:
+        """Run the daily archive of every mind that has one (`[archive]`, `[minds.NAME.archive]`) and has not run it for a day."""
+        done: list[ArchiveOutcome] = []
+        now = self.clock.now()
+        for mind in list_minds(self.store.reader()):
+            span = archive_older_than(self.config, self.settings_of(mind.name))
+            if span == "off" or now - self._archived_at.get(mind.name, -DAY) < DAY:
+                continue
+            self._archived_at[mind.name] = now  # once a day, whatever the outcome: a refusal is logged, not retried in a loop
+            try:
+                outcome = await self.archive(mind.name, span, dry_run=False, actor=SCHEDULE_ACTOR)
+            except NoemaError as exc:
+                log.warning("the daily archive of mind %s did not run: %s", mind.name, exc.detail)
+                continue
+            if outcome.events:
+                log.info("archived %d events of mind %s older than %s", outcome.events, mind.name, span)
+            done.append(outcome)
+        return done
+
+    async def archive_daily(self) -> None:
+        """Look for minds due their daily archive every `LOOK_EVERY` until cancelled."""
+        while True:
+            try:
+                await self.archive_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the look for minds due an archive failed; it looks again in an hour")
+            await self.clock.sleep(LOOK_EVERY)
 
     def archives(self, mind: str) -> list[cuts.Archive]:
         """The mind's archive runs, oldest first."""
