@@ -170,10 +170,13 @@ def archived_lines(graph: dict[str, Any]) -> list[Text]:
     cuts = graph.get("cuts") or []
     if not cuts:
         return lines
-    lines.append(Text("cut here (the linked events are archived; the walk stops at them):", style="bold"))
-    for path in sorted({c["path"] for c in cuts}):
-        lines.append(Text(f"  in {path}:", style="yellow"))
-        for cut in (c for c in cuts if c["path"] == path):
+    heading = "the walk stops at links out of this archive" if graph.get("archive") else "the linked events are archived; the walk stops at them"
+    lines.append(Text(f"cut here ({heading}):", style="bold"))
+    for archive, path in sorted({(c["archive"], c["path"]) for c in cuts}):
+        # archive 0: a walk inside an archive file, at a link out of it
+        where = "outside this archive (in the store, or in an older archive)" if archive == 0 else f"in {path}"
+        lines.append(Text(f"  {where}:", style="yellow"))
+        for cut in (c for c in cuts if c["archive"] == archive):
             arrow = "◀" if cut["side"] == "cause" else "▶"
             lines.append(Text(f"    #{cut['event']} {arrow} {cut['link']} #{cut['archived']}"))
     return lines
@@ -186,6 +189,9 @@ def _none_note(graph: dict[str, Any], direction: int) -> str:
         return f"not walked (--{option} 0)" + (f"; {plural(omitted, 'event')} one hop away" if omitted else "")
     if omitted:
         return "none shown (the walk reached its event limit)"
+    side = "cause" if direction < 0 else "consequence"
+    if any(c["side"] == side and c["event"] == graph["root"] for c in graph.get("cuts") or []):
+        return "none here: the links lead out of this archive (cut here, below)" if graph.get("archive") else "none here: the links lead to archived events (cut here, below)"
     return "none recorded"
 
 
