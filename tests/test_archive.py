@@ -288,3 +288,12 @@ def test_a_daily_archive_younger_than_a_day_is_refused_in_the_config(tmp_path: P
         Config.model_validate({"archive": {"older_than": "2h"}})
     with pytest.raises(ValueError, match="at least a day"):
         Config.model_validate({"minds": {"ada": {"archive": {"older_than": "30m"}}}})
+
+
+def test_an_archive_file_moved_away_is_named_when_its_events_are_asked_for(app: InProcess, mind: str) -> None:
+    old, _, _ = old_and_new(app, mind)
+    done = archive(app, mind, "45d")
+    Path(done["archive"]["path"]).rename(app.paths.data_dir / "elsewhere.sqlite")
+    answer = app.api("GET", f"/events/{old[0]}/chain")
+    assert answer.status_code == 404
+    assert "is no longer there; put the file back" in answer.json()["detail"] and done["archive"]["path"] in answer.json()["detail"]

@@ -159,13 +159,21 @@ def archives(db: Database, mind: str) -> list[Archive]:
     return [_archive(row) for row in db.execute(f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE mind = ? ORDER BY id", [mind])]
 
 
+def archived_total(db: Database, mind: str) -> tuple[int, int]:
+    """(events archived, archive runs) of a mind."""
+    events, runs = db.execute("SELECT coalesce(sum(events), 0), count(*) FROM archives WHERE mind = ?", [mind]).fetchone()
+    return int(events), int(runs)
+
+
 def holding(db: Database, event_id: int) -> list[Archive]:
-    """The archives that may hold `event_id` (not stored): a cut names it, or it lies in an archive's id range."""
-    named = [row[0] for row in db.execute("SELECT DISTINCT archive_id FROM event_cuts WHERE archived_id = ?", [event_id])]
-    if named:
-        return [get_archive(db, a) for a in sorted(named)]
+    """The archives whose id range holds `event_id` (not stored), newest first: the file says whether it is there.
+
+    Ids are shared by every mind, so a range may also span another mind's
+    events; the caller looks in the file. (No index on archived ids: this is
+    asked only for an event the store does not have.)
+    """
     rows = db.execute(
-        f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE first_id <= ? AND last_id >= ? ORDER BY id", [event_id, event_id]
+        f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE first_id <= ? AND last_id >= ? ORDER BY id DESC", [event_id, event_id]
     )
     return [_archive(row) for row in rows]
 

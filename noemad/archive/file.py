@@ -111,3 +111,15 @@ def open_readonly(path: str) -> Database:
     if not Path(path).is_file():
         raise FileNotFoundError(path)
     return Database(sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
+
+
+def holds(path: str, event_id: int) -> bool:
+    """Whether the archive file at `path` holds event `event_id` (False when the file is gone)."""
+    try:
+        db = open_readonly(path)
+    except FileNotFoundError:
+        return False
+    try:
+        return db.execute("SELECT 1 FROM events WHERE id = ?", [event_id]).fetchone() is not None
+    finally:
+        db.close()

@@ -30,7 +30,7 @@ from noemad.events import EventDraft, append, remove_archived
 from noemad.store import Store
 from noemad.wire import OMIT_NONE, wire
 
-CHUNK_IDS = 1_000  # ids per chunk: one writer job, holding the writer some tens of milliseconds (bench/archive.py)
+CHUNK_IDS = 500  # ids per chunk: one writer job, holding the writer some tens of milliseconds (bench/archive.py)
 _running: set[str] = set()  # minds with a run going in this process
 
 
