@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Literal
 
 from sqlite_utils import Database
@@ -116,13 +117,14 @@ def find(db: Database, ids: Sequence[int]) -> list[Found]:
     return [Found(*row) for row in sorted(rows)]
 
 
-def begin(db: Database, mind: str, path: str, before: float, actor: str, now: float) -> Archive:
-    """Record a new archive run of `mind` into `path`; run it on the writer, with the run's first event."""
+def begin(db: Database, mind: str, directory: Path, before: float, actor: str, now: float) -> Archive:
+    """Record a new archive run of `mind`, its file `MIND-ID.sqlite` in `directory`; run it on the writer, with the run's first event."""
     cur = db.execute(
-        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, ?, ?, ?, ?)",
-        [mind, path, iso(before), actor, iso(now)],
+        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, '', ?, ?, ?)", [mind, iso(before), actor, iso(now)]
     )
-    return get_archive(db, int(cur.lastrowid or 0))
+    archive = int(cur.lastrowid or 0)
+    db.execute("UPDATE archives SET path = ? WHERE id = ?", [str(directory / f"{mind}-{archive}.sqlite"), archive])
+    return get_archive(db, archive)
 
 
 def record(db: Database, archive: int, ids: Sequence[int], found: Sequence[Found]) -> Archive:

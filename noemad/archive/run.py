@@ -89,6 +89,17 @@ def _data(archive: Archive) -> dict[str, object]:
     return {"archive": archive.id, "path": archive.path, "events": archive.events, "first_id": archive.first_id, "last_id": archive.last_id, "cuts": archive.cuts}
 
 
+def _count(store: Store, outcome: ArchiveOutcome, span: tuple[int, int], cutoff: float) -> None:
+    """What a run would take and leave (a dry run), on this thread's reader."""
+    reader = store.reader()
+    for low, high in select.chunks(*span, CHUNK_IDS):
+        taken = select.take(reader, outcome.mind, low, high, cutoff)
+        outcome.events += len(taken.ids)
+        outcome.pinned += taken.pinned
+        outcome.in_kept_cycles += taken.in_kept_cycles
+        outcome.cuts += len(cuts.find(reader, taken.ids))
+
+
 async def archive_events(
     store: Store, clock: Clock, mind: str, cutoff: float, directory: Path, actor: str, *, dry_run: bool = False
 ) -> ArchiveOutcome:
@@ -104,17 +115,11 @@ async def archive_events(
 
 async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: Path, actor: str, dry_run: bool) -> ArchiveOutcome:
     outcome = ArchiveOutcome(mind=mind, before=iso(cutoff), dry_run=dry_run)
-    reader = store.reader()
-    span = select.bounds(reader, mind, cutoff)
+    span = select.bounds(store.reader(), mind, cutoff)
     if span is None:
         return outcome
     if dry_run:
-        for low, high in select.chunks(*span, CHUNK_IDS):
-            taken = select.take(reader, mind, low, high, cutoff)
-            outcome.events += len(taken.ids)
-            outcome.pinned += taken.pinned
-            outcome.in_kept_cycles += taken.in_kept_cycles
-            outcome.cuts += len(cuts.find(reader, taken.ids))
+        await asyncio.to_thread(_count, store, outcome, span, cutoff)  # reads a chunk at a time, off the loop
         return outcome
 
     conn: sqlite3.Connection | None = None
@@ -129,10 +134,7 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
             return
         now = clock.now()
         if archive is None:
-            archive = cuts.begin(db, mind, "", cutoff, actor, now)
-            path = directory / f"{mind}-{archive.id}.sqlite"
-            db.execute("UPDATE archives SET path = ? WHERE id = ?", [str(path), archive.id])
-            archive = cuts.get_archive(db, archive.id)
+            archive = cuts.begin(db, mind, directory, cutoff, actor, now)
         found = cuts.find(db, taken.ids)
         try:
             if conn is None:
