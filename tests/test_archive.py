@@ -310,6 +310,11 @@ UNION SELECT r.event_id, (SELECT max(w.id) FROM events w WHERE w.subject_type = 
 
 
 def test_every_link_between_a_kept_and_an_archived_event_is_a_cut_and_nothing_else_is(app: InProcess, mind: str) -> None:
+    # A day apart, so the daily consolidation generalises them: their stimuli become a belief's evidence and stay.
+    for n in range(4):
+        say(app, mind, f"the deploy of service {n} went out at 10:00")
+        app.advance(DAY)
+        settle_jobs(app)
     old_and_new(app, mind)
     snapshot = app.paths.data_dir / "before.sqlite"
     with sqlite3.connect(app.paths.db_file) as conn:
@@ -329,6 +334,8 @@ def test_every_link_between_a_kept_and_an_archived_event_is_a_cut_and_nothing_el
     recorded = set(after.execute("SELECT event_id, archived_id, link, side FROM event_cuts"))
     assert recorded == expected
     assert len(recorded) == done["cuts"] > 0
+    # the history has every kind of cut: a kept stimulus whose cycle went, a kept turn that cited what went
+    assert {("caused", "consequence"), ("parent", "consequence"), ("cited", "consequence"), ("cited", "cause")} <= {c[2:] for c in recorded}
     # and the archived events' own links are whole in the file
     with sqlite3.connect(done["archive"]["path"]) as file:
         inside = set(file.execute("SELECT id, causation_id, 'caused' FROM events WHERE causation_id IS NOT NULL UNION SELECT event_id, parent_id, 'parent' FROM event_parents"))
