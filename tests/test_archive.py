@@ -81,6 +81,7 @@ def test_old_events_move_to_the_file_and_what_the_mind_stands_on_stays(app: InPr
     path = Path(done["archive"]["path"])
     assert path.parent == app.paths.data_dir / "archives"
     assert path.stat().st_mode & 0o777 == 0o600
+    assert not Path(f"{path}-wal").exists()  # the file stands alone once the run is over
     with sqlite3.connect(path) as conn:
         in_file = {row[0]: row for row in conn.execute("SELECT id, kind, text, data FROM events")}
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -170,6 +170,6 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
             archive = await store.writer.run(lambda db: _finish(db, done, outcome, actor, clock.now()))
     finally:
         if conn is not None:
-            await asyncio.to_thread(conn.close)
+            await asyncio.to_thread(file.close_file, conn)
     outcome.archive = archive
     return outcome
