@@ -36,7 +36,7 @@ def test_archive_dry_run_then_run_list_and_walk_at_the_cut(noemad: Noemad, mind:
     match = re.match(r"archived (\d+) events of ada older than 2026-01-16 into (\S+)$", first)
     assert match, done.stdout
     path = match.group(2)
-    assert path.startswith(str(noemad.home)) and path.endswith("/archives/ada-1.sqlite")
+    assert path.startswith(str(noemad.home)) and path.endswith("/archives/ada-2026-03.sqlite")  # the month it ran
 
     listed = noemad.ctl_json("archives", mind)
     assert [(a["path"], a["events"]) for a in listed] == [(path, int(match.group(1)))]

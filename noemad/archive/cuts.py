@@ -118,13 +118,16 @@ def find(db: Database, ids: Sequence[int]) -> list[Found]:
 
 
 def begin(db: Database, mind: str, directory: Path, before: float, actor: str, now: float) -> Archive:
-    """Record a new archive run of `mind`, its file `MIND-ID.sqlite` in `directory`; run it on the writer, with the run's first event."""
+    """Record a new archive run of `mind`; run it on the writer, with the run's first event.
+
+    Its file is `MIND-YYYY-MM.sqlite` in `directory`, by the month the run
+    starts: the runs of a month (a daily archive makes thirty) share a file.
+    """
+    path = directory / f"{mind}-{iso(now)[:7]}.sqlite"
     cur = db.execute(
-        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, '', ?, ?, ?)", [mind, iso(before), actor, iso(now)]
+        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, ?, ?, ?, ?)", [mind, str(path), iso(before), actor, iso(now)]
     )
-    archive = int(cur.lastrowid or 0)
-    db.execute("UPDATE archives SET path = ? WHERE id = ?", [str(directory / f"{mind}-{archive}.sqlite"), archive])
-    return get_archive(db, archive)
+    return get_archive(db, int(cur.lastrowid or 0))
 
 
 def record(db: Database, archive: int, ids: Sequence[int], found: Sequence[Found]) -> Archive:

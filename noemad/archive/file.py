@@ -6,8 +6,8 @@ schema's columns come along), without the foreign keys: the causal walk
 (`noemad.timeline.walk`) runs on the file as on the store. Beside them:
 `event_cuts` (the archived events' own cuts into earlier archives, with the
 archive's path), `memory_events` (the episodes whose stimulus is here: the
-store's memory no longer points at it) and `archive_info` (which mind and
-run, and when).
+store's memory no longer points at it), `archive_info` (whose file it is)
+and `archive_runs` (each run that wrote to it: a month's runs share a file).
 
 Rows are written with INSERT OR REPLACE: a chunk copied by a run that failed
 after writing the file is copied again over itself, never twice.
@@ -41,6 +41,7 @@ _INDEXES = (
        PRIMARY KEY (event_id, archived_id, link, side)) WITHOUT ROWID""",
     "CREATE TABLE IF NOT EXISTS memory_events (memory_id INTEGER PRIMARY KEY, event_id INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS archive_info (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS archive_runs (archive INTEGER PRIMARY KEY, before TEXT NOT NULL, actor TEXT NOT NULL, started_at TEXT NOT NULL)",
 )
 
 
@@ -73,9 +74,10 @@ def open_file(path: Path, store: Database, archive: Archive) -> sqlite3.Connecti
                 conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
     for statement in _INDEXES:
         conn.execute(statement)
-    conn.executemany(
-        "INSERT OR REPLACE INTO archive_info (key, value) VALUES (?, ?)",
-        [("mind", archive.mind), ("archive", str(archive.id)), ("before", archive.before), ("started_at", archive.started_at)],
+    conn.execute("INSERT OR REPLACE INTO archive_info (key, value) VALUES ('mind', ?)", [archive.mind])
+    conn.execute(
+        "INSERT OR REPLACE INTO archive_runs (archive, before, actor, started_at) VALUES (?, ?, ?, ?)",
+        [archive.id, archive.before, archive.actor, archive.started_at],
     )
     conn.execute("COMMIT")
     return conn
@@ -98,7 +100,7 @@ def write_chunk(store: Database, conn: sqlite3.Connection, archive: Archive, ids
         _copy(store, conn, "event_parents", "event_id IN s", step)
         _copy(store, conn, "event_refs", "event_id IN s", step)
         _copy(store, conn, "model_calls", "id IN (SELECT ref_id FROM event_refs WHERE ref_type = 'model_call' AND event_id IN s)", step)
-        earlier = [c for c in cuts_of(store, ids) if c.archive != archive.id]  # this run's own cuts end inside this file
+        earlier = [c for c in cuts_of(store, ids) if c.path != archive.path]  # cuts into this file end inside it
         conn.executemany(
             "INSERT OR REPLACE INTO event_cuts VALUES (?, ?, ?, ?, ?, ?)", [(c.event, c.archived, c.link, c.side, c.archive, c.path) for c in earlier]
         )
