@@ -220,6 +220,7 @@ def ensure(n: int, seed: int, rebuild: bool) -> Path:
         print(f"building {path.name} ({n:,} episodes)", file=sys.stderr, flush=True)
         build(path, n, seed, lambda line: print(line, file=sys.stderr, flush=True))
         print(f"built in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    Store(path).close()  # a store built before a migration gets it: every measurement runs on the current schema
     return path
 
 
