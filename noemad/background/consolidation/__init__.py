@@ -12,8 +12,8 @@ The package, in the order a run takes it:
 | module        | holds                                                                           |
 |---------------|---------------------------------------------------------------------------------|
 | `select`      | the SQL reads: the episodes to consider, each clustered episode's speaker        |
-| `tokenise`    | an episode's terms: speaker prefix dropped, content words, Snowball stems        |
-| `clustering`  | the pure algorithm: frequent associated pairs of terms (lift or consistency), taken greedily |
+| `tokenise`    | an episode's terms: speaker prefix dropped, content words, Snowball stems; a run's as a `TermTable` (arrays) |
+| `clustering`  | the pure algorithm: frequent associated pairs of terms (lift or consistency), taken greedily; counted in numpy |
 | `proposition` | a cluster's key terms, representative, speakers and plain proposition            |
 | `generalise`  | asking the summarise model for a generalisation, through the wording guard      |
 | `recording`   | the writes: a cluster's belief, semantic memory and consolidated rows; the event |

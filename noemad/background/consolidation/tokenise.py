@@ -8,6 +8,11 @@ cut into content words (`noemad.words.content_words`: lower-cased
 runs of letters and digits of two characters or more, stop-words dropped)
 and each is given its Snowball English stem. An episode's *terms* are its
 distinct stems.
+
+A run's episodes are cut in bulk (`term_table`): the distinct bodies at
+once, each distinct word stemmed once, into a `TermTable`, numpy arrays of
+each body's terms that clustering and planning count with no Python object
+per episode. `episode_terms` gives the same terms as tuples.
 """
 
 from __future__ import annotations
