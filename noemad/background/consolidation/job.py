@@ -6,9 +6,10 @@ is from (the stimulus it records). Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and queued as one writer
 job (`recording.write_cluster`; at most WRITE_AHEAD queued at once, so
-other writes interleave and commits are grouped). A cluster that fails to write (a NoemaError) is listed in
-`failed` and the others go on. Then the `consolidation` event, written when
-nothing was clustered too, and then saying so.
+other writes interleave and commits are grouped). A cluster that fails to
+write (a NoemaError) is listed in `failed` and the others go on. Then the
+`consolidation` event, written when nothing was clustered too, and then
+saying so.
 """
 
 from __future__ import annotations
