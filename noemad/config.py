@@ -585,7 +585,8 @@ def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
     try:
         return MindSettings.model_validate(raw)
     except ValidationError as exc:
-        raise InvalidInput(describe_validation_error(exc, MindSettings, where)) from None
+        # `gate` is a key of the file's [minds.NAME] only: a stored setting is never offered it.
+        raise InvalidInput(describe_validation_error(exc, MindSettings, where, hidden=frozenset({"gate"}))) from None
 
 
 def salvage_mind_settings(raw: Any) -> tuple[MindSettings, list[str]]:
@@ -844,23 +845,27 @@ def _problem(err: dict[str, Any], where: _Where) -> str:
     return f"{msg[:1].lower()}{msg[1:]}{given}"
 
 
-def validation_problems(exc: ValidationError, root: type[BaseModel], prefix: str = "") -> list[str]:
+def validation_problems(
+    exc: ValidationError, root: type[BaseModel], prefix: str = "", hidden: frozenset[str] = frozenset()
+) -> list[str]:
     """One `KEY: what to write, not what was written` per problem, keys dotted the way they appear in the file.
 
     The one translator of pydantic's errors for noemad.toml and a mind's
     stored settings (`mind set`, PATCH): `prefix` is where the settings sit
-    (`settings` for the API's body). The arms of a union failing on one
-    value are one problem ("write a string in quotes or a table of keys").
+    (`settings` for the API's body), `hidden` top-level keys that are not
+    offered there. The arms of a union failing on one value are one problem
+    ("write a string in quotes or a table of keys").
     """
     found: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         where = _where(loc, root, prefix)
         if err["type"] == "extra_forbidden":
-            near = difflib.get_close_matches(str(loc[-1]), where.fields, n=1)
+            fields = [f for f in where.fields if len(loc) > 1 or f not in hidden]
+            near = difflib.get_close_matches(str(loc[-1]), fields, n=1)
             parent = where.key.rpartition(".")[0]
             hint = f"; did you mean '{parent + '.' if parent else ''}{_toml_key(near[0])}'?" if near else ""
-            found.setdefault(where.key, []).append(f"unknown key{hint} (valid here: {', '.join(where.fields)})")
+            found.setdefault(where.key, []).append(f"unknown key{hint} (valid here: {', '.join(fields)})")
         else:
             found.setdefault(where.key, []).append(_problem(dict(err), where))
     problems = []
@@ -872,9 +877,11 @@ def validation_problems(exc: ValidationError, root: type[BaseModel], prefix: str
     return problems
 
 
-def describe_validation_error(exc: ValidationError, root: type[BaseModel] | None = None, prefix: str = "") -> str:
+def describe_validation_error(
+    exc: ValidationError, root: type[BaseModel] | None = None, prefix: str = "", hidden: frozenset[str] = frozenset()
+) -> str:
     """The problems of `validation_problems` as one text, each its own sentence (for `root`, `Config` by default)."""
-    return ". ".join(validation_problems(exc, root or Config, prefix))
+    return ". ".join(validation_problems(exc, root or Config, prefix, hidden))
 
 
 def parse_config(text: str, source: str) -> LoadedConfig:

@@ -88,3 +88,12 @@ def test_check_config_prints_the_sentences(tmp_path: Path) -> None:
     assert "has 2 problems: gate.judge.max_input_tokens: write a whole number from 1 to 1000000, not \"lots\"." in bad.stderr
     assert 'minds.ada.gate.rules: write a list such as ["a", "b"], not "none".' in bad.stderr
     assert "Input should" not in bad.stderr
+
+
+def test_a_stored_setting_s_unknown_key_does_not_offer_the_file_only_gate() -> None:
+    with pytest.raises(InvalidInput) as err:
+        parse_mind_settings({"gat": {}})
+    assert "valid here: persona," in err.value.detail and "gate" not in err.value.detail.split("valid here:")[1]
+    with pytest.raises(ConfigError) as file_err:
+        parse_config("[minds.ada]\ngat = {}\n", "noemad.toml")
+    assert "did you mean 'minds.ada.gate'?" in file_err.value.detail
