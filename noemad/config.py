@@ -762,8 +762,8 @@ def _where(loc: tuple[Any, ...], root: type[BaseModel], prefix: str) -> _Where:
     field: Any = None
     fields: list[str] = list(root.model_fields)
     for part in loc:
-        if isinstance(part, int):
-            parts[-1 if parts else 0 :] = [f"{parts[-1] if parts else ''}[{part + 1}]"]
+        if isinstance(part, int):  # an item of a list: privileged[2], rules[1]
+            parts.append(f"{parts.pop() if parts else ''}[{part + 1}]")
             continue
         if keyed:  # a name in a table such as [minds.NAME] or [pricing."MODEL"]
             parts.append(_toml_key(part))
