@@ -61,6 +61,29 @@ async def _probe(app: InProcess, stop: asyncio.Event, latencies: list[float]) ->
         await asyncio.sleep(0.002)  # the bench's pace on the real clock; tests never sleep
 
 
+def _time_chunks(app: InProcess) -> list[float]:
+    """Time each archive chunk's writer job (how long it holds the writer), from now on."""
+    holds: list[float] = []
+    writer = app.sup.store.writer
+    submit = writer.submit
+
+    def timed(job):  # type: ignore[no-untyped-def]
+        if "_run" not in getattr(job, "__qualname__", ""):
+            return submit(job)
+
+        def run(db):  # type: ignore[no-untyped-def]
+            began = time.perf_counter()
+            try:
+                return job(db)
+            finally:
+                holds.append(time.perf_counter() - began)
+
+        return submit(run)
+
+    writer.submit = timed  # type: ignore[method-assign]
+    return holds
+
+
 async def _archive_with_probe(app: InProcess, older_than: str) -> tuple[dict, float, list[float]]:
     stop = asyncio.Event()
     latencies: list[float] = []
@@ -128,6 +151,7 @@ def main() -> None:
         (events_before,) = db.execute("SELECT count(*) FROM events WHERE mind = 'ada'").fetchone()
         size_before, tables_before = _compact_size(app.paths.db_file, home / "compact.sqlite")
         quiet = app.run(_probe_alone(app, 2.0))
+        holds = _time_chunks(app)
         outcome, took, during = app.run(_archive_with_probe(app, args.older_than))
         (events_after,) = db.execute("SELECT count(*) FROM events WHERE mind = 'ada'").fetchone()
         (free_pages,) = db.execute("PRAGMA freelist_count").fetchone()
@@ -138,6 +162,7 @@ def main() -> None:
         print(f"events of the mind: {events_before:,} before, {events_after:,} after")
         print(f"archived {moved:,} events older than {args.older_than} in {took:.2f} s: {moved / took:,.0f} events/s;"
               f" {outcome['pinned']:,} pinned, {outcome['in_kept_cycles']:,} kept with their cycles, {outcome['cuts']:,} links cut")
+        print(f"writer held per chunk, ms: median {statistics.median(holds) * 1000:.1f}, max {max(holds) * 1000:.1f} over {len(holds)} chunks")
         print(f"probe ingest latency, ms (p50 / p99 / max): during the run {_ms(during, 0.5)} / {_ms(during, 0.99)} / {max(during) * 1000:.1f}"
               f" over {len(during):,} requests; with no run {_ms(quiet, 0.5)} / {_ms(quiet, 0.99)} / {max(quiet) * 1000:.1f} over {len(quiet):,}")
         print(f"store, compacted: {size_before / 1e6:.2f} MB before, {size_after / 1e6:.2f} MB after"

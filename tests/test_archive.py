@@ -81,6 +81,7 @@ def test_old_events_move_to_the_file_and_what_the_mind_stands_on_stays(app: InPr
     path = Path(done["archive"]["path"])
     assert path.parent == app.paths.data_dir / "archives"
     assert path.stat().st_mode & 0o777 == 0o600
+    assert not Path(f"{path}-wal").exists()  # the file stands alone once the run is over
     with sqlite3.connect(path) as conn:
         in_file = {row[0]: row for row in conn.execute("SELECT id, kind, text, data FROM events")}
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -288,3 +289,55 @@ def test_a_daily_archive_younger_than_a_day_is_refused_in_the_config(tmp_path: P
         Config.model_validate({"archive": {"older_than": "2h"}})
     with pytest.raises(ValueError, match="at least a day"):
         Config.model_validate({"minds": {"ada": {"archive": {"older_than": "30m"}}}})
+
+
+def test_an_archive_file_moved_away_is_named_when_its_events_are_asked_for(app: InProcess, mind: str) -> None:
+    old, _, _ = old_and_new(app, mind)
+    done = archive(app, mind, "45d")
+    Path(done["archive"]["path"]).rename(app.paths.data_dir / "elsewhere.sqlite")
+    answer = app.api("GET", f"/events/{old[0]}/chain")
+    assert answer.status_code == 404
+    assert "is no longer there; put the file back" in answer.json()["detail"] and done["archive"]["path"] in answer.json()["detail"]
+
+
+LINKS_SQL = """
+SELECT id, causation_id, 'caused' FROM events WHERE causation_id IS NOT NULL
+UNION SELECT event_id, parent_id, 'parent' FROM event_parents
+UNION SELECT event_id, ref_id, 'cited' FROM event_refs WHERE ref_type = 'event'
+UNION SELECT r.event_id, (SELECT max(w.id) FROM events w WHERE w.subject_type = r.ref_type AND w.subject_id = r.ref_id
+                           AND w.id < r.event_id), 'cited'
+  FROM event_refs r WHERE r.ref_type IN ('memory', 'belief')
+"""
+
+
+def test_every_link_between_a_kept_and_an_archived_event_is_a_cut_and_nothing_else_is(app: InProcess, mind: str) -> None:
+    # A day apart, so the daily consolidation generalises them: their stimuli become a belief's evidence and stay.
+    for n in range(4):
+        say(app, mind, f"the deploy of service {n} went out at 10:00")
+        app.advance(DAY)
+        settle_jobs(app)
+    old_and_new(app, mind)
+    snapshot = app.paths.data_dir / "before.sqlite"
+    with sqlite3.connect(app.paths.db_file) as conn:
+        conn.execute("VACUUM INTO ?", [str(snapshot)])
+    done = archive(app, mind, "45d")
+    before = sqlite3.connect(snapshot)
+    after = sqlite3.connect(app.paths.db_file)
+    kept = {row[0] for row in after.execute("SELECT id FROM events")}
+    gone = {row[0] for row in before.execute("SELECT id FROM events")} - kept
+    links = [(source, target, kind) for source, target, kind in before.execute(LINKS_SQL) if target is not None]
+    expected = set()
+    for source, target, kind in links:  # source links to the older target
+        if source in kept and target in gone:
+            expected.add((source, target, kind, "cause"))
+        elif source in gone and target in kept:
+            expected.add((target, source, kind, "consequence"))
+    recorded = set(after.execute("SELECT event_id, archived_id, link, side FROM event_cuts"))
+    assert recorded == expected
+    assert len(recorded) == done["cuts"] > 0
+    # the history has every kind of cut: a kept stimulus whose cycle went, a kept turn that cited what went
+    assert {("caused", "consequence"), ("parent", "consequence"), ("cited", "consequence"), ("cited", "cause")} <= {c[2:] for c in recorded}
+    # and the archived events' own links are whole in the file
+    with sqlite3.connect(done["archive"]["path"]) as file:
+        inside = set(file.execute("SELECT id, causation_id, 'caused' FROM events WHERE causation_id IS NOT NULL UNION SELECT event_id, parent_id, 'parent' FROM event_parents"))
+    assert {(s, t, k) for s, t, k in links if s in gone and k in ("caused", "parent")} == inside

@@ -36,7 +36,7 @@ def test_archive_dry_run_then_run_list_and_walk_at_the_cut(noemad: Noemad, mind:
     match = re.match(r"archived (\d+) events of ada older than 2026-01-16 into (\S+)$", first)
     assert match, done.stdout
     path = match.group(2)
-    assert path.startswith(str(noemad.home)) and path.endswith("/archives/ada-1.sqlite")
+    assert path.startswith(str(noemad.home)) and path.endswith("/archives/ada-2026-03.sqlite")  # the month it ran
 
     listed = noemad.ctl_json("archives", mind)
     assert [(a["path"], a["events"]) for a in listed] == [(path, int(match.group(1)))]
@@ -56,3 +56,12 @@ def test_archive_dry_run_then_run_list_and_walk_at_the_cut(noemad: Noemad, mind:
     assert "cut here (the linked events are archived; the walk stops at them):" in at_cut.stdout
     assert f"  in {path}:" in at_cut.stdout
     assert re.search(rf"#{kept['id']} ◀ cited #\d+", at_cut.stdout), at_cut.stdout
+
+
+def test_mind_show_says_how_many_events_are_archived(noemad: Noemad, mind: str) -> None:
+    say(noemad, mind, "an old note")
+    noemad.advance(60 * DAY)
+    assert "archived" not in noemad.ctl("mind", "show", mind).stdout
+    done = noemad.ctl_json("archive", mind, "--older-than", "45d")
+    shown = noemad.ctl("mind", "show", mind).stdout
+    assert f"; {done['events']} archived in 1 archive)" in shown, (done, shown)

@@ -3,8 +3,8 @@
 A store grows by about seven events per stimulus (README, "Store"). An
 operator archives a mind's events older than a span (`noemactl archive MIND
 --older-than 180d`); they are copied into a SQLite file of their own under
-the data directory (the same tables, so the causal walk runs on it as on the
-store), then deleted from the store. Nothing the mind still stands on goes:
+the data directory, one a month (the same tables, so the causal walk runs on
+it as on the store), then deleted from the store. Nothing the mind still stands on goes:
 
 - pinned (`select.py`): events live rows point at (a belief's evidence, a
   goal's, a prediction's, a notification's event, a sleep's self-wake cause,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Literal
 
 from sqlite_utils import Database
@@ -116,11 +117,15 @@ def find(db: Database, ids: Sequence[int]) -> list[Found]:
     return [Found(*row) for row in sorted(rows)]
 
 
-def begin(db: Database, mind: str, path: str, before: float, actor: str, now: float) -> Archive:
-    """Record a new archive run of `mind` into `path`; run it on the writer, with the run's first event."""
+def begin(db: Database, mind: str, directory: Path, before: float, actor: str, now: float) -> Archive:
+    """Record a new archive run of `mind`; run it on the writer, with the run's first event.
+
+    Its file is `MIND-YYYY-MM.sqlite` in `directory`, by the month the run
+    starts: the runs of a month (a daily archive makes thirty) share a file.
+    """
+    path = directory / f"{mind}-{iso(now)[:7]}.sqlite"
     cur = db.execute(
-        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, ?, ?, ?, ?)",
-        [mind, path, iso(before), actor, iso(now)],
+        "INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, ?, ?, ?, ?)", [mind, str(path), iso(before), actor, iso(now)]
     )
     return get_archive(db, int(cur.lastrowid or 0))
 
@@ -159,13 +164,21 @@ def archives(db: Database, mind: str) -> list[Archive]:
     return [_archive(row) for row in db.execute(f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE mind = ? ORDER BY id", [mind])]
 
 
+def archived_total(db: Database, mind: str) -> tuple[int, int]:
+    """(events archived, archive runs) of a mind."""
+    events, runs = db.execute("SELECT coalesce(sum(events), 0), count(*) FROM archives WHERE mind = ?", [mind]).fetchone()
+    return int(events), int(runs)
+
+
 def holding(db: Database, event_id: int) -> list[Archive]:
-    """The archives that may hold `event_id` (not stored): a cut names it, or it lies in an archive's id range."""
-    named = [row[0] for row in db.execute("SELECT DISTINCT archive_id FROM event_cuts WHERE archived_id = ?", [event_id])]
-    if named:
-        return [get_archive(db, a) for a in sorted(named)]
+    """The archives whose id range holds `event_id` (not stored), newest first: the file says whether it is there.
+
+    Ids are shared by every mind, so a range may also span another mind's
+    events; the caller looks in the file. (No index on archived ids: this is
+    asked only for an event the store does not have.)
+    """
     rows = db.execute(
-        f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE first_id <= ? AND last_id >= ? ORDER BY id", [event_id, event_id]
+        f"SELECT {_ARCHIVE_COLUMNS} FROM archives WHERE first_id <= ? AND last_id >= ? ORDER BY id DESC", [event_id, event_id]
     )
     return [_archive(row) for row in rows]
 

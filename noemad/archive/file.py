@@ -6,8 +6,8 @@ schema's columns come along), without the foreign keys: the causal walk
 (`noemad.timeline.walk`) runs on the file as on the store. Beside them:
 `event_cuts` (the archived events' own cuts into earlier archives, with the
 archive's path), `memory_events` (the episodes whose stimulus is here: the
-store's memory no longer points at it) and `archive_info` (which mind and
-run, and when).
+store's memory no longer points at it), `archive_info` (whose file it is)
+and `archive_runs` (each run that wrote to it: a month's runs share a file).
 
 Rows are written with INSERT OR REPLACE: a chunk copied by a run that failed
 after writing the file is copied again over itself, never twice.
@@ -41,6 +41,7 @@ _INDEXES = (
        PRIMARY KEY (event_id, archived_id, link, side)) WITHOUT ROWID""",
     "CREATE TABLE IF NOT EXISTS memory_events (memory_id INTEGER PRIMARY KEY, event_id INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS archive_info (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS archive_runs (archive INTEGER PRIMARY KEY, before TEXT NOT NULL, actor TEXT NOT NULL, started_at TEXT NOT NULL)",
 )
 
 
@@ -56,7 +57,10 @@ def open_file(path: Path, store: Database, archive: Archive) -> sqlite3.Connecti
         # Made private before SQLite writes a byte: it holds what the store holds.
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA synchronous=FULL")  # a chunk is in the file, durably, before the store lets it go
+    # A chunk is in the file, durably, before the store lets it go. WAL syncs once per chunk where a rollback
+    # journal syncs three times; `close_file` folds the WAL back in, so the file stands alone.
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
     conn.execute("BEGIN")
     for table in _TABLES:
         columns = _columns(store, table)
@@ -70,9 +74,10 @@ def open_file(path: Path, store: Database, archive: Archive) -> sqlite3.Connecti
                 conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
     for statement in _INDEXES:
         conn.execute(statement)
-    conn.executemany(
-        "INSERT OR REPLACE INTO archive_info (key, value) VALUES (?, ?)",
-        [("mind", archive.mind), ("archive", str(archive.id)), ("before", archive.before), ("started_at", archive.started_at)],
+    conn.execute("INSERT OR REPLACE INTO archive_info (key, value) VALUES ('mind', ?)", [archive.mind])
+    conn.execute(
+        "INSERT OR REPLACE INTO archive_runs (archive, before, actor, started_at) VALUES (?, ?, ?, ?)",
+        [archive.id, archive.before, archive.actor, archive.started_at],
     )
     conn.execute("COMMIT")
     return conn
@@ -95,7 +100,7 @@ def write_chunk(store: Database, conn: sqlite3.Connection, archive: Archive, ids
         _copy(store, conn, "event_parents", "event_id IN s", step)
         _copy(store, conn, "event_refs", "event_id IN s", step)
         _copy(store, conn, "model_calls", "id IN (SELECT ref_id FROM event_refs WHERE ref_type = 'model_call' AND event_id IN s)", step)
-        earlier = [c for c in cuts_of(store, ids) if c.archive != archive.id]  # this run's own cuts end inside this file
+        earlier = [c for c in cuts_of(store, ids) if c.path != archive.path]  # cuts into this file end inside it
         conn.executemany(
             "INSERT OR REPLACE INTO event_cuts VALUES (?, ?, ?, ?, ?, ?)", [(c.event, c.archived, c.link, c.side, c.archive, c.path) for c in earlier]
         )
@@ -106,8 +111,29 @@ def write_chunk(store: Database, conn: sqlite3.Connection, archive: Archive, ids
         raise
 
 
+def close_file(conn: sqlite3.Connection) -> None:
+    """Fold the file's WAL into it and close it: a finished archive is one file, with no -wal beside it."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        conn.close()
+
+
 def open_readonly(path: str) -> Database:
     """An archive file, read only (for the walk), or FileNotFoundError when it has been moved away."""
     if not Path(path).is_file():
         raise FileNotFoundError(path)
     return Database(sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
+
+
+def holds(path: str, event_id: int) -> bool:
+    """Whether the archive file at `path` holds event `event_id` (False when the file is gone)."""
+    try:
+        db = open_readonly(path)
+    except FileNotFoundError:
+        return False
+    try:
+        return db.execute("SELECT 1 FROM events WHERE id = ?", [event_id]).fetchone() is not None
+    finally:
+        db.close()

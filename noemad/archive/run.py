@@ -30,7 +30,7 @@ from noemad.events import EventDraft, append, remove_archived
 from noemad.store import Store
 from noemad.wire import OMIT_NONE, wire
 
-CHUNK_IDS = 1_000  # ids per chunk: one writer job, holding the writer some tens of milliseconds (bench/archive.py)
+CHUNK_IDS = 500  # ids per chunk: one writer job, holding the writer some tens of milliseconds (bench/archive.py)
 _running: set[str] = set()  # minds with a run going in this process
 
 
@@ -89,6 +89,17 @@ def _data(archive: Archive) -> dict[str, object]:
     return {"archive": archive.id, "path": archive.path, "events": archive.events, "first_id": archive.first_id, "last_id": archive.last_id, "cuts": archive.cuts}
 
 
+def _count(store: Store, outcome: ArchiveOutcome, span: tuple[int, int], cutoff: float) -> None:
+    """What a run would take and leave (a dry run), on this thread's reader."""
+    reader = store.reader()
+    for low, high in select.chunks(*span, CHUNK_IDS):
+        taken = select.take(reader, outcome.mind, low, high, cutoff)
+        outcome.events += len(taken.ids)
+        outcome.pinned += taken.pinned
+        outcome.in_kept_cycles += taken.in_kept_cycles
+        outcome.cuts += len(cuts.find(reader, taken.ids))
+
+
 async def archive_events(
     store: Store, clock: Clock, mind: str, cutoff: float, directory: Path, actor: str, *, dry_run: bool = False
 ) -> ArchiveOutcome:
@@ -104,17 +115,11 @@ async def archive_events(
 
 async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: Path, actor: str, dry_run: bool) -> ArchiveOutcome:
     outcome = ArchiveOutcome(mind=mind, before=iso(cutoff), dry_run=dry_run)
-    reader = store.reader()
-    span = select.bounds(reader, mind, cutoff)
+    span = select.bounds(store.reader(), mind, cutoff)
     if span is None:
         return outcome
     if dry_run:
-        for low, high in select.chunks(*span, CHUNK_IDS):
-            taken = select.take(reader, mind, low, high, cutoff)
-            outcome.events += len(taken.ids)
-            outcome.pinned += taken.pinned
-            outcome.in_kept_cycles += taken.in_kept_cycles
-            outcome.cuts += len(cuts.find(reader, taken.ids))
+        await asyncio.to_thread(_count, store, outcome, span, cutoff)  # reads a chunk at a time, off the loop
         return outcome
 
     conn: sqlite3.Connection | None = None
@@ -129,10 +134,7 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
             return
         now = clock.now()
         if archive is None:
-            archive = cuts.begin(db, mind, "", cutoff, actor, now)
-            path = directory / f"{mind}-{archive.id}.sqlite"
-            db.execute("UPDATE archives SET path = ? WHERE id = ?", [str(path), archive.id])
-            archive = cuts.get_archive(db, archive.id)
+            archive = cuts.begin(db, mind, directory, cutoff, actor, now)
         found = cuts.find(db, taken.ids)
         try:
             if conn is None:
@@ -168,6 +170,6 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
             archive = await store.writer.run(lambda db: _finish(db, done, outcome, actor, clock.now()))
     finally:
         if conn is not None:
-            await asyncio.to_thread(conn.close)
+            await asyncio.to_thread(file.close_file, conn)
     outcome.archive = archive
     return outcome

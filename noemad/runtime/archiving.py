@@ -99,10 +99,10 @@ class Archiving:
 
     def not_found(self, event_id: int, missing: EventNotFound) -> EventNotFound:
         """`missing`, or, when an archive holds the event, the same error saying which and how to walk it."""
-        held = cuts.holding(self.store.reader(), event_id)
+        held = [a for a in cuts.holding(self.store.reader(), event_id) if file.holds(a.path, event_id)]
         if not held:
             return missing
-        archive = held[-1]
+        archive = held[0]
         return EventNotFound(
             f"event {event_id} is archived (archive {archive.id} of mind {archive.mind}, in {archive.path});"
             f" `noemactl timeline {event_id}` walks it there"
@@ -126,7 +126,8 @@ class Archiving:
                 db.close()
         if gone:
             raise EventNotFound(
-                f"event {event_id} was archived into {gone[0]}, which is no longer there; put the file back to walk it"
+                f"event {event_id} is not in the store, and the archive that may hold it, {gone[0]}, is no longer there;"
+                " put the file back to walk it"
             ) from None
         raise missing
 

@@ -43,6 +43,7 @@ from noemad.gate.judging import Judge
 from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.archive.cuts import archived_total
 from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
 from noemad.runtime.loglevel import LogLevel
@@ -371,6 +372,7 @@ class Supervisor(Reads, Gating, Archiving):
             **vars(mind),  # the API shows the overview as the mind with these added
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
+            "archived": dict(zip(("events", "archives"), archived_total(db, name))),
             "turn_running": bool(actor and actor.turn_running),
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),

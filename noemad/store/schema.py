@@ -502,7 +502,6 @@ def m016_archive(db: Database) -> None:
             archive_id INTEGER NOT NULL REFERENCES archives(id) ON DELETE CASCADE,
             PRIMARY KEY (event_id, archived_id, link, side)
         ) WITHOUT ROWID;
-        CREATE INDEX event_cuts_archived ON event_cuts(archived_id);
         CREATE TABLE archived_tally (
             mind TEXT NOT NULL REFERENCES minds(name) ON DELETE CASCADE,
             kind TEXT NOT NULL,
