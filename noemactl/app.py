@@ -1103,6 +1103,7 @@ def demo(
 
 from noemactl import gate as _gate  # noqa: E402,F401
 from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
+from noemactl import archive as _archive  # noqa: E402,F401  (registers `archive`, `archives`)
 from noemactl import ops as _ops  # noqa: E402,F401  (reload, config show, log-level)
 
 

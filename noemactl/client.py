@@ -30,6 +30,7 @@ SOCKET_NAME = "noemad.sock"
 SYSTEM_SOCKET = Path("/run/noema/noemad.sock")  # contrib/systemd/noemad.socket
 API = "/api/v1"
 TIMEOUT = 30.0  # seconds for one answer: a bound on a hung daemon
+ARCHIVE_WAIT = 3600.0  # an archive run of a large store is answered when it is over: minutes, not seconds
 START_HINT = "start it with `noemad` or `systemctl --user start noemad`"
 SYSTEM_START_HINT = "start the system service with `sudo systemctl start noemad`"
 
@@ -129,14 +130,14 @@ class Client:
         """Close the connection."""
         self._http.close()
 
-    def request(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
-        """Send one request under `/api/v1`; return the decoded JSON answer."""
+    def request(self, method: str, path: str, *, json: Any = None, params: Any = None, wait: float = TIMEOUT) -> Any:
+        """Send one request under `/api/v1`; return the decoded JSON answer, waited for at most `wait` seconds."""
         try:
-            response = self._http.request(method, API + path, json=json, params=params)
+            response = self._http.request(method, API + path, json=json, params=params, timeout=httpx.Timeout(TIMEOUT, read=wait))
         except httpx.ConnectError as exc:
             raise _unreachable(self.socket, exc) from exc
         except httpx.TimeoutException as exc:
-            raise CtlError(f"noemad on {self.socket} did not answer within {TIMEOUT:g} s; its log may say why") from exc
+            raise CtlError(f"noemad on {self.socket} did not answer within {wait:g} s; its log may say why") from exc
         except httpx.TransportError as exc:
             raise CtlError(f"the connection to noemad on {self.socket} broke ({exc}); is it stopping?") from exc
         if response.is_error:
@@ -266,6 +267,15 @@ class Client:
             raise _unreachable(self.socket, exc) from exc
         except httpx.TransportError as exc:
             raise CtlError(f"the backup from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
+
+    def archive(self, mind: str, older_than: str, dry_run: bool) -> dict[str, Any]:
+        """Archive a mind's events older than a span (or count what would go); answered when the run is over."""
+        body = {"older_than": older_than, "dry_run": dry_run}
+        return self.request("POST", f"/minds/{_segment(mind)}/archive", json=body, wait=ARCHIVE_WAIT)
+
+    def archives(self, mind: str) -> list[dict[str, Any]]:
+        """A mind's archive runs, oldest first."""
+        return self.request("GET", f"/minds/{_segment(mind)}/archives")
 
     def set_trust(self, mind: str, source: str, value: float) -> dict[str, Any]:
         """Set how far a mind trusts a source."""

@@ -199,6 +199,13 @@ def minds(items: Sequence[dict[str, Any]]) -> list[Text]:
     )
 
 
+def _archived(archived: dict[str, int] | None) -> str:
+    """`; N archived in K archives` when some of a mind's events were archived."""
+    if not archived or not archived.get("archives"):
+        return ""
+    return f"; {archived['events']:,} archived in {plural(archived['archives'], 'archive')}"
+
+
 def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
     """`noemactl mind show`: the mind's fields, then its recent events."""
     head = Text.assemble(("mind ", "bold"), (data["name"], "bold cyan"))
@@ -206,7 +213,7 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
         ("mode", data["mode"]),
         ("turn", "running" if data.get("turn_running") else "idle"),
         ("created", when(data["created_at"])),
-        ("events", f"{data['events']} (last #{data['last_event_id']})"),
+        ("events", f"{data['events']} (last #{data['last_event_id']}{_archived(data.get('archived'))})"),
         ("settings", settings(data["settings"])),
     ]
     in_force = data.get("settings_in_force")

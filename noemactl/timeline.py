@@ -141,6 +141,8 @@ def tree(graph: dict[str, Any]) -> list[RenderableType]:
         else:
             top.add(Text(f"{title}: {_none_note(graph, direction)}", style="dim"))
     out: list[RenderableType] = [top]
+    if graph.get("archive"):
+        out.insert(0, Text(f"walked inside the archive {graph['archive']}: #{graph['root']} is no longer in the store", style="yellow"))
     extra = walk.also_linked()
     if extra:
         out.append(Text("also linked:", style="bold"))
@@ -152,10 +154,32 @@ def tree(graph: dict[str, Any]) -> list[RenderableType]:
         for group in groups:
             members = ", ".join(f"#{i}" for i in group["events"])
             out.append(Text(f"  cycle {group['cycle_id']}: {members}"))
+    out.extend(archived_lines(graph))
     cut = truncation_line(graph) if truncation.get("truncated") else None
     if cut:
         out.append(Text(cut, style="yellow"))
     return out
+
+
+def archived_lines(graph: dict[str, Any]) -> list[Text]:
+    """Where the walk ran into an archive (or, inside one, out of it): one line per cut link, grouped by file.
+
+    (A walk inside an archive says so above its tree.)
+    """
+    lines: list[Text] = []
+    cuts = graph.get("cuts") or []
+    if not cuts:
+        return lines
+    heading = "the walk stops at links out of this archive" if graph.get("archive") else "the linked events are archived; the walk stops at them"
+    lines.append(Text(f"cut here ({heading}):", style="bold"))
+    for archive, path in sorted({(c["archive"], c["path"]) for c in cuts}):
+        # archive 0: a walk inside an archive file, at a link out of it
+        where = "outside this archive (in the store, or in an older archive)" if archive == 0 else f"in {path}"
+        lines.append(Text(f"  {where}:", style="yellow"))
+        for cut in (c for c in cuts if c["archive"] == archive):
+            arrow = "◀" if cut["side"] == "cause" else "▶"
+            lines.append(Text(f"    #{cut['event']} {arrow} {cut['link']} #{cut['archived']}"))
+    return lines
 
 
 def _none_note(graph: dict[str, Any], direction: int) -> str:
@@ -165,6 +189,9 @@ def _none_note(graph: dict[str, Any], direction: int) -> str:
         return f"not walked (--{option} 0)" + (f"; {plural(omitted, 'event')} one hop away" if omitted else "")
     if omitted:
         return "none shown (the walk reached its event limit)"
+    side = "cause" if direction < 0 else "consequence"
+    if any(c["side"] == side and c["event"] == graph["root"] for c in graph.get("cuts") or []):
+        return "none here: the links lead out of this archive (cut here, below)" if graph.get("archive") else "none here: the links lead to archived events (cut here, below)"
     return "none recorded"
 
 

@@ -263,6 +263,36 @@ class ConsolidationOverride(_Section):
     model_calls: int | None = Field(None, ge=0, le=100, description="Most summarise calls one run makes.")
 
 
+def _check_older_than(value: str) -> str:
+    from noemad.clock import span_seconds
+
+    if value == "off":
+        return value
+    seconds = span_seconds(value)
+    if seconds is None or seconds < 86400:
+        raise ValueError(f'older_than must be a span of at least a day such as 180d or 26w, or "off"; not {value!r}')
+    return value
+
+
+OlderThan = Annotated[str, AfterValidator(_check_older_than)]
+
+
+class ArchiveSettings(_Section):
+    """`[archive]`: moving minds' old events into archive files once a day, as `noemactl archive` does by hand."""
+
+    older_than: OlderThan = Field(
+        "off",
+        description='Archive each mind\'s events older than this span (180d, 26w) once a day, or "off". At least the'
+        " mind's consolidation window.",
+    )
+
+
+class ArchiveOverride(_Section):
+    """`[minds.NAME.archive]`: one mind's archiving; unset follows [archive]."""
+
+    older_than: OlderThan | None = Field(None, description='Archive this mind\'s events older than this span once a day, or "off".')
+
+
 class ScheduleOverrides(_Section):
     """`[minds.NAME.schedules]`: one mind's schedules."""
 
@@ -534,6 +564,7 @@ class MindSettings(_Section):
     budgets: BudgetSettings | None = Field(None, description="This mind's budgets, replacing [budgets] whole.")
     gate: MindGate | None = Field(None, description="The wake rules that seed the mind; only in this file, never stored.")
     governance: MindGovernance = MindGovernance()
+    archive: ArchiveOverride = ArchiveOverride()
 
     @model_validator(mode="before")
     @classmethod
@@ -635,6 +666,7 @@ class Config(_Section):
     schedules: ScheduleSettings = ScheduleSettings()
     gate: GateSettings = GateSettings()
     governance: GovernanceSettings = GovernanceSettings()
+    archive: ArchiveSettings = ArchiveSettings()
     pricing: dict[str, PriceSettings] = Field(default_factory=dict, description="Prices by model id, over the built-in table.")
     minds: dict[str, MindSettings] = Field(default_factory=dict, description="Per-mind settings by mind name.")
 
@@ -650,6 +682,12 @@ class Config(_Section):
                         " per batch); turn it on, or use a debounce"
                     )
         return self
+
+
+def archive_older_than(config: Config, settings: MindSettings | None) -> str:
+    """A mind's daily archive span (`settings` its running settings), or "off": its own, else [archive]'s."""
+    own = settings.archive.older_than if settings is not None else None
+    return own if own is not None else config.archive.older_than
 
 
 def governance_settings(config: Config, settings: MindSettings | None) -> GovernanceSettings:

@@ -154,10 +154,23 @@ class BackupFailed(StoreError):
     title = "Backup failed"
 
 
+class ArchiveFailed(StoreError):
+    """An archive file could not be written; the chunk it was for stays in the store."""
+
+    status = 507
+    title = "Archive failed"
+
+
 class BackupRunning(Conflict):
     """Another backup is being made; one at a time keeps the disk and the reader free."""
 
     title = "Backup running"
+
+
+class ArchiveRunning(Conflict):
+    """An archive run of this mind is already going."""
+
+    title = "Archive running"
 
 
 class ShuttingDown(NoemaError):

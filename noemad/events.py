@@ -268,9 +268,50 @@ def list_events(
 
 
 def count_events(db: Database, mind: str, kind: str) -> int:
-    """How many events of `kind` a mind has (e.g. the cycles it has run)."""
-    (count,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND kind = ?", [mind, kind]).fetchone()
+    """How many events of `kind` a mind has had, archived ones included (e.g. the cycles it has run).
+
+    Archived events count: a count that numbers things (a cycle's number is
+    its cycle id) goes on from where it was, never reusing a number.
+    """
+    (count,) = db.execute(
+        "SELECT (SELECT count(*) FROM events WHERE mind = ? AND kind = ?)"
+        " + coalesce((SELECT events FROM archived_tally WHERE mind = ? AND kind = ?), 0)",
+        [mind, kind, mind, kind],
+    ).fetchone()
     return int(count)
+
+
+def archived_counts(db: Database) -> list[tuple[str, str, int]]:
+    """(mind, kind, how many) of every mind's archived events (moved out of the store), by mind and kind."""
+    return db.execute("SELECT mind, kind, events FROM archived_tally ORDER BY mind, kind").fetchall()
+
+
+def remove_archived(db: Database, mind: str, ids: Sequence[int]) -> dict[str, int]:
+    """Delete the mind's events `ids`, copied into an archive beforehand; kind -> how many went.
+
+    Run it on the writer, in the job that copied them and recorded the cuts
+    (noemad.archive). Kept events' links into `ids` go first: a kept event's
+    cause is unset rather than letting the foreign key's cascade delete the
+    kept event with it, and refs to the events are dropped (the cuts say
+    where they pointed). Parents go with their rows (a cascade), as do the
+    memories' pointers to them (set null). The mind's tally keeps them counted.
+    """
+    if not ids:
+        return {}
+    step = json.dumps(list(ids))
+    rows = "WITH gone(id) AS (SELECT value FROM json_each(?))"
+    db.execute(f"{rows} UPDATE events SET causation_id = NULL WHERE causation_id IN gone AND id NOT IN gone", [step])
+    db.execute(f"{rows} DELETE FROM event_refs WHERE ref_type = 'event' AND ref_id IN gone AND event_id NOT IN gone", [step])
+    kinds = dict(
+        db.execute(f"{rows} SELECT kind, count(*) FROM events WHERE id IN gone AND mind = ? GROUP BY kind", [step, mind]).fetchall()
+    )
+    db.execute(f"{rows} DELETE FROM events WHERE id IN gone AND mind = ?", [step, mind])
+    db.conn.executemany(
+        "INSERT INTO archived_tally (mind, kind, events) VALUES (?, ?, ?)"
+        " ON CONFLICT (mind, kind) DO UPDATE SET events = events + excluded.events",
+        [(mind, kind, n) for kind, n in sorted(kinds.items())],
+    )
+    return kinds
 
 
 def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:
@@ -307,6 +348,8 @@ KNOWN_KINDS: tuple[str, ...] = (
     "notification", "notification_suppressed", "notification_acked",
     # background jobs
     "reflection", "consolidation", "generalisation_rejected", "job_finished", "schedule_paused", "schedule_resumed",
+    # retention
+    "events_archived",
 )
 MAX_QUERY_KINDS = 64  # --kind given more often than there are kinds is a mistake
 MAX_GREP = 200  # characters in a search

@@ -10,7 +10,10 @@ event cites are artefacts on its node, not hops.
 The walk is breadth-first and alternates directions hop by hop so causes and
 consequences share the event limit fairly; within a hop, lower ids come first.
 A walk cut short says by what (hops, limit) and how many events it left out
-at the cut.
+at the cut. Where a link leads to an event that was archived (noemad.archive),
+the walk stops there and says so: its `cuts` name the archived event, the
+link and the archive file. A walk inside an archive file (`archive` set)
+stops the same way at links to events outside the file.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Annotated, Any, Literal
 from sqlite_utils import Database
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
+from noemad.archive.cuts import OUTSIDE, Cut, cuts_of
 from noemad.errors import InvalidInput
 from noemad.events import EVENT_COLUMNS, Event, Ref, event_from_row, get_event
 from noemad.wire import HIDDEN, OMIT_NONE, computed, renamed, wire
@@ -130,6 +134,10 @@ class Timeline:
     groups: list[Group]
     truncation: Truncation
     limits: WalkLimits
+    cuts: list[Cut] = field(default_factory=list)
+    """Where a link of an event on the walk leads into an archive (or, in an archive, out of it): the walk stops there."""
+    archive: Annotated[str | None, OMIT_NONE] = None
+    """The archive file this walk ran in, when the root event is archived."""
 
 
 # --- reading links ------------------------------------------------------------
@@ -269,8 +277,8 @@ def _one_snapshot(db: Database) -> Iterator[None]:
 # --- the walk ---------------------------------------------------------------
 
 
-def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timeline:
-    """Walk the causal links around `event_id` within `limits`."""
+def walk(db: Database, event_id: int, limits: WalkLimits | None = None, *, archive: str | None = None) -> Timeline:
+    """Walk the causal links around `event_id` within `limits`; in the archive file `archive` when given (db is it)."""
     limits = limits or WalkLimits()
     with _one_snapshot(db):
         loaded = _Loaded()
@@ -278,11 +286,16 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
         if event_id not in loaded.events:
             get_event(db, event_id)  # raises EventNotFound, with its hint
         hops, reached, truncation = _reach(db, loaded, event_id, limits)
+        loaded.load(db, sorted(hops))  # the events no step toward causes has loaded
+        # In an archive, a link can lead out of the file (to an event the store kept, or an older archive's).
+        outside = [i for i in sorted(hops) if i not in loaded.events]
+        for gone in outside:
+            del hops[gone]
         ids = sorted(hops)
-        loaded.load(db, ids)  # the events no step toward causes has loaded
         edges = _edges_among(loaded, ids)
         calls = _model_calls(db, loaded.model_calls)
         nodes = [_node(loaded.events[i], hops[i], *reached.get(i, (None, None)), calls.get(i, [])) for i in ids]
+        cuts = cuts_of(db, ids) + [_outside(gone, reached[gone]) for gone in outside]
     groups: dict[str, list[int]] = {}
     for node in nodes:
         if node.cycle_id:
@@ -297,7 +310,17 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None) -> Timel
         ],
         truncation=truncation,
         limits=limits,
+        cuts=sorted(cuts, key=lambda c: (c.event, c.archived, c.link, c.side)),
+        archive=archive,
     )
+
+
+def _outside(gone: int, how: tuple[int, EdgeKind]) -> Cut:
+    """A link out of an archive file, as a cut at the event it was reached from."""
+    source, kind = how
+    # Reached toward causes when the event reached from lies nearer the root on the cause side.
+    side = "cause" if gone < source else "consequence"
+    return Cut(event=source, archived=gone, link=kind, side=side, archive=0, path=OUTSIDE)  # type: ignore[arg-type]
 
 
 def _reach(

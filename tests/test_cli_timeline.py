@@ -107,7 +107,7 @@ def test_json_is_the_apis_chain_unchanged(noemad: Noemad, turn: dict[str, int]) 
     api = noemad.api("GET", f"/events/{s}/chain").json()
     assert noemad.ctl_json("timeline", str(s)) == api
     assert json.loads(noemad.ctl("timeline", str(s), "--json").stdout) == api
-    assert list(api) == ["root", "nodes", "edges", "groups", "truncation", "limits"]
+    assert list(api) == ["root", "nodes", "edges", "groups", "truncation", "limits", "cuts"]
     limited = noemad.api("GET", f"/events/{s}/chain", params={"back": 1, "forward": 0, "limit": 5}).json()
     assert noemad.ctl_json("timeline", str(s), "--back", "1", "--forward", "0", "--limit", "5") == limited
 

@@ -13,6 +13,7 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.archive import add_archive_routes
 from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
@@ -399,6 +400,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     add_gate_routes(api, sup)
     add_backup_routes(api, sup)
+    add_archive_routes(api, sup)
     add_operations_routes(api, sup)
     add_dashboard_routes(app)  # the pages, outside /api/v1 and the OpenAPI document
 

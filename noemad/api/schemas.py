@@ -344,13 +344,22 @@ class WarningOut(BaseModel):
     text: str | None
 
 
+class ArchivedCount(BaseModel):
+    """How much of a mind's log has been archived (`noemactl archive`)."""
+
+    events: int
+    archives: int
+
+
 @wire
 @dataclass(frozen=True, kw_only=True)  # after the mind's own fields, some of which have defaults
 class MindOverview(Mind):
     """A mind with its counts, its newest events and warnings."""
 
     events: int
+    """Events ever written, archived ones included."""
     last_event_id: int
+    archived: ArchivedCount
     turn_running: bool
     settings_problems: list[str]
     """A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset."""

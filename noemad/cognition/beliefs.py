@@ -861,3 +861,14 @@ def status_changes(db: Database, mind: str, lo: int, hi: int) -> list[StatusChan
         StatusChange(event_id, cause, int(belief_id), subject or "", proposition or "", status_now, BeliefChange.from_data(json.loads(raw)))
         for event_id, cause, belief_id, raw, subject, proposition, status_now in rows
     ]
+
+
+def events_held(db: Database, mind: str, low: int, high: int) -> set[int]:
+    """The mind's events in [low, high] a belief stands on: evidence, and every live belief's history; archiving keeps them."""
+    rows = db.execute(
+        "SELECT event_id FROM evidence WHERE event_id BETWEEN ?1 AND ?2 AND mind = ?3"
+        " UNION SELECT e.id FROM events e JOIN beliefs b ON b.id = e.subject_id"
+        " WHERE e.mind = ?3 AND e.id BETWEEN ?1 AND ?2 AND e.subject_type = 'belief'",
+        [low, high, mind],
+    )
+    return {row[0] for row in rows}

@@ -275,3 +275,8 @@ def completions(db: Database, mind: str, after: int, through: int) -> list[tuple
             [mind, after, through],
         )
     ]
+
+
+def events_held(db: Database, low: int, high: int) -> set[int]:
+    """The events in [low, high] a goal was set by; archiving keeps them."""
+    return {row[0] for row in db.execute("SELECT event_id FROM goals WHERE event_id BETWEEN ? AND ?", [low, high])}

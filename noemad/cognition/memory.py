@@ -691,3 +691,29 @@ def _check_event_of(db: Database, mind: str, event_id: int, what: str) -> None:
         raise InvalidLink(f"{what}: event {event_id} does not exist; link only to what is stored")
     if row[0] != mind:
         raise InvalidLink(f"{what}: event {event_id} belongs to mind {row[0]!r}, not {mind!r}; link only within a mind")
+
+
+def events_held(db: Database, mind: str, low: int, high: int, stimulus_kinds: Sequence[str]) -> set[int]:
+    """The mind's events in [low, high] memory still needs; archiving keeps them.
+
+    The history of every memory that is not an episode (generalisations,
+    lessons: few, and what they were made from is their provenance), and the
+    stimuli no episode records yet (no cycle has taken them: see `without_episode`).
+    """
+    marks = ",".join("?" * len(stimulus_kinds))
+    rows = db.execute(
+        "SELECT e.id FROM events e JOIN memories m ON m.id = e.subject_id"
+        " WHERE e.mind = ? AND e.id BETWEEN ? AND ? AND e.subject_type = 'memory' AND m.kind != 'episodic'"
+        f" UNION SELECT e.id FROM events e WHERE e.mind = ? AND e.id BETWEEN ? AND ? AND e.kind IN ({marks})"
+        " AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.event_id = e.id AND m.kind = 'episodic')",
+        [mind, low, high, mind, low, high, *stimulus_kinds],
+    )
+    return {row[0] for row in rows}
+
+
+def episodes_recording(db: Database, event_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(memory, event) for each memory that records one of `event_ids` (an episode and its stimulus)."""
+    return db.execute(
+        "WITH s(id) AS (SELECT value FROM json_each(?)) SELECT id, event_id FROM memories WHERE event_id IN s ORDER BY id",
+        [json.dumps(list(event_ids))],
+    ).fetchall()

@@ -513,3 +513,13 @@ def ack(db: Database, *, notification_id: int, now: float, actor: str) -> Event:
     )
     return event
 
+
+def events_held(db: Database, low: int, high: int) -> set[int]:
+    """The events in [low, high] a notification was raised, renewed or acknowledged by; archiving keeps them."""
+    rows = db.execute(
+        "SELECT event_id FROM notifications WHERE event_id BETWEEN ?1 AND ?2"
+        " UNION SELECT last_event_id FROM notifications WHERE last_event_id BETWEEN ?1 AND ?2"
+        " UNION SELECT acked_event_id FROM notifications WHERE acked_event_id BETWEEN ?1 AND ?2",
+        [low, high],
+    )
+    return {row[0] for row in rows}

@@ -392,3 +392,13 @@ def resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[int, in
             [mind, lo, hi],
         )
     ]
+
+
+def events_held(db: Database, low: int, high: int) -> set[int]:
+    """The events in [low, high] a prediction was made or resolved by; archiving keeps them."""
+    rows = db.execute(
+        "SELECT event_id FROM predictions WHERE event_id BETWEEN ?1 AND ?2"
+        " UNION SELECT resolved_event_id FROM predictions WHERE resolved_event_id BETWEEN ?1 AND ?2",
+        [low, high],
+    )
+    return {row[0] for row in rows}

@@ -304,11 +304,33 @@ async def timeline_page(api: Reader, event_id: int, controls: dict[str, int | No
         tag("p", "Causes on the left, consequences on the right. Every arrow is a link stored with the events; where nothing says why, no arrow is drawn. Select an event to walk from it.", class_="hint"),
         form,
         tag("p", said, class_="cut-note"),
+        archived_note(chain),
         legend,
         tag("div", timeline(layout, chain, chosen), class_="graph-wrap"),
         section("The links as text", "links", edge_list(chain)),
+        section("Cut by archiving", "cuts", cut_list(chain)) if chain.get("cuts") else Markup(""),
     ])
     return page(f"Timeline of event #{event_id}", body, [("Minds", "/"), (root["mind"], f"/minds/{seg(root['mind'])}"), (f"event #{event_id}", None)], await status_line(api))
+
+
+def archived_note(chain: dict[str, Any]) -> Markup:
+    """Where archiving cut this walk, in a sentence: inside an archive file, or at links into one."""
+    if chain.get("archive"):
+        return tag("p", f"Event #{chain['root']} is archived: this walk ran inside the archive file {chain['archive']}.", class_="cut-note")
+    cuts = chain.get("cuts") or []
+    if cuts:
+        return tag("p", f"{len(cuts)} link{'' if len(cuts) == 1 else 's'} lead{'s' if len(cuts) == 1 else ''} to archived events; the walk stops there (see Cut by archiving).", class_="cut-note")
+    return Markup("")
+
+
+def cut_list(chain: dict[str, Any]) -> Markup:
+    """Each link archiving cut: the kept event, the link, the archived event and the file that holds it."""
+    items = [
+        tag("li", tag("a", f"#{c['event']}", href=f"/events/{c['event']}/timeline"),
+            f" {'◀' if c['side'] == 'cause' else '▶'} {c['link']} #{c['archived']}, archived in ", tag("code", c["path"]))
+        for c in chain["cuts"]
+    ]
+    return tag("ul", join(items), class_="edge-list")
 
 
 def error_page(status: int, detail: str) -> str:

@@ -224,3 +224,9 @@ def record_self_wake_fired(db: Database, mind: str, *, now: float) -> None:
         return
     _put(db, mind, self_wake_at=None, self_wake_cause=None)
     unrecorded("a self-wake that fires is recorded by the cycle_started its self_wake_set event causes")
+
+
+def events_held(db: Database, mind: str, low: int, high: int) -> set[int]:
+    """The event in [low, high] a pending self-wake answers, if any; archiving keeps it."""
+    rows = db.execute("SELECT self_wake_cause FROM gate_sleep WHERE mind = ? AND self_wake_cause BETWEEN ? AND ?", [mind, low, high])
+    return {row[0] for row in rows}

@@ -142,3 +142,9 @@ def shrink(db: Database, mind: str, model: str, chars: int, stated_tokens: int |
     _put_ratio(db, mind, model, ratio, now)
     unrecorded(_REASON)
     return ratio
+
+
+def events_held(db: Database, mind: str, low: int, high: int) -> set[int]:
+    """The events in [low, high] a window is anchored at; archiving keeps them."""
+    rows = db.execute("SELECT anchor_id FROM window_anchors WHERE mind = ? AND anchor_id BETWEEN ? AND ?", [mind, low, high])
+    return {row[0] for row in rows}

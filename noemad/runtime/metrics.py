@@ -78,7 +78,7 @@ def collect(sup: Supervisor) -> list[Family]:
     minds.add(len(sup.actors) - paused, state="running")
     minds.add(paused, state="paused")
 
-    events = Family("noemad_events_total", "counter", "Events stored, by kind (every mind's together).")
+    events = Family("noemad_events_total", "counter", "Events written, by kind (every mind's together; archived ones still count).")
     stimuli = Family("noemad_stimuli_total", "counter", "Stimuli stored, by mind and kind.")
     by_kind: dict[str, int] = {}
     for (mind, kind), n in sorted(sup.counts.by_kind.items()):

@@ -20,8 +20,8 @@ from sqlite_utils import Database
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
-from noemad.errors import Conflict, MindNotFound, ShuttingDown
-from noemad.events import Event, EventQuery, append, get_event, latest_events, list_events, query_events
+from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
+from noemad.events import Event, EventQuery, append, archived_counts, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
@@ -42,6 +42,8 @@ from noemad.gate.judging import Judge
 from noemad.gate.reply_judge import ReplyJudge
 from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.archive.cuts import archived_total
+from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
@@ -70,7 +72,7 @@ class Counts:
 
     by_mind: dict[str, int] = field(default_factory=dict)
     by_kind: dict[tuple[str, str], int] = field(default_factory=dict)
-    """Events written, by (mind, kind): every event in the store, counted at start and as each commits."""
+    """Events written, by (mind, kind): every event in the store or archived from it, counted at start and as each commits."""
     governance: dict[tuple[str, str], int] = field(default_factory=dict)
     """Governance passes since the daemon started, by (mind, status): the metrics read these, not the log."""
     last_event_id: int = 0
@@ -82,7 +84,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads, Gating):
+class Supervisor(Reads, Gating, Archiving):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -108,6 +110,8 @@ class Supervisor(Reads, Gating):
         self.jobs = JobRunner(store, clock, self.gateway, lambda: self.config)
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
+        self._archive_task: asyncio.Task[None] | None = None
+        self._archived_at: dict[str, float] = {}
         level = loaded.config.daemon.log_level
         self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
         self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
@@ -160,9 +164,11 @@ class Supervisor(Reads, Gating):
         self.bus.listen(self._count)
         self.store.writer.on_commit(self.bus.publish_threadsafe)
         db = self.store.reader()
-        for mind, kind, count in db.execute("SELECT mind, kind, count(*) FROM events GROUP BY mind, kind").fetchall():
+        # Archived events count too: the counts are of events ever written, so the metrics' counters never go back.
+        stored = db.execute("SELECT mind, kind, count(*) FROM events GROUP BY mind, kind").fetchall()
+        for mind, kind, count in [*stored, *archived_counts(db)]:
             self.counts.by_mind[mind] = self.counts.by_mind.get(mind, 0) + count
-            self.counts.by_kind[mind, kind] = count
+            self.counts.by_kind[mind, kind] = self.counts.by_kind.get((mind, kind), 0) + count
         (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
@@ -172,13 +178,15 @@ class Supervisor(Reads, Gating):
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog, db)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
+        self._archive_task = asyncio.get_running_loop().create_task(self.archive_daily(), name="archive")
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
         self.stopping = True  # the gates deliver nothing more
-        if self._scheduler_task is not None:
-            self._scheduler_task.cancel()
-            await asyncio.gather(self._scheduler_task, return_exceptions=True)
+        for task in (self._scheduler_task, self._archive_task):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self.jobs.stop()
         timeout = self.config.daemon.shutdown_timeout
         await asyncio.gather(*(actor.stop(timeout) for actor in self.actors.values()))
@@ -362,6 +370,7 @@ class Supervisor(Reads, Gating):
             **vars(mind),  # the API shows the overview as the mind with these added
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
+            "archived": dict(zip(("events", "archives"), archived_total(db, name))),
             "turn_running": bool(actor and actor.turn_running),
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
@@ -485,7 +494,10 @@ class Supervisor(Reads, Gating):
         return query_events(db, mind, query)
 
     def event(self, event_id: int) -> Event:
-        return get_event(self.store.reader(), event_id)
+        try:
+            return get_event(self.store.reader(), event_id)
+        except EventNotFound as missing:
+            raise self.not_found(event_id, missing) from None
 
     def chain(self, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
         bounds = self.config.timeline
@@ -496,7 +508,10 @@ class Supervisor(Reads, Gating):
             max_hops=bounds.max_hops,
             max_events=bounds.max_events,
         )
-        return walk(self.store.reader(), event_id, limits)
+        try:
+            return walk(self.store.reader(), event_id, limits)
+        except EventNotFound as missing:
+            return self.archived_walk(event_id, limits, missing)
 
     # status ----------------------------------------------------------------
 
