@@ -279,7 +279,7 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
     assert set(seen) == EVENT_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
     shown = noemad.ctl_json("mind", "show", "ada")
-    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
+    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "archived", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])
     page = noemad.ctl_json("events", "ada", "--kind", "message")
     assert list(page) == ["events", "next_since", "last_id"]
