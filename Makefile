@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ./scripts/demo.sh
 
-# One pytest worker per core (pytest-xdist); each test has its own home, engine or daemon.
+# One pytest worker per core (pytest-xdist, --dist worksteal from pyproject.toml); each test has
+# its own home, engine or daemon, but cases that only read or are refused share one per module.
 test: $(STAMP)
 	./scripts/ensure_chromium.sh
 	$(VENV)/bin/python -m pytest -q -n auto

@@ -7,7 +7,9 @@ bench's database (bench/timeline.py builds it, or reuses the one cached in
 bench/.data/), turns each walk into the chain JSON the page reads (as
 `GET /api/v1/events/{id}/chain` answers it), then times the layout and the
 SVG drawing, and measures readability: event boxes that overlap each other
-or a cycle frame they are not in (must be 0), and edge crossings (pairs of
+or a cycle frame they are not in (must be 0), edge labels that meet another
+label, an event or a frame's caption (0 by construction) and those left out
+for want of room, and edge crossings (pairs of
 edges sharing no event whose chords cross), against the crossings of the
 same walk laid out without the barycentre sweeps (ordered by id).
 
@@ -59,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     db.close()
 
     lay, svg, sizes, edges, overlaps, crossings, unswept = [], [], [], [], 0, [], []
+    labels_met, unlabelled = 0, 0
     for chain in chains:
         start = time.perf_counter()
         placed = graph.lay_out(chain)
@@ -70,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sizes.append(len(chain["nodes"]))
         edges.append(len(chain["edges"]))
         overlaps += graph.overlaps(placed)
+        labels_met += graph.label_collisions(placed)
+        unlabelled += sum(not line.labelled for line in placed.lines)
         crossings.append(graph.crossings(placed))
         sweeps, graph.SWEEPS = graph.SWEEPS, 0
         unswept.append(graph.crossings(graph.lay_out(chain)))
@@ -82,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, values in (("layout", lay), ("svg drawing", svg), ("layout + drawing", total)):
         print(f"  {name:<18} p50 {pct(values, .5):6.2f} ms   p95 {pct(values, .95):6.2f} ms   max {max(values):6.2f} ms")
     print(f"overlapping boxes (all walks): {overlaps}")
+    print(f"edge labels meeting another, an event or a frame's caption (all walks): {labels_met}; "
+          f"left out for want of room: {unlabelled} of {sum(edges)}")
     print(f"edge crossings per walk: mean {statistics.mean(crossings):.1f}, p95 {pct(crossings, .95)}, "
           f"max {max(crossings)}; without the sweeps (id order): mean {statistics.mean(unswept):.1f}")
     met = pct(total, .95) <= 50 and overlaps == 0

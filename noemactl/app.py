@@ -843,7 +843,7 @@ def events(
         int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="With --since: at most N events, read forward from there.", show_default="100")
     ] = None,
     grep: Annotated[
-        str | None, typer.Option("--grep", metavar="TEXT", help="Only events whose text holds TEXT, ignoring case.", show_default=False)
+        str | None, typer.Option("--grep", metavar="TEXT", help="Only events whose text, or a value in their data (not a key), holds TEXT, ignoring case.", show_default=False)
     ] = None,
     follow: Annotated[
         bool,

@@ -33,10 +33,24 @@ def split_since(since: str | None) -> tuple[int, str | None]:
 
 
 def _matches(event: dict[str, Any], kinds: list[str], grep: str | None) -> bool:
-    """What the daemon's query keeps, for events arriving on the stream."""
+    """What the daemon's query keeps, for events arriving on the stream: the kinds, and TEXT in the text or the data's values."""
     if kinds and event.get("kind") not in kinds:
         return False
-    return grep is None or grep.casefold() in (event.get("text") or "").casefold()
+    if grep is None:
+        return True
+    needle = grep.casefold()
+    return needle in (event.get("text") or "").casefold() or _values_hold(event.get("data"), needle)
+
+
+def _values_hold(value: Any, needle: str) -> bool:
+    """Whether a string or number among `value`'s values (never its keys) holds `needle`, already casefolded."""
+    if isinstance(value, dict):
+        return any(_values_hold(v, needle) for v in value.values())
+    if isinstance(value, list):
+        return any(_values_hold(v, needle) for v in value)
+    if isinstance(value, str):
+        return needle in value.casefold()
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and needle in str(value)
 
 
 def show(

@@ -59,7 +59,7 @@ def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
                 if isinstance(event, dict):
                     if cycle is None and event.get("kind") == "cycle_started" and _cites(event, stimulus):
                         cycle = event["cycle_id"]
-                    done = _ends(event, stimulus, cycle, state["respond_model"])
+                    done = _ends(event, mind, stimulus, cycle, state["respond_model"])
                     if done is not None:
                         return done
                 if time.monotonic() >= deadline:
@@ -70,7 +70,7 @@ def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
     raise CtlError(f"no reply within {timeout:g} s: {what}; see what happened with `noemactl events {mind} --since {stimulus}`")
 
 
-def _ends(event: dict[str, Any], stimulus: int, cycle: str | None, respond_model: bool) -> Outcome | None:
+def _ends(event: dict[str, Any], mind: str, stimulus: int, cycle: str | None, respond_model: bool) -> Outcome | None:
     kind = event.get("kind")
     if cycle is not None and event.get("cycle_id") == cycle:
         if kind == "reply":
@@ -88,5 +88,6 @@ def _ends(event: dict[str, Any], stimulus: int, cycle: str | None, respond_model
         data = event.get("data") or {}
         # WAIT, or a failed call that did not wake the mind, is the end; a refusal or a superseded REPLY is judged again.
         if data.get("verdict") in ("wait", "failed") and not data.get("woke") and not data.get("superseded"):
-            return Outcome(None, str(event.get("text")))
+            # The judge's reason is not in the event (it may repeat what participants said): gate-status shows it.
+            return Outcome(None, f"{event.get('text')}; see why with `noemactl gate-status {mind}`")
     return None

@@ -8,6 +8,7 @@ evidence refs) are checked here: each must exist and belong to the same mind.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -384,9 +385,31 @@ def _contains(haystack: str | None, needle: str) -> bool:
     return haystack is not None and needle in haystack.casefold()
 
 
+def _values_hold(value: Any, needle: str) -> bool:
+    """Whether a string or number among `value`'s values (never its keys) holds `needle`, already casefolded."""
+    if isinstance(value, dict):
+        return any(_values_hold(v, needle) for v in value.values())
+    if isinstance(value, list):
+        return any(_values_hold(v, needle) for v in value)
+    if isinstance(value, str):
+        return needle in value.casefold()
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and needle in str(value)
+
+
+def _data_holds(data: str | None, needle: str) -> bool:
+    return data is not None and _values_hold(json.loads(data), needle)
+
+
+def _ascii_part(needle: str) -> str:
+    """The longest run of `needle` that stored JSON spells as is (printable ASCII but `"` and `\\`)."""
+    runs = re.split(r'[^\x20-\x7e]|["\\]', needle)
+    return max(runs, key=len)
+
+
 def matches(event: Event, grep: str) -> bool:
-    """Whether `grep` is in the event's text, ignoring case (as `query_events` filters; for followers)."""
-    return _contains(event.text, grep.casefold())
+    """Whether `grep` is in the event's text or its data's values, ignoring case (as `query_events` filters; for followers)."""
+    needle = grep.casefold()
+    return _contains(event.text, needle) or _values_hold(event.data, needle)
 
 
 @dataclass(frozen=True)
@@ -396,7 +419,7 @@ class EventQuery:
     kinds: Sequence[str] = ()
     since: int = 0  # only ids above this
     since_time: float | None = None  # only events at or after this time
-    grep: str | None = None  # only events whose text holds this, ignoring case
+    grep: str | None = None  # only events whose text or data's values hold this, ignoring case
     limit: int = 100
     tail: int | None = None
 
@@ -422,10 +445,17 @@ def query_events(db: Database, mind: str, query: EventQuery) -> tuple[list[Event
         sql += " AND at >= ?"
         params.append(iso(query.since_time))
     if query.grep is not None:
-        # Python's casefold, not SQLite's ASCII-only lower(): 'Émile' finds 'émile'.
+        # Python's casefold, not SQLite's ASCII-only lower(): 'Émile' finds 'émile'. The data's values
+        # are searched too (its keys are not). Parsing every row's JSON would cost 8x a text-only scan
+        # (bench/events_grep.py), so first, in C, the raw JSON must hold the search's longest ASCII run:
+        # stored JSON is ASCII, escaping only non-ASCII, quotes, backslashes and control characters.
+        # One match is given up for speed: a search all ASCII does not find, in the data, a letter
+        # that only folds to it (strasse finds Straße in the text, not in the data; Straße does).
+        needle = query.grep.casefold()
         db.conn.create_function("noema_contains", 2, _contains, deterministic=True)
-        sql += " AND noema_contains(text, ?)"
-        params.append(query.grep.casefold())
+        db.conn.create_function("noema_data_holds", 2, _data_holds, deterministic=True)
+        sql += " AND (noema_contains(text, ?) OR (instr(lower(data), ?) AND noema_data_holds(data, ?)))"
+        params.extend([needle, _ascii_part(needle), needle])
     if query.tail is not None:
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(query.tail)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -124,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_RUNTIME
     except KeyboardInterrupt:
         pass
+    # The daemon has stopped and closed its store; the process ends next. Without
+    # this, the interpreter's last collections walk every object of the server
+    # stack (pydantic schemas, routes) only to free them with the process:
+    # a quarter to half a second of every stop.
+    gc.freeze()
     return 0
 
 

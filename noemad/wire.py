@@ -20,11 +20,15 @@ through as it is.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import sys
+import types
 from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, TypeVar
 
-from pydantic import ConfigDict, Field, PlainSerializer, TypeAdapter, computed_field
+from pydantic import Field, PlainSerializer, TypeAdapter, computed_field
 
 from noemad.clock import iso
 
@@ -34,22 +38,51 @@ T = TypeVar("T", bound=type)
 R = TypeVar("R")
 
 
-def _inherited_descriptions(schema: dict[str, Any], cls: type) -> None:
-    """Describe the fields a wire subclass inherits as its base does.
+@cache
+def _field_docs(module: str) -> dict[str, dict[str, str]]:
+    """The docstring under each field of each class in `module`'s source: {class qualname: {field: text}}.
 
-    pydantic reads the docstrings under fields from the class's own source
-    only, so a subclass that adds a field (say, `PredictionOut(Prediction)`)
-    would show its inherited fields undescribed.
+    Read once per module, when its first wire class is defined. pydantic can
+    read these itself (`use_attribute_docstrings`), but it reads the source of
+    a stdlib dataclass again for every schema it builds (each API route, each
+    `dump` adapter): half of building the API was spent re-parsing the same
+    files, at every daemon start.
     """
-    properties = schema.get("properties", {})
-    for base in cls.__mro__[1:]:
-        if getattr(base, "__pydantic_config__", None) is _CONFIG:
-            for name, prop in _adapter(base).json_schema(mode="serialization").get("properties", {}).items():
-                if "description" in prop and name in properties:
-                    properties[name].setdefault("description", prop["description"])
+    tree = ast.parse(inspect.getsource(sys.modules[module]))
+    found: dict[str, dict[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qualname = prefix + node.name
+                docs = found.setdefault(qualname, {})
+                for stmt, after in zip(node.body, node.body[1:]):
+                    if (
+                        isinstance(stmt, ast.AnnAssign)
+                        and isinstance(stmt.target, ast.Name)
+                        and isinstance(after, ast.Expr)
+                        and isinstance(after.value, ast.Constant)
+                        and isinstance(after.value.value, str)
+                    ):
+                        docs[stmt.target.id] = inspect.cleandoc(after.value.value)
+                visit(node.body, qualname + ".")
+
+    visit(tree.body, "")
+    return found
 
 
-_CONFIG = ConfigDict(use_attribute_docstrings=True, json_schema_extra=_inherited_descriptions)
+def _describe_fields(cls: type) -> None:
+    """Give each field the class declares the docstring under it as its schema description.
+
+    The description goes in the field's metadata, where pydantic reads it; a
+    subclass shares its base's field objects, so inherited fields keep theirs.
+    A description given explicitly (`Field(description=...)`) stands.
+    """
+    docs = _field_docs(cls.__module__).get(cls.__qualname__, {})
+    for name, field in cls.__dataclass_fields__.items():  # type: ignore[attr-defined]
+        if name in docs and "description" not in field.metadata and name in cls.__dict__.get("__annotations__", {}):
+            field.metadata = types.MappingProxyType({**field.metadata, "description": docs[name]})
+
 
 computed = computed_field  # a property the JSON shows as a field (after the dataclass's own fields)
 HIDDEN = Field(exclude=True)  # `Annotated[bool, HIDDEN]`: a field the JSON leaves out
@@ -75,7 +108,7 @@ def renamed(name: str) -> Any:
 
 def wire(cls: T) -> T:
     """Mark a dataclass as a wire object: the docstring under each field describes it in the schema."""
-    cls.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
+    _describe_fields(cls)
     return cls
 
 

@@ -34,7 +34,8 @@ from noemad.errors import (
     Unavailable,
 )
 from noemad.minds import create_mind
-from noemad.models.anthropic import NO_KEY, AnthropicProvider, parse_retry_after
+from noemad.models.anthropic import AnthropicProvider, parse_retry_after
+from noemad.models.apikey import NO_KEY
 from noemad.models.gateway import ModelGateway, Prompt
 from noemad.models.types import Block, ModelRequest, Turn
 from noemad.store import Store

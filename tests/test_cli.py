@@ -279,7 +279,7 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
     assert set(seen) == EVENT_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
     shown = noemad.ctl_json("mind", "show", "ada")
-    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
+    assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "archived", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])
     page = noemad.ctl_json("events", "ada", "--kind", "message")
     assert list(page) == ["events", "next_since", "last_id"]
@@ -423,7 +423,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

@@ -1,13 +1,17 @@
 """The CLI reads cleanly (issue 14): help like git's, plain errors, NO_COLOR, JSON errors, sentences, timeline words.
 
 Everything here goes through the real noemactl (and, where an answer is
-needed, a real noemad): help of every command, errors on a terminal under
-NO_COLOR, the exit code of each class of error, the daemon's 422 sentences
-for names, the timeline's cut lines, and completion of `consolidate <TAB>`.
+needed, a real noemad): errors on a terminal under NO_COLOR, the exit code of
+each class of error, the daemon's 422 sentences for names, the timeline's cut
+lines, and completion of `consolidate <TAB>`. The help of every command is
+rendered in process from noemactl's own command tree; a few helps are checked
+to be the real noemactl's, byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import pty
@@ -16,7 +20,7 @@ import select
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +79,44 @@ def command_paths() -> list[list[str]]:
     return [list(page.path) for page in gendocs.walk()]
 
 
-def test_every_commands_help_reads_like_gits() -> None:
+@pytest.fixture(scope="module")
+def help_of(pytestconfig: pytest.Config) -> Iterator[Callable[[list[str]], tuple[int, str]]]:
+    """`noemactl PATH --help` rendered in this process: its exit code and stdout, at the width `bare_ctl` gives.
+
+    The command tree is built once: each real noemactl builds it whole at
+    start, and that, not the help, was most of the time of 50-odd processes.
+    `test_help_in_process_is_the_real_noemactls` shows the text is the same.
+    """
+    import typer
+
+    from noemactl.app import app
+
+    command = typer.main.get_command(app)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("COLUMNS", "100")  # as bare_ctl sets it: click wraps at min(COLUMNS, 80) - 2
+
+    def render(path: list[str]) -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = command.main(args=[*path, "--help"], prog_name="noemactl", standalone_mode=False)
+        return (code or 0), out.getvalue()
+
+    yield render
+    mp.undo()
+
+
+def test_help_in_process_is_the_real_noemactls(help_of: Callable[[list[str]], tuple[int, str]]) -> None:
+    for path in (["say"], ["consolidate", "run"], ["events"], []):
+        out = bare_ctl(*path, "--help")
+        assert (out.returncode, out.stdout) == help_of(path), path
+
+
+def test_every_commands_help_reads_like_gits(help_of: Callable[[list[str]], tuple[int, str]]) -> None:
     paths = command_paths()
     assert ["say"] in paths and ["consolidate", "run"] in paths and len(paths) > 30
     for path in paths:
-        out = bare_ctl(*path, "--help")
-        assert out.returncode == 0, (path, out.stderr)
-        text = out.stdout
+        code, text = help_of(path)
+        assert code == 0, path
         usage = text.splitlines()[0]
         assert usage.startswith("Usage: noemactl"), (path, usage)
         assert "{" not in usage and "<" not in usage, (path, usage)

@@ -27,10 +27,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import NOEMACTL, NOEMAD, Noemad
+from conftest import NOEMACTL, NOEMAD, Noemad, short_dir, start_noemad
 
 from noemad.config import load_config
 from noemad.errors import ConfigError
@@ -50,21 +51,33 @@ def _no_controls(text: str) -> None:
 # 5. terminal control sequences from stored text -------------------------------------
 
 
-@pytest.fixture
-def hostile(noemad: Noemad) -> str:
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Noemad]:
+    """One daemon for the tests that only read: the hostile mind's views, and request heads it refuses."""
+    place = short_dir()
+    (place / "home").mkdir()
+    running = start_noemad(place / "home", place / "s.sock")
+    yield running
+    running.stop()
+    running.notify.close()
+    shutil.rmtree(place, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def hostile(shared: Noemad) -> str:
     """A mind `sec` whose first message (and its author) carries terminal controls, walked through a cycle."""
-    assert noemad.api("POST", "/minds", json={"name": "sec"}).status_code == 201
+    assert shared.api("POST", "/minds", json={"name": "sec"}).status_code == 201
     # A name holding a control character is refused at the edge (noemad.names); the text is free and is stored.
-    refused = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": HOSTILE_AUTHOR, "text": HOSTILE})
+    refused = shared.api("POST", "/minds/sec/events", json={"kind": "message", "author": HOSTILE_AUTHOR, "text": HOSTILE})
     assert refused.status_code == 422 and "control character U+001B" in refused.json()["detail"]
-    sent = noemad.api("POST", "/minds/sec/events", json={"kind": "message", "author": "mallory", "text": HOSTILE})
+    sent = shared.api("POST", "/minds/sec/events", json={"kind": "message", "author": "mallory", "text": HOSTILE})
     assert sent.status_code == 201, sent.text
-    noemad.wait_for("sec", "narrative_updated")
+    shared.wait_for("sec", "narrative_updated")
     return "sec"
 
 
-def test_stored_control_sequences_are_shown_not_obeyed(noemad: Noemad, hostile: str) -> None:
-    message = noemad.ctl_json("events", hostile, "--kind", "message")["events"][0]
+def test_stored_control_sequences_are_shown_not_obeyed(shared: Noemad, hostile: str) -> None:
+    message = shared.ctl_json("events", hostile, "--kind", "message")["events"][0]
     views = [
         ("events", hostile),
         ("memories", hostile),
@@ -75,16 +88,16 @@ def test_stored_control_sequences_are_shown_not_obeyed(noemad: Noemad, hostile: 
         ("mind", "show", "no\x1b[2Jsuch"),  # an error sentence echoing the name
     ]
     for args in views:
-        out = noemad.ctl(*args)
+        out = shared.ctl(*args)
         _no_controls(out.stdout)
         _no_controls(out.stderr)
-    events = noemad.ctl("events", hostile).stdout
+    events = shared.ctl("events", hostile).stdout
     assert "PWNED ␛[2J␛]0;title end \\x9b31m" in events
-    assert "no␛[2Jsuch" in noemad.ctl("mind", "show", "no\x1b[2Jsuch").stderr
+    assert "no␛[2Jsuch" in shared.ctl("mind", "show", "no\x1b[2Jsuch").stderr
 
 
-def test_json_keeps_the_bytes_as_json_escapes(noemad: Noemad, hostile: str) -> None:
-    out = noemad.ctl("--json", "events", hostile, "--kind", "message")
+def test_json_keeps_the_bytes_as_json_escapes(shared: Noemad, hostile: str) -> None:
+    out = shared.ctl("--json", "events", hostile, "--kind", "message")
     assert out.returncode == 0, out.stderr
     _no_controls(out.stdout)  # C0 is escaped by JSON itself, C1 by noemactl: the same value
     assert "\\u009b" in out.stdout
@@ -93,12 +106,12 @@ def test_json_keeps_the_bytes_as_json_escapes(noemad: Noemad, hostile: str) -> N
     assert "mallory" in event["actor"]
 
 
-def test_on_a_terminal_styles_stay_and_stored_controls_do_not(noemad: Noemad, hostile: str) -> None:
+def test_on_a_terminal_styles_stay_and_stored_controls_do_not(shared: Noemad, hostile: str) -> None:
     """On a terminal rich writes its own colour codes; the ones from the mind's text are still only shown."""
     controller, terminal = pty.openpty()
     try:
         env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-        env.update({"NOEMA_SOCKET": str(noemad.socket), "TERM": "xterm-256color", "COLUMNS": "200"})
+        env.update({"NOEMA_SOCKET": str(shared.socket), "TERM": "xterm-256color", "COLUMNS": "200"})
         proc = subprocess.Popen([NOEMACTL, "events", hostile], stdout=terminal, stderr=terminal, env=env)
         os.close(terminal)
         terminal = -1
@@ -151,8 +164,8 @@ def test_check_config_piped_into_head_ends_quietly(place: Path) -> None:
     assert "Traceback" not in head.stderr
 
 
-def test_noemactl_piped_into_head_ends_quietly(noemad: Noemad, hostile: str) -> None:
-    env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
+def test_noemactl_piped_into_head_ends_quietly(shared: Noemad, hostile: str) -> None:
+    env = {**os.environ, "NOEMA_SOCKET": str(shared.socket), "NO_COLOR": "1"}
     for args in (["events", hostile], ["--json", "events", hostile], ["timeline", "2"], ["timeline", "2", "--dot"], ["status"]):
         code, err = _into_closed_pipe([NOEMACTL, *args], env)
         assert err == "", (args, err)
@@ -196,7 +209,7 @@ def test_a_config_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path
 def test_a_fifo_as_the_model_script_or_key_file_is_refused_without_waiting(tmp_path: Path, what: str) -> None:
     # Both are read when a reload rebuilds the provider, on the event loop: a FIFO must not block it.
     from noemad.config import AnthropicSettings
-    from noemad.models.anthropic import resolve_api_key
+    from noemad.models.apikey import resolve_api_key
     from noemad.models.scripted import ScriptedProvider
 
     fifo = tmp_path / "file"
@@ -274,18 +287,18 @@ def _status_line(answer: bytes) -> str:
     return answer.split(b"\r\n", 1)[0].decode()
 
 
-def test_a_header_line_without_end_is_answered_431(noemad: Noemad) -> None:
+def test_a_header_line_without_end_is_answered_431(shared: Noemad) -> None:
     head = b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\nX-Big: " + b"a" * (4 << 20) + b"\r\nConnection: close\r\n\r\n"
-    answer = _raw(noemad, head)
+    answer = _raw(shared, head)
     assert _status_line(answer) == "HTTP/1.1 431 Request Header Fields Too Large"
     problem = json.loads(answer.split(b"\r\n\r\n", 1)[1])
     assert problem["status"] == 431 and "65536 bytes" in problem["detail"]
-    assert noemad.api("GET", "/status").status_code == 200  # the daemon goes on
+    assert shared.api("GET", "/status").status_code == 200  # the daemon goes on
 
 
-def test_too_many_headers_are_answered_431(noemad: Noemad) -> None:
+def test_too_many_headers_are_answered_431(shared: Noemad) -> None:
     fields = b"".join(b"X-H%d: v\r\n" % i for i in range(20_000))
-    answer = _raw(noemad, b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\n" + fields + b"Connection: close\r\n\r\n")
+    answer = _raw(shared, b"GET /api/v1/status HTTP/1.1\r\nHost: noemad\r\n" + fields + b"Connection: close\r\n\r\n")
     assert _status_line(answer) == "HTTP/1.1 431 Request Header Fields Too Large"
     assert "more than 100 header fields" in json.loads(answer.split(b"\r\n\r\n", 1)[1])["detail"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from inprocess import InProcess
+from inprocess import InProcess, start_app
 from test_openapi import check
 
 PROBLEM = "application/problem+json"
@@ -19,9 +19,14 @@ AMBIENT = {"name": "ambient", "match": {"kinds": ["message"]}, "behaviour": {"de
 MUTE = {"name": "mute", "match": {}, "behaviour": "defer"}
 
 
-@pytest.fixture
-def doc(app: InProcess) -> dict[str, Any]:
-    return app.api("GET", "/openapi.json").json()
+@pytest.fixture(scope="module")
+def doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The OpenAPI document, read once: it is the code's, the same from every engine, and slow to build."""
+    engine = start_app(tmp_path_factory.mktemp("doc"))
+    try:
+        return engine.api("GET", "/openapi.json").json()
+    finally:
+        engine.stop()
 
 
 @pytest.fixture

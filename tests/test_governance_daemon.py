@@ -86,7 +86,7 @@ def test_remember_takes_tags(daemon: Noemad) -> None:
         ("metacognition_selective_gate = true\n", 'metacognition_selective_gate is retired: write policy = "selective"'),
         ("[minds.ada]\nmetacognition_trivial_ack_patterns = [\"^ok$\"]\n", "write trivial_ack_patterns = [...] under"),
         ("read_only_tools = [\"search\"]\n", "read_only_tools is retired: write read_only_tools = [...] under [governance]"),
-        ("[governance]\npolicy = \"always\"\n", "governance.policy: Input should be 'selective' or 'confidence_only'"),
+        ("[governance]\npolicy = \"always\"\n", 'governance.policy: write "selective" or "confidence_only", not "always"'),
     ],
 )
 def test_check_config_refuses_retired_and_bad_governance_settings(place: Path, toml: str, says: str) -> None:

@@ -8,16 +8,34 @@ in-process tier.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from inprocess import InProcess
+from conftest import Noemad, short_dir, start_noemad
+from inprocess import InProcess, start_app
 from noemad.events import EventDraft, append
 
 TOO_BIG = 2**63  # one past SQLite's largest integer
 LARGEST = 2**63 - 1
+EDGE_MIND = "ada"
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
+    """One engine with a mind `ada` for the cases that must be refused, shared by them.
+
+    A refusal changes nothing, so some forty cases need not each start an
+    engine; one that did store something would still show, in its own check
+    or in another case's check that nothing of its kind was stored.
+    """
+    engine = start_app(tmp_path_factory.mktemp("edge"))
+    assert engine.api("POST", "/minds", json={"name": EDGE_MIND}).status_code == 201
+    yield engine
+    engine.stop()
 
 
 @pytest.mark.parametrize(
@@ -34,17 +52,17 @@ LARGEST = 2**63 - 1
         ("POST", "/memories/{id}/reject"),
     ],
 )
-def test_an_id_beyond_sqlites_range_is_refused_like_any_bad_id(app: InProcess, method: str, path: str) -> None:
-    beyond = app.api(method, path.format(id=TOO_BIG))
+def test_an_id_beyond_sqlites_range_is_refused_like_any_bad_id(edge: InProcess, method: str, path: str) -> None:
+    beyond = edge.api(method, path.format(id=TOO_BIG))
     assert beyond.status_code == 422, beyond.text
     assert "must be at most 9223372036854775807" in beyond.json()["detail"]
-    assert app.api(method, path.format(id=LARGEST)).status_code == 404  # the largest id is a well-formed one that names nothing
+    assert edge.api(method, path.format(id=LARGEST)).status_code == 404  # the largest id is a well-formed one that names nothing
 
 
 @pytest.mark.parametrize("since", [str(TOO_BIG), "99999999999999999999999"])
-def test_a_since_beyond_the_range_is_refused(app: InProcess, mind: str, since: str) -> None:
-    for path in (f"/minds/{mind}/events?since={since}", f"/minds/{mind}/events/stream?since={since}"):
-        answer = app.api("GET", path)
+def test_a_since_beyond_the_range_is_refused(edge: InProcess, since: str) -> None:
+    for path in (f"/minds/{EDGE_MIND}/events?since={since}", f"/minds/{EDGE_MIND}/events/stream?since={since}"):
+        answer = edge.api("GET", path)
         assert answer.status_code == 422, answer.text
         assert answer.json()["detail"].startswith("since must be at most 9223372036854775807, not ")
 
@@ -58,10 +76,10 @@ def test_a_since_beyond_the_range_is_refused(app: InProcess, mind: str, since: s
         {"kind": "message", "author": "bob", "text": "hi", "reply_to": TOO_BIG},
     ],
 )
-def test_an_id_in_a_stimulus_beyond_the_range_is_refused_before_it_is_stored(app: InProcess, mind: str, body: dict[str, Any]) -> None:
-    answer = app.api("POST", f"/minds/{mind}/events", json=body)
+def test_an_id_in_a_stimulus_beyond_the_range_is_refused_before_it_is_stored(edge: InProcess, body: dict[str, Any]) -> None:
+    answer = edge.api("POST", f"/minds/{EDGE_MIND}/events", json=body)
     assert answer.status_code == 422, answer.text
-    assert app.api("GET", f"/minds/{mind}/events?kind={body['kind']}").json()["events"] == []
+    assert edge.api("GET", f"/minds/{EDGE_MIND}/events?kind={body['kind']}").json()["events"] == []
 
 
 def test_ids_in_other_bodies_are_bounded_too(app: InProcess, mind: str) -> None:
@@ -74,13 +92,13 @@ def test_ids_in_other_bodies_are_bounded_too(app: InProcess, mind: str) -> None:
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
-def test_a_number_json_cannot_carry_is_refused_before_the_commit(app: InProcess, mind: str, number: str) -> None:
+def test_a_number_json_cannot_carry_is_refused_before_the_commit(edge: InProcess, number: str) -> None:
     # The fast ingest path reads the raw bytes: Python's and pydantic's parsers both take these.
     raw = '{"kind": "observation", "source": "probe", "text": "reading", "data": {"deep": [1, {"x": %s}]}}' % number
-    answer = app.api("POST", f"/minds/{mind}/events", content=raw, headers={"content-type": "application/json"})
+    answer = edge.api("POST", f"/minds/{EDGE_MIND}/events", content=raw, headers={"content-type": "application/json"})
     assert answer.status_code == 422, answer.text
     assert answer.json()["detail"].startswith("data: deep[1].x is ")
-    assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+    assert edge.api("GET", f"/minds/{EDGE_MIND}/events?kind=observation").json()["events"] == []
 
 
 @pytest.mark.parametrize(
@@ -93,9 +111,9 @@ def test_a_number_json_cannot_carry_is_refused_before_the_commit(app: InProcess,
         ("/minds/{mind}/events", '{"kind": "prediction", "proposition": "p", "subject": "s", "confidence": NaN, "due": "2h"}'),
     ],
 )
-def test_no_body_takes_a_non_finite_number(app: InProcess, mind: str, path: str, raw: str) -> None:
+def test_no_body_takes_a_non_finite_number(edge: InProcess, path: str, raw: str) -> None:
     method = {"/minds/{mind}": "PATCH", "/minds/{mind}/rules": "POST", "/minds/{mind}/events": "POST"}.get(path, "PUT")
-    answer = app.api(method, path.format(mind=mind), content=raw, headers={"content-type": "application/json"})
+    answer = edge.api(method, path.format(mind=EDGE_MIND), content=raw, headers={"content-type": "application/json"})
     assert answer.status_code == 422, answer.text
 
 
@@ -140,8 +158,8 @@ def test_the_writer_refuses_to_store_a_non_finite_number(app: InProcess, mind: s
         ("POST", "/clock/advance", {"seconds": True}),
     ],
 )
-def test_bools_are_not_numbers_nor_numbers_bools(app: InProcess, mind: str, method: str, path: str, body: dict[str, Any]) -> None:
-    answer = app.api(method, path.format(mind=mind), json=body)
+def test_bools_are_not_numbers_nor_numbers_bools(edge: InProcess, method: str, path: str, body: dict[str, Any]) -> None:
+    answer = edge.api(method, path.format(mind=EDGE_MIND), json=body)
     assert answer.status_code == 422, answer.text
 
 
@@ -150,8 +168,8 @@ def test_an_int_is_still_a_number(app: InProcess, mind: str) -> None:
 
 
 @pytest.mark.parametrize("since", ["99999999d", "9" * 400 + "d", "0000-01-01"])
-def test_a_usage_since_outside_the_calendar_is_refused(app: InProcess, since: str) -> None:
-    answer = app.api("GET", f"/usage?since={since}")
+def test_a_usage_since_outside_the_calendar_is_refused(edge: InProcess, since: str) -> None:
+    answer = edge.api("GET", f"/usage?since={since}")
     assert answer.status_code == 422, answer.text
     assert "since=" in answer.json()["detail"]
 
@@ -305,12 +323,25 @@ def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     assert _retry(app, mind) is None
 
 
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Noemad]:
+    """One real noemad with a mind `ada`, shared by the noemactl cases that must be refused (they store nothing)."""
+    place = short_dir()
+    (place / "home").mkdir()
+    running = start_noemad(place / "home", place / "s.sock")
+    assert running.api("POST", "/minds", json={"name": EDGE_MIND}).status_code == 201
+    yield running
+    running.stop()
+    running.notify.close()
+    shutil.rmtree(place, ignore_errors=True)
+
+
 @pytest.mark.parametrize("data", ['{"x": NaN}', '{"x": 1e999}', '{"x": [-Infinity]}'])
-def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(noemad: Any, mind: str, data: str) -> None:
-    done = noemad.ctl("observe", mind, "reading", "--source", "probe", "--data", data)
+def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(daemon: Noemad, data: str) -> None:
+    done = daemon.ctl("observe", EDGE_MIND, "reading", "--source", "probe", "--data", data)
     assert done.returncode == 2, done.stderr
     assert "--data is not valid JSON (" in done.stderr and "Traceback" not in done.stderr
-    assert noemad.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+    assert daemon.api("GET", f"/minds/{EDGE_MIND}/events?kind=observation").json()["events"] == []
 
 
 def test_a_gate_that_fails_after_the_commit_answers_201_and_the_stimulus_still_wakes_the_mind(
@@ -336,14 +367,14 @@ def test_a_gate_that_fails_after_the_commit_answers_201_and_the_stimulus_still_w
         ("POST", "/minds/{mind}/rules", r'{"rule": {"name": "r", "match": {"text": "a\ud800"}, "behaviour": "always"}}'),
     ],
 )
-def test_a_lone_surrogate_in_free_json_is_refused_and_reads_keep_working(app: InProcess, mind: str, method: str, path: str, raw: str) -> None:
+def test_a_lone_surrogate_in_free_json_is_refused_and_reads_keep_working(edge: InProcess, method: str, path: str, raw: str) -> None:
     """JSON's \\ud800 escape parses, but the text cannot be written back out: stored, it would break every read of it.
 
     (The fast ingest path's parser already refuses it as malformed JSON, 400.)
     """
-    answer = app.api(method, path.format(mind=mind), content=raw, headers={"content-type": "application/json"})
+    answer = edge.api(method, path.format(mind=EDGE_MIND), content=raw, headers={"content-type": "application/json"})
     assert answer.status_code == 422, answer.text
     assert "lone surrogate" in answer.json()["detail"]
-    assert app.api("GET", f"/minds/{mind}").status_code == 200
-    assert app.api("GET", "/minds").status_code == 200
-    assert app.api("GET", f"/minds/{mind}/rules").status_code == 200
+    assert edge.api("GET", f"/minds/{EDGE_MIND}").status_code == 200
+    assert edge.api("GET", "/minds").status_code == 200
+    assert edge.api("GET", f"/minds/{EDGE_MIND}/rules").status_code == 200

@@ -112,6 +112,8 @@ def test_metrics_count_what_a_user_did(talker: InProcess) -> None:
         talker.wait_for("ada", "reply", since=talker.sup.counts.last_event_id)
     assert talker.api("POST", "/minds/bob/events", json={"kind": "observation", "source": "sensor", "text": "21C"}).status_code == 201
     talker.wait_for("bob", "cycle_completed")
+    for name in ("ada", "bob"):
+        talker.settle(name)  # a turn is counted once it has ended, which can be after its last event is committed
 
     m = scrape(talker)
     assert m.value("noemad_stimuli_total", mind="ada", kind="message") == 2

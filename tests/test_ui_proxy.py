@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.conftest import NOEMACTL, Noemad
+from tests.conftest import NOEMACTL, Noemad, short_dir, start_noemad
 
 
 @dataclass
@@ -48,6 +49,22 @@ def start_ui(daemon: Noemad, *args: str) -> Ui:
     assert url, proc.stderr.read() if proc.stderr else ""
     parts = urlsplit(url)
     return Ui(proc, url, f"{parts.scheme}://{parts.netloc}", parts.query.removeprefix("token="), parts.port or 0)
+
+
+@pytest.fixture(scope="module")
+def noemad() -> Iterator[Noemad]:
+    """One daemon for the module: each test starts its own proxy (a token works once) in front of it.
+
+    The tests read through the proxy and change only what they name (a mind
+    each), so they share the daemon rather than each starting one.
+    """
+    place = short_dir()
+    (place / "home").mkdir()
+    running = start_noemad(place / "home", place / "s.sock")
+    yield running
+    running.stop()
+    running.notify.close()
+    shutil.rmtree(place, ignore_errors=True)
 
 
 @pytest.fixture
@@ -109,16 +126,18 @@ def raw_get(ui: Ui, path: str) -> str:
 
 
 def test_a_change_needs_the_same_origin(ui: Ui, noemad: Noemad) -> None:
-    body = {"name": "ada"}
+    body = {"name": "cleo"}
+    before = [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]]  # the minds other tests made
+    assert "cleo" not in before
     with ui.client() as c:
         assert c.post("/api/v1/minds", json=body).status_code == 403  # no Origin at all
         assert c.post("/api/v1/minds", json=body, headers={"origin": "http://evil.example"}).status_code == 403
         cross = {"origin": ui.base, "sec-fetch-site": "cross-site"}
         assert c.post("/api/v1/minds", json=body, headers=cross).status_code == 403
-        assert noemad.api("GET", "/minds").json()["minds"] == []
+        assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == before
         same = {"origin": ui.base, "sec-fetch-site": "same-origin"}
         assert c.post("/api/v1/minds", json=body, headers=same).status_code == 201
-        assert [m["name"] for m in noemad.api("GET", "/minds").json()["minds"]] == ["ada"]
+        assert sorted(m["name"] for m in noemad.api("GET", "/minds").json()["minds"]) == sorted([*before, "cleo"])
     with ui.client(cookie=False) as c:  # the origin alone is not enough
         assert c.post("/api/v1/minds", json={"name": "bob"}, headers=same).status_code == 401
 

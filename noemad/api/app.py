@@ -180,7 +180,7 @@ def create_app(sup: Supervisor) -> FastAPI:
             Query(max_length=64, description="Only events at or after this: an ISO date or time, or a span back from now (10m, 2h, 3d)."),
         ] = None,
         grep: Annotated[
-            str | None, Query(min_length=1, max_length=MAX_GREP, description="Only events whose text holds this, ignoring case.")
+            str | None, Query(min_length=1, max_length=MAX_GREP, description="Only events whose text, or a value in their data (not a key), holds this, ignoring case.")
         ] = None,
     ) -> dict:
         """Unknown kinds are refused (422) with the list of kinds; `tail` and `grep` count matching events only."""

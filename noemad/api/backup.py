@@ -8,15 +8,11 @@ path of their choosing. The snapshot file is removed once sent (or failed).
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-
 from fastapi.responses import FileResponse
 from fastapi.routing import APIRouter
 from starlette.background import BackgroundTask
 
 from noemad.runtime.supervisor import Supervisor
-from noemad.store.backup import snapshot
 
 V1 = "/api/v1"
 MEDIA_TYPE = "application/vnd.sqlite3"
@@ -40,9 +36,7 @@ def add_backup_routes(api: APIRouter, sup: Supervisor) -> None:
         is made); 507 when it cannot be written, with the store untouched.
         To restore, see noemactl backup in the README.
         """
-        sup._check_open()  # a stopping daemon takes no new work
-        dest = sup.paths.data_dir / f".backup-{secrets.token_hex(8)}.sqlite"
-        made = await asyncio.to_thread(snapshot, sup.store.path, dest)
+        made = await sup.backup()
         return FileResponse(
             made.path,
             media_type=MEDIA_TYPE,

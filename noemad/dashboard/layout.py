@@ -10,6 +10,7 @@ laid out; nothing is added.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,11 @@ FRAME_PAD = 8
 FRAME_LABEL = 18
 MARGIN = 40
 SWEEPS = 4
+LABEL_CHAR_W = 5.8  # px per character of an edge label (10 px system-ui): a little over the average, so boxes are not too small
+LABEL_LINE_H = 11  # px per line of an edge label
+ARROW = 10  # px an arrowhead reaches out from the side of the box it points at
+# Where on its curve a label is tried, in turn: from the middle outwards, in steps of 0.04.
+LABEL_AT = tuple(sorted((round(0.5 + k * 0.04, 2) for k in range(-11, 12)), key=lambda t: (abs(t - 0.5), t)))
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,23 @@ class Line:
     kind: str
     via: dict[str, Any] | None
     d: str
-    label_x: float
+    label_x: float  # the centre of the label's box; None-free: an unplaced label keeps the curve's midpoint
     label_y: float
     ends: tuple[float, float, float, float]  # x1, y1, x2, y2: the straight chord, for counting crossings
+    curve: tuple[float, ...] = ()  # the cubic's control points x0, y0, ..., x3, y3, where the label may go
+    labelled: bool = True  # False: no free place was found; the edge keeps its dash pattern and its title
+
+    @property
+    def label(self) -> tuple[str, ...]:
+        """The label's lines: the kind, then what it went through ("via memory #9"), if anything."""
+        return (self.kind, f"via {self.via['type']} #{self.via['id']}") if self.via else (self.kind,)
+
+    @property
+    def label_box(self) -> tuple[float, float, float, float]:
+        """x, y, w, h of the label as drawn (10 px text, a few pixels of halo), estimated."""
+        w = max(len(text) for text in self.label) * LABEL_CHAR_W + 4
+        h = len(self.label) * LABEL_LINE_H + 2
+        return self.label_x - w / 2, self.label_y - h / 2, w, h
 
 
 @dataclass(frozen=True)
@@ -134,8 +154,78 @@ def lay_out(chain: dict[str, Any]) -> Layout:
     layout.height = MARGIN * 2 + tallest
     drawn = [e for e in chain["edges"] if e["from"] in layout.boxes and e["to"] in layout.boxes]
     ports = _ports(layout.boxes, drawn)
-    layout.lines = [_line(layout.boxes, e, ports[(n, "from")], ports[(n, "to")]) for n, e in enumerate(drawn)]
+    layout.lines = _place_labels(layout, [_line(layout.boxes, e, ports[(n, "from")], ports[(n, "to")]) for n, e in enumerate(drawn)])
     return layout
+
+
+def _place_labels(layout: Layout, lines: list[Line]) -> list[Line]:
+    """Put each edge's label by its curve where it meets no event, no frame's caption and no label placed before it.
+
+    Tried in turn, at points along the curve from its middle out (LABEL_AT):
+    centred on it; then just above or below it; then beside it, right or
+    left (a loop in one column has room only to its right). A label with no
+    free place is left out: the edge keeps its dash pattern (the legend
+    names it) and its tooltip, and the list of links under the graph names
+    every edge.
+    """
+    taken = _Grid()
+    for b in layout.boxes.values():  # with the arrowheads at its sides
+        taken.add((b.x - ARROW, b.y, b.w + 2 * ARROW, b.h))
+    for f in layout.frames:
+        taken.add((f.x, f.y, f.w, FRAME_LABEL))
+    placed = []
+    for line in lines:
+        _, _, w, h = line.label_box
+        spot = _free_spot(line, w, h, taken)
+        if spot is None:
+            placed.append(dataclasses.replace(line, labelled=False))
+            continue
+        x, y = spot
+        placed.append(dataclasses.replace(line, label_x=x, label_y=y))
+        taken.add((x - w / 2, y - h / 2, w, h))
+    return placed
+
+
+def _free_spot(line: Line, w: float, h: float, taken: _Grid) -> tuple[float, float] | None:
+    """The first free centre for `line`'s label (w by h), or None; the curve's points are computed only as far as needed (most labels fit at the first)."""
+    up, side = h / 2 + 3, w / 2 + 3
+    shifts = [(0.0, 0.0), (0.0, -up), (0.0, up), (0.0, -2 * up), (0.0, 2 * up)]
+    shifts += [(dx, dy) for dy in (0.0, -up, up, -2 * up, 2 * up) for dx in (side, -side)]
+    points: list[tuple[float, float]] = []
+    for dx, dy in shifts:
+        for k, t in enumerate(LABEL_AT):
+            if k == len(points):
+                points.append(_bezier(t, *line.curve))
+            x, y = points[k][0] + dx, points[k][1] + dy
+            if taken.free((x - w / 2, y - h / 2, w, h)):
+                return x, y
+    return None
+
+
+class _Grid:
+    """Rectangles bucketed by 100 px squares, so a label is tested against what is near it only (a 200-event walk has hundreds)."""
+
+    CELL = 100.0
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def add(self, r: tuple[float, float, float, float]) -> None:
+        x, y, w, h = r
+        c = self.CELL
+        for i in range(int(x // c), int((x + w) // c) + 1):
+            for j in range(int(y // c), int((y + h) // c) + 1):
+                self.cells.setdefault((i, j), []).append(r)
+
+    def free(self, r: tuple[float, float, float, float]) -> bool:
+        x, y, w, h = r
+        c = self.CELL
+        for i in range(int(x // c), int((x + w) // c) + 1):
+            for j in range(int(y // c), int((y + h) // c) + 1):
+                for ox, oy, ow, oh in self.cells.get((i, j), ()):
+                    if x < ox + ow and ox < x + w and y < oy + oh and oy < y + h:
+                        return False
+        return True
 
 
 def _ports(boxes: dict[int, Box], edges: list[dict[str, Any]]) -> dict[tuple[int, str], float]:
@@ -185,26 +275,25 @@ def _line(boxes: dict[int, Box], edge: dict[str, Any], ay: float, by: float) -> 
     if a.column < b.column:  # forward, the usual case: right side to left side
         x1, x2 = a.x + a.w, b.x
         bend = (x2 - x1) / 2
-        d = f"M{x1:.1f},{ay:.1f} C{x1 + bend:.1f},{ay:.1f} {x2 - bend:.1f},{by:.1f} {x2:.1f},{by:.1f}"
-        lx, ly = _bezier(0.3, x1, ay, x1 + bend, ay, x2 - bend, by, x2, by)
+        curve = (x1, ay, x1 + bend, ay, x2 - bend, by, x2, by)
     elif a.column > b.column:  # a cause the walk placed right of its consequence
         x1, x2 = a.x, b.x + b.w
         bend = (x1 - x2) / 2
-        d = f"M{x1:.1f},{ay:.1f} C{x1 - bend:.1f},{ay:.1f} {x2 + bend:.1f},{by:.1f} {x2:.1f},{by:.1f}"
-        lx, ly = _bezier(0.3, x1, ay, x1 - bend, ay, x2 + bend, by, x2, by)
+        curve = (x1, ay, x1 - bend, ay, x2 + bend, by, x2, by)
     else:  # same column: a loop out to the right
         x1 = x2 = a.x + a.w
         reach = 30 + min(abs(by - ay) / 4, COL_GAP / 2 - 30)
-        d = f"M{x1:.1f},{ay:.1f} C{x1 + reach:.1f},{ay:.1f} {x2 + reach:.1f},{by:.1f} {x2:.1f},{by:.1f}"
-        lx, ly = x1 + reach * 0.75, (ay + by) / 2
-    return Line(edge["from"], edge["to"], edge["kind"], edge.get("via"), d, lx, ly, (x1, ay, x2, by))
+        curve = (x1, ay, x1 + reach, ay, x2 + reach, by, x2, by)
+    d = "M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}".format(*curve)
+    lx, ly = _bezier(0.5, *curve)
+    return Line(edge["from"], edge["to"], edge["kind"], edge.get("via"), d, lx, ly, (x1, ay, x2, by), curve)
 
 
 def _bezier(t: float, *p: float) -> tuple[float, float]:
     """The point at `t` on the cubic curve through control points p (x0, y0, ..., x3, y3)."""
     u = 1 - t
-    w = (u**3, 3 * u * u * t, 3 * u * t * t, t**3)
-    return sum(w[k] * p[2 * k] for k in range(4)), sum(w[k] * p[2 * k + 1] for k in range(4))
+    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+    return a * p[0] + b * p[2] + c * p[4] + d * p[6], a * p[1] + b * p[3] + c * p[5] + d * p[7]
 
 
 # --- measures (bench/dashboard.py and the tests) -------------------------------------------
@@ -226,6 +315,14 @@ def overlaps(layout: Layout) -> int:
             if not inside and _meet(frame.x, frame.y, frame.w, frame.h, box.x, box.y, box.w, box.h):
                 count += 1
     return count
+
+
+def label_collisions(layout: Layout) -> int:
+    """How many drawn edge labels meet an event, a frame's caption or another drawn label (pairs counted once)."""
+    drawn = [line.label_box for line in layout.lines if line.labelled]
+    others = [(b.x, b.y, b.w, b.h) for b in layout.boxes.values()] + [(f.x, f.y, f.w, FRAME_LABEL) for f in layout.frames]
+    count = sum(1 for i, a in enumerate(drawn) for b in drawn[i + 1 :] if _meet(*a, *b))
+    return count + sum(1 for a in drawn for b in others if _meet(*a, *b))
 
 
 def crossings(layout: Layout) -> int:

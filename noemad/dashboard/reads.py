@@ -7,9 +7,11 @@ two views, and no second path to the store to keep in step.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
+
 
 class ApiAnswer(Exception):
     """The API refused what a page asked; the page shows its sentence with its status."""
@@ -24,9 +26,16 @@ class Reader:
     """GETs on the app's own API, without a socket."""
 
     def __init__(self, app: Any) -> None:
-        self._client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://noemad")
+        self._app = app
+        self._client: httpx.AsyncClient | None = None
 
     async def get(self, path: str, **params: Any) -> Any:
+        if self._client is None:
+            # Made when a page is first asked for: httpx (and the CLI it pulls in) is
+            # a tenth of a second of every daemon start, spent for no page at all.
+            import httpx
+
+            self._client = httpx.AsyncClient(transport=httpx.ASGITransport(app=self._app), base_url="http://noemad")
         query = {k: v for k, v in params.items() if v is not None}
         answer = await self._client.get("/api/v1" + path, params=query)
         if answer.status_code != 200:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from noemad.dashboard.html import Markup, h, href, join, short, tag
-from noemad.dashboard.layout import CALLS_SHOWN, CALL_H, FRAME_LABEL, Layout
+from noemad.dashboard.layout import CALLS_SHOWN, CALL_H, FRAME_LABEL, LABEL_LINE_H, Layout, Line
 
 _DEFS = Markup(
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
@@ -44,7 +44,7 @@ def timeline(layout: Layout, chain: dict[str, Any], controls: dict[str, int]) ->
                 "g",
                 tag("title", f"#{line.source} {line.kind} #{line.target}{via}"),
                 tag("path", d=line.d, class_=f"edge edge-{line.kind}", marker_end="url(#arrow)"),
-                tag("text", line.kind + via, x=f"{line.label_x:.1f}", y=f"{line.label_y - 3:.1f}", class_="edge-label"),
+                _edge_label(line) if line.labelled else "",
                 class_="link",
             )
         )
@@ -89,6 +89,14 @@ def timeline(layout: Layout, chain: dict[str, Any], controls: dict[str, int]) ->
         aria_labelledby="graph-title",
         class_="graph",
     )
+
+
+def _edge_label(line: Line) -> Markup:
+    """The label in the box the layout gave it: one line per part, centred (the kind, then "via memory #9")."""
+    x, y, _, h = line.label_box
+    centre = f"{line.label_x:.1f}"
+    rows = [tag("tspan", text, x=centre, y=f"{y + 1 + LABEL_LINE_H * k + 8.5:.1f}") for k, text in enumerate(line.label)]
+    return tag("text", *rows, class_="edge-label")
 
 
 def _cut(x: float, height: float, text: str) -> Markup:

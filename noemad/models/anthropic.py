@@ -55,16 +55,14 @@ from __future__ import annotations
 
 import email.utils
 import logging
-import os
 import re
-from pathlib import Path
 from typing import Any, cast
 
 import anthropic
 from anthropic import AsyncAnthropic
 
 from noemad.clock import Clock
-from noemad.config import AnthropicSettings, NotARegularFile, read_regular_file
+from noemad.config import AnthropicSettings
 from noemad.errors import (
     AuthFailed,
     ContextLength,
@@ -76,50 +74,13 @@ from noemad.errors import (
     Refused,
     Unavailable,
 )
+from noemad.models.apikey import KeyProblem, resolve_api_key
 from noemad.models.types import Block, Content, ModelRequest, ModelResponse, ToolResult, ToolUse, Turn, Usage
 
 log = logging.getLogger("noemad.models.anthropic")
 
-NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or [models.anthropic] api_key_file"
-_KEY_CHARS = re.compile(r"[\x21-\x7e]+")  # what a header value can carry unchanged: visible ASCII, no spaces
 _TOO_LONG = re.compile(r"prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)", re.IGNORECASE)
 _MAX_MESSAGE = 400  # characters of the API's error message kept in a detail
-
-
-class _KeyProblem(Exception):
-    """Why there is no usable key (a sentence that never contains the key)."""
-
-
-def resolve_api_key(settings: AnthropicSettings, environ: dict[str, str] | None = None) -> str:
-    """The API key the settings name, stripped; `_KeyProblem` says why there is none."""
-    env = os.environ if environ is None else environ
-    if settings.api_key_file:
-        name = settings.api_key_file
-        if "/" not in name:
-            creds = env.get("CREDENTIALS_DIRECTORY")
-            if not creds:
-                raise _KeyProblem(
-                    f"[models.anthropic] api_key_file = {name!r} is a bare name, looked up in $CREDENTIALS_DIRECTORY,"
-                    " which is not set; give a path, or start noemad with LoadCredential="
-                )
-            path = Path(creds) / name
-        else:
-            path = Path(name).expanduser()
-        try:
-            text = read_regular_file(path)  # a FIFO here must not block the loop
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) if isinstance(exc, NotARegularFile) else type(exc).__name__
-            raise _KeyProblem(f"cannot read the Anthropic API key file {str(path)!r} ({reason}); check [models.anthropic] api_key_file") from None
-        source = f"the file {str(path)!r}"
-    else:
-        text = env.get(settings.api_key_env, "")
-        source = f"${settings.api_key_env}"
-    key = text.strip()
-    if not key:
-        raise _KeyProblem(f"{NO_KEY} ({source} is empty or unset)")
-    if not _KEY_CHARS.fullmatch(key):
-        raise _KeyProblem(f"the Anthropic API key in {source} has characters no API key has (spaces, control or non-ASCII); check it")
-    return key
 
 
 def _block(block: Block) -> dict[str, Any]:
@@ -216,7 +177,7 @@ class AnthropicProvider:
         """Build the client if a key is found; the reason there is none otherwise."""
         try:
             key = resolve_api_key(self.settings)
-        except _KeyProblem as exc:
+        except KeyProblem as exc:
             return str(exc)
         self._key = key
         self._client = AsyncAnthropic(

@@ -18,8 +18,8 @@ from noemad.models.types import Usage
 Outcome = Literal["ok", "error", "refused", "cancelled"]
 
 # Who the calls made in this context are for: set by whoever runs work an
-# operator asked for (the job runner, for a job run now), read when a call is
-# recorded. A context variable, because the calls are made deep inside the
+# operator asked for (the job runner, for a job run now; a mind's actor, for a
+# turn an operator's stimulus woke), read when a call is recorded. A context variable, because the calls are made deep inside the
 # work (reflection's wording, consolidation's summaries) by code that need not know.
 ON_BEHALF_OF: ContextVar[str | None] = ContextVar("noemad_model_calls_on_behalf_of", default=None)
 

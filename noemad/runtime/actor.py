@@ -43,7 +43,7 @@ from noemad.clock import Clock
 from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
-from noemad.events import Event, count_events, get_event
+from noemad.events import Event, count_events, get_event, get_events
 from noemad.config import JUDGE_MIN_INPUT
 from noemad.gate import sleep as gate_sleep
 from noemad.gate import verdicts
@@ -51,6 +51,8 @@ from noemad.gate.engine import Decision, Delivery, Gate, Verdict
 from noemad.gate.judged import JudgeStart
 from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
+from noemad.models.ledger import ON_BEHALF_OF
+from noemad.operator import is_operator
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
 from noemad.runtime.stats import MindStats
@@ -368,15 +370,30 @@ class MindActor:
         )
         # The settings are read now: a change made since the last turn applies from this one.
         turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=wake, settings=self._settings(), answer=answer)
+        # The calls of a turn an operator's stimulus woke are recorded as theirs, as a job's are.
+        behalf = ON_BEHALF_OF.set(self._operator_of(delivery))
         try:
             result = await run_turn(self._store, self._clock, self._gateway, turn)
         except Exception as exc:
             self._failed(taken, exc)
             raise
+        finally:
+            ON_BEHALF_OF.reset(behalf)
         if self.retry is not None:
             log.info("mind %s: a turn succeeded after %d failed", self.name, self.retry.attempt)
             self.retry = None
         await self._after(result)
+
+    def _operator_of(self, delivery: Delivery) -> str | None:
+        """The operator whose stimulus woke this turn (the newest, if several did), or None.
+
+        Only the stimuli that asked for the wake count: an operator's goal
+        held by a rule and taken along by someone else's message caused nothing.
+        """
+        if delivery.self_wake or not delivery.stimuli:
+            return None
+        woke = get_events(self._store.reader(), delivery.stimuli)
+        return next((e.actor for _, e in sorted(woke.items(), reverse=True) if is_operator(e.actor)), None)
 
     def _failed(self, taken: dict[int, HeldBack | None], exc: Exception) -> None:
         """A turn failed: what it took and did not perceive is untaken again, and retried after a backoff."""

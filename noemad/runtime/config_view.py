@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from noemad.config import Config
-from noemad.models.anthropic import resolve_api_key
+from noemad.models.apikey import resolve_api_key
 from noemad.wire import wire
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import logging
 import os
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
 from noemad.store import Store
+from noemad.store.backup import Snapshot, snapshot
 from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
 
@@ -421,6 +423,14 @@ class Supervisor(Reads, Gating, Archiving):
         event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
         belief = next((r.id for r in event.refs if r.type == "belief"), None)
         return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
+
+    # backup -------------------------------------------------------------
+
+    async def backup(self) -> Snapshot:
+        """A verified snapshot of the store in the data directory (the caller sends, then removes it); none while stopping."""
+        self._check_open()  # a stopping daemon takes no new work
+        dest = self.paths.data_dir / f".backup-{secrets.token_hex(8)}.sqlite"
+        return await asyncio.to_thread(snapshot, self.store.path, dest)
 
     # stimuli and events --------------------------------------------------
 
