@@ -503,9 +503,9 @@ def test_the_daemon_stays_inside_the_units_syscall_filter_and_never_maps_writabl
     if analyze is None or strace is None:
         pytest.skip("needs systemd-analyze and strace")
     allowed = _syscall_group(analyze, "@system-service") - _syscall_group(analyze, "@privileged") - _syscall_group(analyze, "@resources")
-    # numpy's OpenBLAS (sqlite_utils loads numpy when it is installed; consolidation counts with it) asks mbind for a
-    # NUMA memory policy when it loads: under the unit that is refused with EPERM (SystemCallErrorNumber=) and
-    # OpenBLAS goes on without the hint, so it is not a call the daemon needs. (The lead may prefer to allow it.)
+    # numpy's OpenBLAS (sqlite_utils loads numpy; consolidation counts with it) asks mbind for a NUMA memory policy
+    # on its buffers. The unit refuses it with EPERM (SystemCallErrorNumber=) and OpenBLAS goes on without the hint:
+    # test_numpy_goes_on_when_the_unit_refuses_mbind proves it.
     allowed |= {"mbind"}
     home = place / "home"
     home.mkdir()
@@ -563,3 +563,41 @@ def test_the_daemon_stays_inside_the_units_syscall_filter_and_never_maps_writabl
         used.discard("fchown")
     assert not used - allowed, f"system calls the unit's SystemCallFilter= refuses: {sorted(used - allowed)}"
     assert not writable_code, writable_code[:5]
+
+
+# A seccomp filter that refuses mbind with EPERM, as the unit's SystemCallFilter= does, then numpy and the
+# consolidation's clustering at work (x86_64: mbind is system call 237).
+_REFUSE_MBIND = """
+import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+prog = [(0x20, 0, 0, 0), (0x15, 0, 1, 237), (0x06, 0, 0, 0x00050000 | 1), (0x06, 0, 0, 0x7FFF0000)]
+code = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in prog))
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.byref(Prog(len(prog), ctypes.cast(code, ctypes.c_void_p)))) == 0  # PR_SET_SECCOMP
+import numpy as np
+from noemad.background.consolidation.clustering import cluster
+a = np.arange(90_000, dtype=np.float64).reshape(300, 300)
+assert (a @ a).shape == (300, 300)
+sets = [{"deploy", "kubernetes", f"service{i % 3}"} for i in range(30)] + [{"lunch", "pizza"} for _ in range(5)]
+print(sorted(len(c.members) for c in cluster(sets, 3)))
+"""
+
+
+def test_numpy_goes_on_when_the_unit_refuses_mbind() -> None:
+    """The unit refuses mbind (in @resources); numpy's OpenBLAS asks for it as a hint and carries on without it."""
+    import platform
+
+    strace = shutil.which("strace")
+    if platform.machine() != "x86_64" or strace is None:
+        pytest.skip("needs x86_64 (the filter names mbind by number) and strace")
+    done = subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=mbind", sys.executable, "-c", _REFUSE_MBIND],
+        capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT,
+    )
+    if "Operation not permitted" in done.stderr and "PTRACE" in done.stderr.upper():
+        pytest.skip("strace cannot trace here")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "mbind(" in done.stderr and "EPERM" in done.stderr  # it asked, and was refused
+    assert done.stdout.strip() == "[5, 30]"
