@@ -224,15 +224,19 @@ class Client:
         return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
 
     @contextmanager
-    def stream(self, mind: str, since: int | None = None, idle: float | None = None) -> Iterator[Iterator[Message]]:
-        """Follow a mind's events as server-sent events.
+    def stream(
+        self, mind: str, since: int | None = None, idle: float | None = None, kinds: Sequence[str] = (), grep: str | None = None
+    ) -> Iterator[Iterator[Message]]:
+        """Follow a mind's events as server-sent events, only `kinds` and those holding `grep` when given (noemad filters).
 
         Entering waits until noemad has answered (from then on nothing new is
         missed); the iterator yields each message until noemad ends the stream.
         With `idle`, `StreamIdle` once no message came for that many seconds.
         """
         path = f"{API}/minds/{_segment(mind)}/events/stream"
-        params = {"since": since} if since is not None else None
+        params: dict[str, Any] = {k: v for k, v in (("since", since), ("grep", grep)) if v is not None}
+        if kinds:
+            params["kind"] = list(kinds)
         try:
             with self._http.stream(
                 "GET", path, params=params, headers={"accept": "text/event-stream"}, timeout=httpx.Timeout(TIMEOUT, read=idle)

@@ -32,27 +32,6 @@ def split_since(since: str | None) -> tuple[int, str | None]:
     return 0, text
 
 
-def _matches(event: dict[str, Any], kinds: list[str], grep: str | None) -> bool:
-    """What the daemon's query keeps, for events arriving on the stream: the kinds, and TEXT in the text or the data's values."""
-    if kinds and event.get("kind") not in kinds:
-        return False
-    if grep is None:
-        return True
-    needle = grep.casefold()
-    return needle in (event.get("text") or "").casefold() or _values_hold(event.get("data"), needle)
-
-
-def _values_hold(value: Any, needle: str) -> bool:
-    """Whether a string or number among `value`'s values (never its keys) holds `needle`, already casefolded."""
-    if isinstance(value, dict):
-        return any(_values_hold(v, needle) for v in value.values())
-    if isinstance(value, list):
-        return any(_values_hold(v, needle) for v in value)
-    if isinstance(value, str):
-        return needle in value.casefold()
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and needle in str(value)
-
-
 def show(
     s: Session,
     mind: str,
@@ -119,7 +98,7 @@ def follow_stream(
     from noemactl import render
 
     width = s.output.width if s.output.terminal else None
-    with s.client.stream(mind, after) as messages:
+    with s.client.stream(mind, after, kinds=kinds, grep=grep) as messages:
         s.output.note(f"following {mind}'s {what}; Ctrl-C to stop")
         for message in messages:
             if message.is_end:
@@ -127,7 +106,7 @@ def follow_stream(
                 s.output.note(f"the stream ended: {reason}")
                 return
             event = message.json()
-            if not isinstance(event, dict) or not _matches(event, kinds, grep):
+            if not isinstance(event, dict):
                 continue
             if as_json:
                 s.output.json_line(event)

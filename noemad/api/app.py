@@ -69,7 +69,7 @@ from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
-from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery
+from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
@@ -199,8 +199,14 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: MindName,
         request: Request,
         since: Annotated[Since | None, Query(description="Replay events after this id first; default: only new ones.")] = None,
+        kind: Annotated[list[str], Query(description="Only these kinds (repeatable).")] = [],  # noqa: B006
+        grep: Annotated[
+            str | None, Query(min_length=1, max_length=MAX_GREP, description="Only events whose text, or a value in their data (not a key), holds this, ignoring case.")
+        ] = None,
     ) -> StreamingResponse:
+        """Each event as `data:` JSON, filtered as GET /minds/{mind}/events filters (unknown kinds are refused, 422)."""
         await run_in_threadpool(sup.mind, mind)
+        kinds = frozenset(await run_in_threadpool(sup.check_kinds, kind))
         following = sup.follow(mind, since)  # subscribed now, before the response starts
 
         async def body() -> AsyncIterator[bytes]:
@@ -208,7 +214,8 @@ def create_app(sup: Supervisor) -> FastAPI:
                 if since is None:
                     yield b": following\n\n"
                 async for event in following:
-                    yield _sse(event)
+                    if (not kinds or event.kind in kinds) and (grep is None or matches(event, grep)):
+                        yield _sse(event)
                 yield b"event: end\ndata: {\"reason\": \"the mind was deleted or the daemon is stopping\"}\n\n"
             finally:
                 following.close()

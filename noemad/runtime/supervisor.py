@@ -22,7 +22,7 @@ from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config import Config, FileStamp, LoadedConfig, MindSettings, with_stored
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
-from noemad.events import Event, EventQuery, append, archived_counts, get_event, latest_events, list_events, query_events
+from noemad.events import Event, EventQuery, append, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
@@ -496,6 +496,10 @@ class Supervisor(Reads, Gating, Archiving):
         db = self.store.reader()
         get_mind(db, mind)
         return list_events(db, mind, kinds=kinds, since=since, limit=limit)
+
+    def check_kinds(self, kinds: Sequence[str]) -> tuple[str, ...]:
+        """`kinds` each once, or `InvalidInput` naming one that is no event kind."""
+        return check_kinds(self.store.reader(), kinds)
 
     def query_events(self, mind: str, query: EventQuery) -> tuple[list[Event], int]:
         """A mind's events matching `query` (kinds checked, text searched) and its newest event id then."""
