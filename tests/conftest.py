@@ -151,6 +151,20 @@ def start_noemad(
 
 
 @contextmanager
+def own_noemad() -> Iterator[Noemad]:
+    """A daemon on a fresh home and a short socket path, stopped and removed afterwards (for a module's shared daemon)."""
+    place = short_dir()
+    (place / "home").mkdir()
+    running = start_noemad(place / "home", place / "s.sock")
+    try:
+        yield running
+    finally:
+        running.stop()
+        running.notify.close()
+        shutil.rmtree(place, ignore_errors=True)
+
+
+@contextmanager
 def scripted_noemad(place: Path, script: str, config: str, settings: dict[str, Any] | None = None) -> Iterator[Noemad]:
     """A running daemon whose noemad.toml is `config` ({script}: the path of `script`, the scripted provider's file), with a mind `ada` made with `settings`."""
     home = place / "home"

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import NOEMACTL, NOEMAD, Noemad, short_dir, start_noemad
+from conftest import NOEMACTL, NOEMAD, Noemad, own_noemad
 
 from noemad.config import load_config
 from noemad.errors import ConfigError
@@ -54,13 +54,8 @@ def _no_controls(text: str) -> None:
 @pytest.fixture(scope="module")
 def shared() -> Iterator[Noemad]:
     """One daemon for the tests that only read: the hostile mind's views, and request heads it refuses."""
-    place = short_dir()
-    (place / "home").mkdir()
-    running = start_noemad(place / "home", place / "s.sock")
-    yield running
-    running.stop()
-    running.notify.close()
-    shutil.rmtree(place, ignore_errors=True)
+    with own_noemad() as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

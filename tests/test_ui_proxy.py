@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.conftest import NOEMACTL, Noemad, short_dir, start_noemad
+from tests.conftest import NOEMACTL, Noemad, own_noemad
 
 
 @dataclass
@@ -58,13 +57,8 @@ def noemad() -> Iterator[Noemad]:
     The tests read through the proxy and change only what they name (a mind
     each), so they share the daemon rather than each starting one.
     """
-    place = short_dir()
-    (place / "home").mkdir()
-    running = start_noemad(place / "home", place / "s.sock")
-    yield running
-    running.stop()
-    running.notify.close()
-    shutil.rmtree(place, ignore_errors=True)
+    with own_noemad() as running:
+        yield running
 
 
 @pytest.fixture
