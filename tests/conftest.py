@@ -150,6 +150,20 @@ def start_noemad(
     return daemon
 
 
+# noemad.toml for a daemon whose respond model is the scripted provider (`{script}`: the script's path, as
+# `scripted_noemad` fills it in); tests add their own tables after it.
+SCRIPTED_RESPOND = """
+[models]
+provider = "scripted"
+
+[models.scripted]
+file = "{script}"
+
+[models.respond]
+model = "claude-haiku-5-5"
+"""
+
+
 @contextmanager
 def own_noemad() -> Iterator[Noemad]:
     """A daemon on a fresh home and a short socket path, stopped and removed afterwards (for a module's shared daemon)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOEMACTL, Noemad, scripted_noemad
+from conftest import NOEMACTL, SCRIPTED_RESPOND, Noemad, scripted_noemad
 from test_cli import TIMEOUT, Lines
 
 SCRIPT = """
@@ -21,16 +21,7 @@ match = "(?i)weather"
 text = "It is sunny."
 """
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-"""
+CONFIG = SCRIPTED_RESPOND
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conftest import SCRIPTED_RESPOND
 from inprocess import InProcess, start_app
 from noemad.events import list_events
 from noemad.gate import sleep as gate_sleep
@@ -275,14 +276,7 @@ def test_sleep_stores_without_waking_and_the_operator_wakes_it(ada: InProcess) -
 
 # --- the mind's own tools, through the scripted respond model ------------------------------------
 
-CONFIG = """
-[models]
-provider = "scripted"
-[models.scripted]
-file = "{script}"
-[models.respond]
-model = "claude-haiku-5-5"
-"""
+CONFIG = SCRIPTED_RESPOND
 
 
 def with_script(tmp_path: Path, script: str) -> InProcess:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOEMAD, Noemad, scripted_noemad
+from conftest import NOEMAD, SCRIPTED_RESPOND, Noemad, scripted_noemad
 from fake_messages_api import FakeMessagesAPI
 from inprocess import InProcess, start_app
 
@@ -26,16 +26,7 @@ text = "It is 21 degrees in Paris."
 default = "APPROVE: supported"
 """
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-
+CONFIG = SCRIPTED_RESPOND + """
 [models.critic]
 model = "claude-haiku-5-5"
 

@@ -8,19 +8,11 @@ from typing import Any
 
 import pytest
 
+from conftest import SCRIPTED_RESPOND
 from inprocess import InProcess, start_app
 from noemad.turn.govern import NoVerdict, parse_verdict
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-
+CONFIG = SCRIPTED_RESPOND + """
 [models.critic]
 model = "claude-haiku-5-5"
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Noemad, scripted_noemad
+from conftest import SCRIPTED_RESPOND, Noemad, scripted_noemad
 
 HOUR = 3600.0
 
@@ -105,16 +105,7 @@ text = "The deploy finished at 14:05 on prod-7. Anything else?"
 default = "Noted."
 """
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-"""
+CONFIG = SCRIPTED_RESPOND
 
 
 @pytest.fixture

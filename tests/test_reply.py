@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad, start_noemad
+from conftest import SCRIPTED_RESPOND, Noemad, start_noemad
 from inprocess import InProcess, start_app
 
 SCRIPT = """
@@ -20,16 +20,7 @@ text = "It is sunny."
 default = "Noted."
 """
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-"""
+CONFIG = SCRIPTED_RESPOND
 
 
 HOLD_SCRIPT = """

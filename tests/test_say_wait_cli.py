@@ -15,18 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOEMACTL, Noemad, scripted_noemad
+from conftest import NOEMACTL, SCRIPTED_RESPOND, Noemad, scripted_noemad
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-
+CONFIG = SCRIPTED_RESPOND + """
 [gate.judge]
 enabled = true
 """

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from conftest import SCRIPTED_RESPOND
 from fake_messages_api import FakeMessagesAPI
 from inprocess import InProcess, start_app
 
@@ -350,16 +351,7 @@ match = "(?i)say nothing"
 text = ""
 """
 
-TURN_CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
-[models.respond]
-model = "claude-haiku-5-5"
-
+TURN_CONFIG = SCRIPTED_RESPOND + """
 [gate]
 mind_tools = {tools}
 """

@@ -13,19 +13,11 @@ from typing import Any
 
 import pytest
 
+from conftest import SCRIPTED_RESPOND
 from inprocess import InProcess, start_app
 
-CONFIG = """
-[models]
-provider = "scripted"
-
-[models.scripted]
-file = "{script}"
-
+CONFIG = SCRIPTED_RESPOND + """
 [models.narrate]
-model = "claude-haiku-5-5"
-
-[models.respond]
 model = "claude-haiku-5-5"
 
 [gate]
