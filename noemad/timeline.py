@@ -295,7 +295,7 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None, *, archi
         edges = _edges_among(loaded, ids)
         calls = _model_calls(db, loaded.model_calls)
         nodes = [_node(loaded.events[i], hops[i], *reached.get(i, (None, None)), calls.get(i, [])) for i in ids]
-        cuts = cuts_of(db, ids) + [_outside(gone, reached[gone]) for gone in outside]
+        cuts = cuts_of(db, ids, in_file=archive is not None) + [_outside(gone, reached[gone]) for gone in outside]
     groups: dict[str, list[int]] = {}
     for node in nodes:
         if node.cycle_id:

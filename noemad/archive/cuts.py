@@ -183,9 +183,8 @@ def holding(db: Database, event_id: int) -> list[Archive]:
     return [_archive(row) for row in rows]
 
 
-def cuts_of(db: Database, event_ids: Iterable[int]) -> list[Cut]:
-    """The cuts at the events `event_ids`, in the store or in an archive file (whose cuts carry their archive's path)."""
-    in_file = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'archive_info'").fetchone() is not None
+def cuts_of(db: Database, event_ids: Iterable[int], *, in_file: bool = False) -> list[Cut]:
+    """The cuts at the events `event_ids`, in the store, or in an archive file (`in_file`: its cuts carry their archive's path)."""
     source = (
         "SELECT c.event_id, c.archived_id, c.link, c.side, c.archive_id, c.archive_path FROM event_cuts c"
         if in_file
