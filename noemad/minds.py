@@ -221,6 +221,6 @@ def delete_mind(db: Database, name: str, confirm: str) -> int:
     for table in ("event_refs", "event_parents"):
         db.execute(f"DELETE FROM {table} WHERE mind = ?", [name])
     db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [name])
-    for table in ("consolidated", "reflection_patterns", "jobs", "memory_links", "evidence", "trust", "goals", "predictions", "notifications", "events", "model_calls", "memories", "beliefs", "minds"):
+    for table in ("consolidations", "reflection_patterns", "jobs", "memory_links", "evidence", "trust", "goals", "predictions", "notifications", "events", "model_calls", "memories", "beliefs", "minds"):
         db.execute(f"DELETE FROM {table} WHERE {'name' if table == 'minds' else 'mind'} = ?", [name])
     return int(count)

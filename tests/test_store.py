@@ -128,3 +128,29 @@ def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -
     # Stop-words ("the", "again", "there") are not counted; "deploys" and "deploy" share a stem.
     assert counts == {"": 3, "deploi": 2, "broke": 1, "hello": 1}
     assert index_stems("the deploys broke") == ["broke", "deploi"]
+
+
+def test_consolidations_migration_keeps_every_consolidated_row(tmp_path: Path) -> None:
+    """m017: per-episode `consolidated` rows become one `consolidations` row per generalisation; the view gives the same rows."""
+    from noemad.store.connection import open_db
+
+    db = open_db(tmp_path / "old.db")
+    migrations.apply(db, stop_before="m017_consolidations")
+    at = "2026-01-01T00:00:00Z"
+    db.execute("INSERT INTO minds (name, created_at) VALUES ('ada', ?)", [at])
+    job = db.execute("INSERT INTO jobs (mind, kind, trigger, actor, status, started_at) VALUES ('ada', 'consolidation', 'operator', 'o', 'succeeded', ?)", [at]).lastrowid
+    memory = [
+        db.execute("INSERT INTO memories (mind, kind, text, created_at, importance) VALUES ('ada', ?, ?, ?, 0.3)", [kind, f"m{i}", at]).lastrowid
+        for i, kind in enumerate(["episodic"] * 5 + ["semantic"] * 2)
+    ]
+    episodes, into = memory[:5], memory[5:]
+    rows = [(e, "ada", job, into[0] if i < 3 else into[1], at) for i, e in enumerate(episodes)]
+    db.conn.executemany("INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) VALUES (?, ?, ?, ?, ?)", rows)
+    # Written together, except one link that went missing: the migration adds it.
+    db.conn.executemany("INSERT INTO memory_links (memory_id, derived_from, mind) VALUES (?, ?, 'ada')", [(r[3], r[0]) for r in rows[:-1]])
+    db.conn.commit()
+    migrations.apply(db)
+    assert db.execute("SELECT memory_id, mind, job_id, into_memory, at FROM consolidated ORDER BY memory_id").fetchall() == rows
+    assert db.execute("SELECT memory_id, job_id FROM consolidations ORDER BY memory_id").fetchall() == [(into[0], job), (into[1], job)]
+    assert db.execute("SELECT type FROM sqlite_master WHERE name = 'consolidated'").fetchone() == ("view",)
+    db.close()

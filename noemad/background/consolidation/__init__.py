@@ -4,7 +4,9 @@ One run (`run`, a consolidation job) takes the mind's episodes of the last
 `window` (30 days) that are not consolidated yet, finds the clusters of
 episodes that recur, and for each cluster of at least `min_episodes` (3)
 writes a belief and a semantic memory that say the same. Episodes are never
-modified: that one is consolidated is recorded beside it (`consolidated`).
+modified: the semantic memory's links to them (`memory_links`) and its row in
+`consolidations` (its job) say they are consolidated; the view `consolidated`
+lists them, an episode a row.
 An operator may reject a generalisation (`reject`).
 
 The package, in the order a run takes it:
@@ -16,7 +18,7 @@ The package, in the order a run takes it:
 | `clustering`  | the pure algorithm: frequent associated pairs of terms (lift or consistency), taken greedily; counted in numpy |
 | `proposition` | a cluster's key terms, representative, speakers and plain proposition            |
 | `generalise`  | asking the summarise model for a generalisation, through the wording guard      |
-| `recording`   | the writes: a cluster's belief, semantic memory and consolidated rows; the event |
+| `recording`   | the writes: a cluster's belief, semantic memory and consolidations row; the event |
 | `job`         | `run`: the stages, cluster by cluster, and the job's outputs                     |
 | `rejection`   | `reject`: the operator's rejection of a generalisation                           |
 """

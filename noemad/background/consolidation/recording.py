@@ -1,4 +1,4 @@
-"""The writes of a consolidation: each cluster (belief, semantic memory, consolidated rows), then the event.
+"""The writes of a consolidation: each cluster (belief, semantic memory, consolidations row), then the event.
 
 `write_cluster` (one writer job per cluster, atomic):
 
@@ -13,7 +13,9 @@
 2. the semantic memory (`memory.write_memory`), derived from every episode;
    its memory_created event is caused by the belief's event (which is how
    `reject` finds the belief).
-3. a `consolidated` row per episode: the job and the semantic memory.
+3. the memory's `consolidations` row: the job that made it. Its links to
+   the episodes are what mark them consolidated (the view `consolidated`
+   lists them, an episode a row).
 
 `record` writes the run's `consolidation` event: caused by the job's start
 event, text the summary, data the outputs (`clusters` cut to the first
@@ -24,7 +26,6 @@ and memory, at most MAX_REFS refs. (The beliefs row lookup is raw SQL on
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +76,7 @@ def write_cluster(
     now: float,
     actor: str = ACTOR,
 ) -> Written | Skipped:
-    """Write one cluster (a writer job; atomic): the belief, the semantic memory, the consolidated rows.
+    """Write one cluster (a writer job; atomic): the belief, the semantic memory, its consolidations row.
 
     `episodes` are the cluster's, in id order (their ids, speakers and
     brought_by columns are written). See the module docstring for what each
@@ -105,10 +106,7 @@ def write_cluster(
     memory, memory_event = write_memory(
         db, mind=mind, kind="semantic", text=proposition, now=now, actor=actor, cause=added.event.id, cycle_id=None, derived_from=ids
     )
-    db.execute(
-        "INSERT INTO consolidated (memory_id, mind, job_id, into_memory, at) SELECT value, ?, ?, ?, ? FROM json_each(?)",
-        [mind, job_id, memory.id, iso(now), json.dumps(ids)],
-    )
+    db.execute("INSERT INTO consolidations (memory_id, mind, job_id, at) VALUES (?, ?, ?, ?)", [memory.id, mind, job_id, iso(now)])
     return Written(added.belief_id, memory.id, added.confidence, added.event.id, memory_event.id)
 
 

@@ -1,7 +1,7 @@
 """Rejecting a generalisation (`noemactl consolidate reject MEMORY_ID`).
 
-Only a semantic memory consolidation wrote (one with `consolidated` rows
-pointing to it) can be rejected. `reject` writes a `generalisation_rejected`
+Only a semantic memory consolidation wrote (one with a `consolidations`
+row) can be rejected. `reject` writes a `generalisation_rejected`
 event (actor the operator, text the reason or DEFAULT_REASON, citing the
 memory and its belief); then, caused by it, the memory is retracted and the
 belief set `rejected` by a correction (confidence 0): a rejected belief
@@ -45,7 +45,7 @@ def reject(db: Database, *, memory_id: int, reason: str, now: float, actor: str)
     reason = " ".join((reason or "").split()) or DEFAULT_REASON
     if len(reason) > MAX_REASON:
         raise InvalidInput(f"a rejection's reason holds at most {MAX_REASON:,} characters, not {len(reason):,}")
-    (episodes,) = db.execute("SELECT count(*) FROM consolidated WHERE mind = ? AND into_memory = ?", [memory.mind, memory.id]).fetchone()
+    (episodes,) = db.execute("SELECT count(*) FROM consolidated WHERE into_memory = ?", [memory.id]).fetchone()
     if memory.kind != "semantic" or episodes == 0:
         raise InvalidInput(
             f"memory {memory.id} is a {memory.kind} memory consolidation did not write, so it is no generalisation to reject;"

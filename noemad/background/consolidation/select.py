@@ -1,7 +1,8 @@
 """The SQL reads of a consolidation: the episodes to consider, and what each clustered one needs.
 
 *Episodes*: the mind's active episodic memories created within the window
-(both ends included) with no `consolidated` row, in id order.
+(both ends included) that no generalisation is derived from yet (a
+`memory_links` row to a memory in `consolidations`), in id order.
 
 *Speakers*, read once for the clustered episodes: an episode's speaker comes from the stimulus it records
 (memories.event_id): a message's `author`, an observation's or assertion's
@@ -28,7 +29,7 @@ _EPISODES_SQL = """
 SELECT m.id, m.text, m.created_at, m.event_id
   FROM memories m
  WHERE m.mind = ? AND m.kind = 'episodic' AND m.created_at >= ? AND m.created_at <= ? AND m.status = 'active'
-   AND NOT EXISTS (SELECT 1 FROM consolidated c WHERE c.memory_id = m.id)
+   AND NOT EXISTS (SELECT 1 FROM memory_links l JOIN consolidations c ON c.memory_id = l.memory_id WHERE l.derived_from = m.id)
  ORDER BY m.id
 """
 
