@@ -690,6 +690,25 @@ def test_many_items_are_checked_before_anything_is_written(env: Env) -> None:
     assert len(env.rows("SELECT * FROM events")) == count and env.rows("SELECT count(*) FROM beliefs") == [(0,)]
 
 
+def test_a_refused_batch_leaves_nothing_even_when_its_job_goes_on(env: Env) -> None:
+    """Items' events are checked as they are inserted; a caller that catches the refusal and writes on finds nothing half-written."""
+    ours = env.store.writer.run_sync(lambda db: append(db, EventDraft("ada", "message", "user:alice", text="x"), NOW)).id
+    theirs = env.store.writer.run_sync(lambda db: append(db, EventDraft("bob", "message", "user:alice", text="x"), NOW)).id
+
+    def job(db: Any) -> str:
+        items = [NewEvidence("support", 0.3, "a", ours), NewEvidence("support", 0.3, "a", theirs)]
+        try:
+            add_evidence_many(db, mind="ada", proposition="p holds", subject="p", kind="inference", items=items, now=NOW, actor="t", cause=None)
+        except InvalidLink as exc:
+            append(db, EventDraft("ada", "note", "t", text="refused"), NOW)
+            return str(exc)
+        return "stored"
+
+    assert env.store.writer.run_sync(job) == "evidence is brought only by events of mind 'ada'; 1 of the 2 events named are missing or another mind's"
+    assert env.rows("SELECT count(*) FROM beliefs") == [(0,)] and env.rows("SELECT count(*) FROM evidence") == [(0,)]
+    assert env.rows("SELECT text FROM events WHERE kind = 'note'") == [("refused",)]
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     rows=st.lists(

@@ -13,6 +13,7 @@ plain ones they replace, on random inputs.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -214,5 +215,29 @@ def test_many_items_are_written_alike_in_one_statement_or_row_by_row(tmp_path: P
             (stance, weight, 0.6 if c is None else c, name, "inference", event, at)
             for stance, weight, name, event, c in zip(columns.stances, columns.weights, names, events, credibility)
         ]
+    finally:
+        store.close()
+
+
+def test_the_window_is_in_id_order_when_the_clock_stepped_back(tmp_path: Path) -> None:
+    """Episodes come from SQLite in creation order; where that is not id order (a clock stepped back) the window is sorted, rows whole."""
+    from noemad.background.consolidation.select import load_window
+
+    store = Store(tmp_path / "noema.db")
+    try:
+        store.writer.run_sync(lambda db: create_mind(db, "ada", {}, NOW - 60 * DAY, "operator"))
+        days = [5, 3, 9, 1, 7]  # created out of order: the third episode is the newest
+
+        def job(db: Any) -> list[int]:
+            return [
+                write_memory(db, mind="ada", kind="episodic", text=f"episode {d}", now=NOW - 20 * DAY + d * DAY, actor="operator", cause=None, cycle_id=None)[0].id
+                for d in days
+            ]
+
+        ids = store.writer.run_sync(job)
+        window = load_window(store.reader(), "ada", NOW - 30 * DAY, NOW)
+        assert window.ids == sorted(ids) == ids
+        assert window.texts == [f"episode {d}" for d in days]
+        assert [c[:10] for c in window.created] == [time.strftime("%Y-%m-%d", time.gmtime(NOW - 20 * DAY + d * DAY)) for d in days]
     finally:
         store.close()

@@ -188,6 +188,23 @@ def test_derived_from_a_missing_or_foreign_memory_is_refused_and_nothing_is_stor
     assert world.counts() == before
 
 
+def test_a_refused_derivation_leaves_nothing_even_when_its_job_goes_on(world: World) -> None:
+    """Sources are checked as they are linked; a caller that catches the refusal and writes on finds no memory without its links."""
+    ours, _ = world.write("ada", "an episode")
+    theirs, _ = world.write("bob", "bob's episode")
+    before = world.counts()
+
+    def job(db: Any) -> str:
+        try:
+            write_memory(db, mind="ada", kind="semantic", text="a summary", now=NOW, actor="t", cause=None, cycle_id=None, derived_from=[ours.id, theirs.id])
+        except InvalidLink as exc:
+            return str(exc)
+        return "stored"
+
+    assert "belongs to mind 'bob'" in world.store.writer.run_sync(job)
+    assert world.counts() == before
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [

@@ -33,6 +33,7 @@ from noemad.clock import iso
 from noemad.cognition.confidence import Item, confidence, contested
 from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.store import savepoint
 from noemad.wire import computed, wire
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
@@ -526,22 +527,26 @@ _ALIKE_AT_ONCE = 64  # kinds of item (stance, weight, credibility, source) `_ins
 def _insert_alike(
     db: Database, mind: str, belief_id: int, kind: str, at: str,
     alike: list[tuple[str, float, float, str]], items: Iterable[tuple[str, float, float, str]], brought_by: Sequence[int],
-) -> None:
+) -> int:
     """Insert many items of a few kinds in one statement, in order: each as one integer, event id x 64 + its kind's number.
 
     SQLite reads them from JSON and the kinds' values from bound parameters
     (numbers exactly as given) without holding the interpreter's lock, so
     other threads run while it writes (a consolidation plans its next cluster).
+    An item whose event is missing or another mind's is not inserted: the
+    statement finds each event as it goes, which costs less than a check
+    of its own. Returns how many were inserted.
     """
     number = dict(zip(alike, range(len(alike))))
     codes = json.dumps(list(map(add, map(mul, brought_by, repeat(_ALIKE_AT_ONCE)), map(number.__getitem__, items))))
-    case = f"CASE value % {_ALIKE_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(alike)) + " END"
+    case = f"CASE j.value % {_ALIKE_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(alike)) + " END"
     columns = [[value for k, item in enumerate(alike) for value in (k, item[c])] for c in range(4)]
-    db.execute(
+    return db.execute(
         "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at)"
-        f" SELECT ?, ?, {case}, {case}, {case}, {case}, ?, value / {_ALIKE_AT_ONCE}, ? FROM json_each(?)",
-        [mind, belief_id, *columns[0], *columns[1], *columns[2], *columns[3], kind, at, codes],
-    )
+        f" SELECT ?, ?, {case}, {case}, {case}, {case}, ?, e.id, ? FROM json_each(?) j"
+        f" CROSS JOIN events e ON e.id = j.value / {_ALIKE_AT_ONCE} WHERE e.mind = ?",
+        [mind, belief_id, *columns[0], *columns[1], *columns[2], *columns[3], kind, at, codes, mind],
+    ).rowcount
 
 
 def add_evidence_many(
@@ -569,7 +574,7 @@ def add_evidence_many(
     them all) and the confidence and status before and after, computed
     once from all of the belief's evidence (a pinned or rejected belief
     records the items without being moved). Every `brought_by` must be an
-    event of the mind; everything is checked before anything is written.
+    event of the mind; if anything fails its check, nothing is written.
     `items` may come as columns (`EvidenceColumns`) rather than rows.
     """
     proposition, subject_key = check_proposition(proposition, subject)
@@ -592,16 +597,33 @@ def add_evidence_many(
             raise InvalidInput(f"an item's {what} is a number between 0 and 1, not {value!r}")
     if any(not isinstance(source, str) or not source.strip() for source in set(sources)):
         raise InvalidInput("every item of evidence names its source")
-    brought = json.dumps(sorted(set(brought_by)))
-    (owned,) = db.execute(
-        "SELECT count(*) FROM events WHERE id IN (SELECT value FROM json_each(?)) AND mind = ?", [brought, mind]
-    ).fetchone()
-    (named,) = db.execute("SELECT count(*) FROM json_each(?)", [brought]).fetchone()
-    if owned != named:
-        raise InvalidLink(
-            f"evidence is brought only by events of mind {mind!r}; {named - owned} of the {named} events named are missing or another mind's"
-        )
     trusted = {source: trust(db, mind, source) for source in sorted(set(sources))}
+    with savepoint(db, "evidence_many"):  # the items' events are checked as they are inserted: a failure leaves nothing
+        return _add_evidence_columns(
+            db, mind=mind, proposition=proposition, subject_key=subject_key, kind=kind, columns=columns, by_stance=by_stance,
+            trusted=trusted, now=now, actor=actor, cause=cause, cycle_id=cycle_id, cites=cites,
+        )
+
+
+def _not_brought_by(db: Database, mind: str, brought_by: Sequence[int]) -> InvalidLink | None:
+    """The error to raise if some of these events are missing or another mind's (evidence is brought by the mind's own); None if none."""
+    brought = json.dumps(sorted(set(brought_by)))
+    (owned,) = db.execute("SELECT count(*) FROM json_each(?) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?", [brought, mind]).fetchone()
+    (named,) = db.execute("SELECT count(*) FROM json_each(?)", [brought]).fetchone()
+    if owned == named:
+        return None
+    return InvalidLink(
+        f"evidence is brought only by events of mind {mind!r}; {named - owned} of the {named} events named are missing or another mind's"
+    )
+
+
+def _add_evidence_columns(
+    db: Database, *, mind: str, proposition: str, subject_key: str, kind: str, columns: EvidenceColumns, by_stance: Counter[str],
+    trusted: dict[str, float], now: float, actor: str, cause: int | None, cycle_id: str | None, cites: Sequence[Ref],
+) -> EvidenceAdded:
+    """The writes of `add_evidence_many`, its items checked but for the events that brought them."""
+    stances, weights, sources, brought_by, credibilities = columns
+    count = len(stances)
 
     key = normalise(proposition)
     row = db.execute(
@@ -629,8 +651,13 @@ def add_evidence_many(
     (last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [belief_id]).fetchone()
     alike = dict.fromkeys(zip(stances, weights, credibilities, sources))  # items alike but for the event bringing them
     if len(alike) <= _ALIKE_AT_ONCE and set(map(type, brought_by)) <= {int}:
-        _insert_alike(db, mind, belief_id, kind, at, list(alike), zip(stances, weights, credibilities, sources), brought_by)
+        inserted = _insert_alike(db, mind, belief_id, kind, at, list(alike), zip(stances, weights, credibilities, sources), brought_by)
+        if inserted != count:  # an item's event is missing or another mind's: it was not inserted
+            raise _not_brought_by(db, mind, brought_by) or InvalidLink(f"{count - inserted} items of evidence could not be stored")
     else:
+        problem = _not_brought_by(db, mind, brought_by)
+        if problem is not None:
+            raise problem
         db.conn.executemany(
             "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             zip(repeat(mind), repeat(belief_id), stances, weights, credibilities, sources, repeat(kind), brought_by, repeat(at)),

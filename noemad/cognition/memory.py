@@ -89,6 +89,7 @@ from noemad.words import STOP_WORDS, WORD, content_words, index_stems, porter_st
 from noemad.errors import Conflict, InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.minds import get_mind
+from noemad.store import savepoint
 from noemad.wire import wire
 
 MemoryKind = Literal["episodic", "semantic", "procedural"]
@@ -429,7 +430,7 @@ def write_memory(
     holds the kind and the importance. `importance` defaults to
     `importance(text, kind)`; an operator may set it. Derived-from memories
     must exist and belong to the mind; they may be retracted (provenance
-    stays what it was). Everything is checked before anything is written.
+    stays what it was). If anything fails its check, nothing is written.
 
     A memory may be derived from any number of memories: every link is
     stored in `memory_links`, but an event names at most 64 refs, so the
@@ -449,30 +450,48 @@ def write_memory(
         value = _check_importance(importance)
     sources = _ids(derived_from, "derived_from")
     names = _tags(tags)
-    linked = json.dumps(sources)  # checked and linked in one statement each, however many (consolidation: thousands)
-    _check_memories_of(db, mind, sources, linked)
     for what, ref in (("cause", cause), ("event_id", event_id)):
         if ref is not None:
             _check_event_of(db, mind, _as_id(ref, what), what)
+    with savepoint(db, "write_memory"):  # its links are checked as they are written: a failure leaves nothing
+        return _write_memory(
+            db, mind=mind, kind=kind, text=text, importance=value, sources=sources, tags=names, event_id=event_id,
+            cause=cause, cycle_id=cycle_id, actor=actor, now=now,
+        )
 
+
+def _write_memory(
+    db: Database, *, mind: str, kind: str, text: str, importance: float, sources: tuple[int, ...], tags: tuple[str, ...],
+    event_id: int | None, cause: int | None, cycle_id: str | None, actor: str, now: float,
+) -> tuple[Memory, Event]:
+    """The writes of `write_memory`, its input checked but for the memories it is derived from (checked as they are linked)."""
     created_at = iso(now)
     cur = db.execute(
         "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
         " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
-        [mind, kind, text, created_at, value, event_id, json.dumps(names)],
+        [mind, kind, text, created_at, importance, event_id, json.dumps(tags)],
     )
     memory_id = int(cur.lastrowid or 0)
     db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(text)]])
     if sources:
-        db.execute("INSERT INTO memory_links (memory_id, derived_from, mind) SELECT ?, value, ? FROM json_each(?)", [memory_id, mind, linked])
+        # One statement however many (consolidation: thousands), finding each source as it goes: one of another
+        # mind, or missing, is not linked, and then the check says which.
+        linked = json.dumps(sources)
+        count = db.execute(
+            "INSERT INTO memory_links (memory_id, derived_from, mind) SELECT ?, m.id, m.mind FROM json_each(?) j"
+            " CROSS JOIN memories m ON m.id = j.value WHERE m.mind = ?",
+            [memory_id, linked, mind],
+        ).rowcount
+        if count != len(sources):
+            _check_memories_of(db, mind, sources, linked)  # raises, naming the first that is not the mind's
     refs = [Ref("memory", source) for source in sources[:MAX_DERIVED_FROM]]  # sources are in id order
     if event_id is not None and event_id != cause:
         refs.append(Ref("event", event_id))  # so the timeline reaches the recorded event
-    data: dict[str, Any] = {"kind": kind, "importance": value}
+    data: dict[str, Any] = {"kind": kind, "importance": importance}
     if sources:
         data["derived_from"] = len(sources)  # all of them, cited or not
-    if names:
-        data["tags"] = list(names)
+    if tags:
+        data["tags"] = list(tags)
     event = append(
         db,
         EventDraft(
@@ -493,14 +512,14 @@ def write_memory(
         mind=mind,
         kind=kind,  # type: ignore[arg-type]  # checked by _check_kind
         text=text,
-        importance=value,
+        importance=importance,
         created_at=created_at,
         last_access=None,
         access_count=0,
         status="active",
         event_id=event_id,
         derived_from=sources,
-        tags=names,
+        tags=tags,
     )
     return memory, event
 

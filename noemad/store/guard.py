@@ -16,6 +16,8 @@ statement that ran between them. A statement that changed no rows (an
 `INSERT OR IGNORE` that ignored, an `UPDATE` that matched nothing) charges
 nothing. Statements must be prepared anew each time for the authorizer to see
 them, so a guarded writer opens its connection with `cached_statements=0`.
+A part of a job rolled back to its savepoint (`noemad.store.savepoint`)
+changed nothing, and its tables are taken off the job's account.
 
 What it costs (bench/guard.py, 2 shared cores): a one-event job about 20%
 more (some 60 µs), a whole cognitive cycle about 45-55% more (some 1.5 ms):
@@ -108,6 +110,18 @@ class WriteGuard:
         self._running = set()
         self._pending = set()
         _local.reason = None
+        _local.guard = self
+
+    def mark(self) -> frozenset[str]:
+        """What the running job has changed so far (a savepoint begins)."""
+        self._settle()
+        return frozenset(self._changed)
+
+    def rewind(self, mark: frozenset[str]) -> None:
+        """A savepoint was rolled back: its changes are undone, so they are no longer the job's."""
+        self._mark = self._conn.total_changes
+        self._changed = set(mark)
+        self._running = set()
 
     def check(self, *, appended: bool, job: Callable[..., Any] | None = None) -> None:
         """A job ended: raise `UnrecordedWrite` if it changed guarded rows and appended no event."""
@@ -120,3 +134,8 @@ class WriteGuard:
             f"{name} changed rows of {', '.join(sorted(unguarded))} and appended no event; write the change through"
             " the table's owner, which records it with an event, or allowlist the table in noemad.store.guard with why"
         )
+
+
+def guard_of_job() -> WriteGuard | None:
+    """The guard watching the job this thread runs, if the guard is on."""
+    return getattr(_local, "guard", None)

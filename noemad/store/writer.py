@@ -19,7 +19,8 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,7 +28,7 @@ from sqlite_utils import Database
 
 from noemad.errors import ShuttingDown, StoreError, StoreFull
 from noemad.store.connection import open_db
-from noemad.store.guard import WriteGuard, guard_enabled
+from noemad.store.guard import WriteGuard, guard_enabled, guard_of_job
 from noemad.store.stats import Histogram
 
 T = TypeVar("T")
@@ -60,6 +61,29 @@ def _is_full(exc: BaseException) -> bool:
 
 
 AfterCommit = Callable[[list[Any]], None]
+
+
+@contextmanager
+def savepoint(db: Database, name: str) -> Iterator[None]:
+    """A part of a writer job that writes all or nothing: what it wrote is rolled back if it raises.
+
+    For a write that checks its input as it writes (one statement that
+    inserts and checks tens of thousands of rows), so that a caller that
+    goes on after the error has nothing half-written.
+    """
+    guard = guard_of_job()
+    mark = guard.mark() if guard is not None else None
+    db.execute(f"SAVEPOINT {name}")
+    try:
+        yield
+    except BaseException:
+        if db.conn.in_transaction:  # else SQLite rolled the whole transaction back already (a full disk)
+            db.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            db.execute(f"RELEASE SAVEPOINT {name}")
+            if guard is not None and mark is not None:
+                guard.rewind(mark)
+        raise
+    db.execute(f"RELEASE SAVEPOINT {name}")
 
 
 class Writer:
