@@ -294,19 +294,22 @@ def test_a_cluster_that_fails_to_write_is_reported_and_the_others_are_written(en
     env.go()
     for n in range(3):
         env.say(f"deploy failed on main, build {n}", NOW - 2 * DAY + n * 60, author="ci")
-    real = consolidation.write_cluster
+    real = consolidation.write_clusters
+    asked: list[int] = []
 
     def flaky(db: Any, **kwargs: Any) -> Any:
-        if "deploy" in kwargs["proposition"]:
+        asked.append(len(kwargs["clusters"]))
+        if any("deploy" in c.proposition for c in kwargs["clusters"]):
             raise InvalidInput("this cluster cannot be written")
         return real(db, **kwargs)
 
-    monkeypatch.setattr(consolidation.job, "write_cluster", flaky)  # the job calls it by its module's name
+    monkeypatch.setattr(consolidation.job, "write_clusters", flaky)  # the job calls it by its module's name
     done = env.consolidate()
     [c] = done.clusters
     assert c["terms"] == ["select", "go"] and done.outputs["failed"] == [{"cluster": 1, "episodes": 3, "error": "this cluster cannot be written"}]
     assert done.outputs["summary"] == "1 generalisation from 5 of 10 episodes; 5 left for later"
     assert env.rows("SELECT count(*) FROM consolidated") == [(5,)] and env.rows("SELECT count(*) FROM beliefs") == [(1,)]
+    assert asked == [2, 1, 1]  # both together, refused; then each alone
 
 
 # --- which episodes --------------------------------------------------------------------

@@ -164,7 +164,7 @@ def test_a_month_consolidates_into_these_beliefs_memories_evidence_links_and_row
         # Nothing else was consolidated, and the run's events are these, in this order.
         assert _rows(store, "SELECT count(*) FROM consolidated", [])[0][0] == clustered
         kinds = [k for (k,) in _rows(store, "SELECT kind FROM events WHERE actor = 'process:consolidation' ORDER BY id", [])]
-        assert kinds == ["belief_created", "memory_created"] * len(CLUSTERS) + ["consolidation"]
+        assert kinds == ["belief_created"] * len(CLUSTERS) + ["memory_created"] * len(CLUSTERS) + ["consolidation"]  # one writer job
     finally:
         store.close()
 

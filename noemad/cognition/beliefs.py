@@ -23,10 +23,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import add, mul
+from itertools import chain, repeat
 from typing import Any, Literal, NamedTuple
 
+import numpy as np
 from sqlite_utils import Database
 
 from noemad.clock import iso
@@ -521,32 +521,38 @@ def _odd_numbers(values: Sequence[Any], *, allow_none: bool) -> list[Any]:
     return [v for v in values if odd(v)]
 
 
-_ALIKE_AT_ONCE = 64  # kinds of item (stance, weight, credibility, source) `_insert_alike` takes in one statement
+_AT_ONCE = 64  # beliefs, and kinds of item (stance, weight, credibility, source), that one insert statement takes
 
 
-def _insert_alike(
-    db: Database, mind: str, belief_id: int, kind: str, at: str,
-    alike: list[tuple[str, float, float, str]], items: Iterable[tuple[str, float, float, str]], brought_by: Sequence[int],
-) -> int:
-    """Insert many items of a few kinds in one statement, in order: each as one integer, event id x 64 + its kind's number.
+class Evidenced(NamedTuple):
+    """One proposition's new items of evidence, for `add_evidence_bulk`."""
 
-    SQLite reads them from JSON and the kinds' values from bound parameters
-    (numbers exactly as given) without holding the interpreter's lock, so
-    other threads run while it writes (a consolidation plans its next cluster).
-    An item whose event is missing or another mind's is not inserted: the
-    statement finds each event as it goes, which costs less than a check
-    of its own. Returns how many were inserted.
-    """
-    number = dict(zip(alike, range(len(alike))))
-    codes = json.dumps(list(map(add, map(mul, brought_by, repeat(_ALIKE_AT_ONCE)), map(number.__getitem__, items))))
-    case = f"CASE j.value % {_ALIKE_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(alike)) + " END"
-    columns = [[value for k, item in enumerate(alike) for value in (k, item[c])] for c in range(4)]
-    return db.execute(
-        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at)"
-        f" SELECT ?, ?, {case}, {case}, {case}, {case}, ?, e.id, ? FROM json_each(?) j"
-        f" CROSS JOIN events e ON e.id = j.value / {_ALIKE_AT_ONCE} WHERE e.mind = ?",
-        [mind, belief_id, *columns[0], *columns[1], *columns[2], *columns[3], kind, at, codes, mind],
-    ).rowcount
+    proposition: str
+    subject: str
+    items: Sequence[NewEvidence] | EvidenceColumns
+    cites: Sequence[Ref] = ()
+
+
+@dataclass
+class _Batch:
+    """One proposition's items, checked, and then its belief as found or created."""
+
+    proposition: str
+    subject_key: str
+    columns: EvidenceColumns
+    by_stance: Counter[str]
+    cites: Sequence[Ref]
+    belief_id: int = 0
+    created: bool = False
+    before_conf: float = 0.0
+    before_status: str = "active"
+    last_before: int = 0
+
+    @property
+    def rows(self) -> Iterable[tuple[str, float, float, str]]:
+        """(stance, weight, credibility, source) of each item, in order."""
+        c = self.columns
+        return zip(c.stances, c.weights, c.credibilities, c.sources)  # type: ignore[arg-type]
 
 
 def add_evidence_many(
@@ -577,35 +583,107 @@ def add_evidence_many(
     event of the mind; if anything fails its check, nothing is written.
     `items` may come as columns (`EvidenceColumns`) rather than rows.
     """
-    proposition, subject_key = check_proposition(proposition, subject)
+    batch = Evidenced(proposition, subject, items, cites)
+    return add_evidence_bulk(db, mind=mind, kind=kind, batches=[batch], now=now, actor=actor, cause=cause, cycle_id=cycle_id)[0]
+
+
+def add_evidence_bulk(
+    db: Database,
+    *,
+    mind: str,
+    kind: str,
+    batches: Sequence[Evidenced],
+    now: float,
+    actor: str,
+    cause: int | None,
+    cycle_id: str | None = None,
+) -> list[EvidenceAdded]:
+    """`add_evidence_many` for several propositions at once (a writer job): a belief event each, in their order.
+
+    The items of all are stored together, in the order of the events that
+    brought them when each proposition's items come in that order (else
+    proposition after proposition); each belief's items keep their order.
+    So each event, and each place in the index of evidence by event, is
+    found next to the one before: tens of thousands of items spread over
+    twenty beliefs are stored in half the time a statement per belief takes.
+    No two batches may state the same proposition. If anything fails its
+    check, nothing is written.
+    """
     if kind not in KINDS:
         raise InvalidInput(f"epistemic kind {kind!r} is not one of {', '.join(KINDS)}")
+    if not batches:
+        raise InvalidInput("add_evidence_bulk needs at least one proposition")
+    checked = [_checked(b) for b in batches]
+    keys = Counter(normalise(b.proposition) for b in checked)
+    twice = [key for key, times in keys.items() if times > 1]
+    if twice:
+        raise InvalidInput(f"two batches of evidence state the same proposition ({twice[0]!r}); give its items in one")
+    trusted = {source: trust(db, mind, source) for source in sorted({s for b in checked for s in b.columns.sources})}
+    at = iso(now)
+    with savepoint(db, "evidence_bulk"):  # the items' events are checked as they are inserted: a failure leaves nothing
+        for b in checked:
+            _find_or_create(db, mind, kind, at, b)
+            b.columns = _credible(b.columns, trusted)
+        for start in range(0, len(checked), _AT_ONCE):
+            _insert_items(db, mind, kind, at, checked[start : start + _AT_ONCE])
+        return [_recorded(db, mind, at, b, now=now, actor=actor, cause=cause, cycle_id=cycle_id) for b in checked]
+
+
+def _checked(batch: Evidenced) -> _Batch:
+    """One proposition's items checked (all but the events that brought them, checked as they are inserted)."""
+    proposition, subject_key = check_proposition(batch.proposition, batch.subject)
     # Checked and written column by column, in C where it can be: consolidation adds tens of thousands of items at once.
+    items = batch.items
     columns = items if isinstance(items, EvidenceColumns) else EvidenceColumns(*zip(*items)) if items else None
     if columns is None or not columns.stances:
         raise InvalidInput("add_evidence_many needs at least one item of evidence")
-    stances, weights, sources, brought_by, credibilities = columns
-    count = len(stances)
+    count = len(columns.stances)
     if any(len(column) != count for column in columns):
         raise InvalidInput("every column of evidence has one value per item")
-    by_stance = Counter(stances)
+    by_stance = Counter(columns.stances)
     wrong = set(by_stance) - {"support", "contradict"}
     if wrong:
         raise InvalidInput(f"an item's stance is support or contradict, not {sorted(wrong, key=repr)[0]!r}")
-    for column, what in ((weights, "weight"), (credibilities, "credibility")):
+    for column, what in ((columns.weights, "weight"), (columns.credibilities, "credibility")):
         for value in _odd_numbers(column, allow_none=what == "credibility"):
             raise InvalidInput(f"an item's {what} is a number between 0 and 1, not {value!r}")
-    if any(not isinstance(source, str) or not source.strip() for source in set(sources)):
+    if any(not isinstance(source, str) or not source.strip() for source in set(columns.sources)):
         raise InvalidInput("every item of evidence names its source")
-    trusted = {source: trust(db, mind, source) for source in sorted(set(sources))}
-    with savepoint(db, "evidence_many"):  # the items' events are checked as they are inserted: a failure leaves nothing
-        return _add_evidence_columns(
-            db, mind=mind, proposition=proposition, subject_key=subject_key, kind=kind, columns=columns, by_stance=by_stance,
-            trusted=trusted, now=now, actor=actor, cause=cause, cycle_id=cycle_id, cites=cites,
+    return _Batch(proposition, subject_key, columns, by_stance, batch.cites)
+
+
+def _credible(columns: EvidenceColumns, trusted: dict[str, float]) -> EvidenceColumns:
+    """The columns with weights as floats and each credibility given: the mind's trust in the source where it was None."""
+    sources, credibilities = columns.sources, columns.credibilities
+    if set(credibilities) == {None}:  # the mind's trust in each source (consolidation's items)
+        credibilities = tuple(map(trusted.__getitem__, sources))
+    elif None in credibilities:
+        credibilities = tuple(trusted[s] if c is None else float(c) for s, c in zip(sources, credibilities))
+    else:
+        credibilities = tuple(map(float, credibilities))
+    return columns._replace(weights=tuple(map(float, columns.weights)), credibilities=credibilities)
+
+
+def _find_or_create(db: Database, mind: str, kind: str, at: str, b: _Batch) -> None:
+    """The batch's belief: found by its proposition, or created (confidence 0, active); and where its evidence ends now."""
+    key = normalise(b.proposition)
+    row = db.execute(
+        f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''", [mind, key]
+    ).fetchone()
+    b.created = row is None
+    if b.created:
+        cur = db.execute(
+            "INSERT INTO beliefs (mind, proposition, proposition_key, subject, kind, confidence, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, 0, 'active', ?, ?)",
+            [mind, b.proposition, key, b.subject_key, kind, at, at],
         )
+        b.belief_id = int(cur.lastrowid or 0)
+    else:
+        b.belief_id, b.before_conf, b.before_status = row[0], row[5], row[6]
+    (b.last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [b.belief_id]).fetchone()
 
 
-def _not_brought_by(db: Database, mind: str, brought_by: Sequence[int]) -> InvalidLink | None:
+def _not_brought_by(db: Database, mind: str, brought_by: Iterable[int]) -> InvalidLink | None:
     """The error to raise if some of these events are missing or another mind's (evidence is brought by the mind's own); None if none."""
     brought = json.dumps(sorted(set(brought_by)))
     (owned,) = db.execute("SELECT count(*) FROM json_each(?) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?", [brought, mind]).fetchone()
@@ -617,91 +695,99 @@ def _not_brought_by(db: Database, mind: str, brought_by: Sequence[int]) -> Inval
     )
 
 
-def _add_evidence_columns(
-    db: Database, *, mind: str, proposition: str, subject_key: str, kind: str, columns: EvidenceColumns, by_stance: Counter[str],
-    trusted: dict[str, float], now: float, actor: str, cause: int | None, cycle_id: str | None, cites: Sequence[Ref],
-) -> EvidenceAdded:
-    """The writes of `add_evidence_many`, its items checked but for the events that brought them."""
-    stances, weights, sources, brought_by, credibilities = columns
-    count = len(stances)
+def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence[_Batch]) -> None:
+    """Insert the items of at most _AT_ONCE beliefs; `InvalidLink` if an item's event is missing or another mind's.
 
-    key = normalise(proposition)
-    row = db.execute(
-        f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE mind = ? AND proposition_key = ? AND proposition_key != ''", [mind, key]
-    ).fetchone()
-    created = row is None
-    at = iso(now)
-    if created:
-        cur = db.execute(
-            "INSERT INTO beliefs (mind, proposition, proposition_key, subject, kind, confidence, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, 0, 'active', ?, ?)",
-            [mind, proposition, key, subject_key, kind, at, at],
-        )
-        belief_id = int(cur.lastrowid or 0)
-        before_conf, before_status = 0.0, "active"
-    else:
-        belief_id, before_conf, before_status = row[0], row[5], row[6]
-    weights = tuple(map(float, weights))
-    if set(credibilities) == {None}:  # the mind's trust in each source (consolidation's items)
-        credibilities = tuple(map(trusted.__getitem__, sources))
-    elif None in credibilities:
-        credibilities = tuple(trusted[s] if c is None else float(c) for s, c in zip(sources, credibilities))
-    else:
-        credibilities = tuple(map(float, credibilities))
-    (last_before,) = db.execute("SELECT coalesce(max(id), 0) FROM evidence WHERE belief_id = ?", [belief_id]).fetchone()
-    alike = dict.fromkeys(zip(stances, weights, credibilities, sources))  # items alike but for the event bringing them
-    if len(alike) <= _ALIKE_AT_ONCE and set(map(type, brought_by)) <= {int}:
-        inserted = _insert_alike(db, mind, belief_id, kind, at, list(alike), zip(stances, weights, credibilities, sources), brought_by)
-        if inserted != count:  # an item's event is missing or another mind's: it was not inserted
-            raise _not_brought_by(db, mind, brought_by) or InvalidLink(f"{count - inserted} items of evidence could not be stored")
-    else:
-        problem = _not_brought_by(db, mind, brought_by)
+    Items of at most _AT_ONCE kinds (stance, weight, credibility, source)
+    go in one statement, each as one integer: (event id x 64 + its belief's
+    number) x 64 + its kind's number. SQLite reads them from JSON and the
+    beliefs' ids and the kinds' values from bound parameters (numbers
+    exactly as given) without holding the interpreter's lock, and finds each
+    event as it goes, which costs less than a check of its own. Other items
+    go a belief at a time, their events checked first.
+    """
+    brought_by = [b.columns.brought_by for b in batches]
+    alike = dict.fromkeys(row for b in batches for row in b.rows)  # items alike but for belief and event
+    if len(alike) > _AT_ONCE or not all(set(map(type, column)) <= {int} for column in brought_by):
+        problem = _not_brought_by(db, mind, chain.from_iterable(brought_by))
         if problem is not None:
             raise problem
-        db.conn.executemany(
-            "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            zip(repeat(mind), repeat(belief_id), stances, weights, credibilities, sources, repeat(kind), brought_by, repeat(at)),
-        )
+        for b in batches:
+            db.conn.executemany(
+                "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ((mind, b.belief_id, *row, kind, brought, at) for row, brought in zip(b.rows, b.columns.brought_by)),
+            )
+        return
+    number = dict(zip(alike, range(len(alike))))
+    events = np.fromiter(chain.from_iterable(brought_by), dtype=np.int64)
+    kinds = np.fromiter(map(number.__getitem__, chain.from_iterable(b.rows for b in batches)), dtype=np.int64, count=len(events))
+    belief = np.repeat(np.arange(len(batches), dtype=np.int64), [len(column) for column in brought_by])
+    codes = (events * _AT_ONCE + belief) * _AT_ONCE + kinds
+    if all(np.all(np.diff(np.asarray(column, dtype=np.int64)) >= 0) for column in brought_by):
+        codes = codes[np.argsort(events, kind="stable")]  # by event; each belief's items stay in their order
+    one = f"(j.value / {_AT_ONCE}) % {_AT_ONCE}"
+    beliefs = f"CASE {one} " + " ".join(["WHEN ? THEN ?"] * len(batches)) + " END"
+    case = f"CASE j.value % {_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(alike)) + " END"
+    values = [[value for k, item in enumerate(alike) for value in (k, item[c])] for c in range(4)]
+    inserted = db.execute(
+        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at)"
+        f" SELECT ?, {beliefs}, {case}, {case}, {case}, {case}, ?, e.id, ? FROM json_each(?) j"
+        f" CROSS JOIN events e ON e.id = j.value / {_AT_ONCE * _AT_ONCE} WHERE e.mind = ?",
+        [
+            mind, *(value for k, b in enumerate(batches) for value in (k, b.belief_id)),
+            *values[0], *values[1], *values[2], *values[3], kind, at, json.dumps(codes.tolist()), mind,
+        ],
+    ).rowcount
+    if inserted != len(codes):  # an item's event is missing or another mind's: it was not inserted
+        raise _not_brought_by(db, mind, events.tolist()) or InvalidLink(f"{len(codes) - inserted} items of evidence could not be stored")
+
+
+def _recorded(
+    db: Database, mind: str, at: str, b: _Batch, *, now: float, actor: str, cause: int | None, cycle_id: str | None
+) -> EvidenceAdded:
+    """A batch's belief after its items: its confidence and status computed once, and the event that records them."""
+    stances, _, sources, _, credibilities = b.columns
+    count = len(stances)
     first_id, last_id = db.execute(
-        "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [belief_id, last_before]
+        "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [b.belief_id, b.last_before]
     ).fetchone()
-    if created:
-        every: Iterable[tuple[str, float, float, str]] = zip(stances, weights, credibilities, sources)
+    if b.created:
+        every: Iterable[tuple[str, float, float, str]] = b.rows
     else:
-        every = db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [belief_id]).fetchall()
-    new_conf, new_status = _recompute(before_status, _items_that_count(every))
+        every = db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [b.belief_id]).fetchall()
+    new_conf, new_status = _recompute(b.before_status, _items_that_count(every))
     if new_conf is not None:
-        db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, belief_id])
-    after = new_conf if new_conf is not None else before_conf
+        db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, b.belief_id])
+    after = new_conf if new_conf is not None else b.before_conf
     by_source: dict[str, dict[float, int]] = {}
     for (name, credibility), times in Counter(zip(sources, credibilities)).items():
-        by_source.setdefault(name, {})[credibility] = times
+        by_source.setdefault(name, {})[credibility] = times  # type: ignore[index]
     listed: dict[str, Any] = {}
     for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
         credibility_items = by_source[name]
         distinct = sorted(credibility_items)
         listed[name] = {"items": sum(credibility_items.values()), "credibility": distinct[0] if len(distinct) == 1 else distinct}
-    support = by_stance["support"]
+    support = b.by_stance["support"]
     event = append(
         db,
         EventDraft(
             mind=mind,
-            kind="belief_created" if created else "belief_updated",
+            kind="belief_created" if b.created else "belief_updated",
             actor=actor,
-            text=proposition,
+            text=b.proposition,
             cycle_id=cycle_id,
             causation_id=cause,
-            refs=list(cites),
-            subject=Ref("belief", belief_id),
+            refs=list(b.cites),
+            subject=Ref("belief", b.belief_id),
             data=BeliefChange(
-                before_conf, after, before_status, new_status, held=_held(before_status, new_conf is not None),
+                b.before_conf, after, b.before_status, new_status, held=_held(b.before_status, new_conf is not None),
                 evidence=EvidenceBatch(count, first_id, last_id, support, count - support),
                 sources=listed, sources_total=len(by_source),
             ).to_data(),
         ),
         now,
     )
-    return EvidenceAdded(belief_id, created, after, new_status, first_id, last_id, event)
+    return EvidenceAdded(b.belief_id, b.created, after, new_status, first_id, last_id, event)
 
 
 def correct(

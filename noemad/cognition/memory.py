@@ -80,8 +80,10 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from itertools import chain
+from typing import Any, Literal, NamedTuple
 
+import numpy as np
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
@@ -407,6 +409,31 @@ def rank(
 # --- writing ----------------------------------------------------------------------
 
 
+class NewMemory(NamedTuple):
+    """A memory for `write_memories`: what `write_memory` takes for one, but the mind, time, actor and cycle they share."""
+
+    kind: str
+    text: str
+    cause: int | None
+    derived_from: Iterable[int] = ()
+    event_id: int | None = None
+    importance: float | None = None
+    tags: Iterable[str] = ()
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A new memory's input, checked: all but the memories it is derived from (checked as they are linked)."""
+
+    kind: str
+    text: str
+    importance: float
+    sources: tuple[int, ...]
+    tags: tuple[str, ...]
+    event_id: int | None
+    cause: int | None
+
+
 def write_memory(
     db: Database,
     *,
@@ -438,70 +465,106 @@ def write_memory(
     data says how many there are in all (`derived_from`, present whenever
     the memory is derived from any).
     """
+    new = NewMemory(kind, text, cause, derived_from, event_id, importance, tags)
+    return write_memories(db, mind=mind, memories=[new], now=now, actor=actor, cycle_id=cycle_id)[0]
+
+
+def write_memories(
+    db: Database, *, mind: str, memories: Sequence[NewMemory], now: float, actor: str, cycle_id: str | None
+) -> list[tuple[Memory, Event]]:
+    """Store several memories at once (a writer job), each as `write_memory` stores one; their events in their order.
+
+    Their links are stored together, in the order of the memories they
+    come from, each found as it is linked: for thousands of links spread
+    over several memories (a consolidation's generalisations), half the
+    time a statement per memory takes. If anything fails its check,
+    nothing is written.
+    """
     get_mind(db, mind)
-    _check_kind(kind)
+    checked = [_checked(db, mind, m) for m in memories]
+    created_at = iso(now)
+    with savepoint(db, "write_memories"):
+        ids = [_insert(db, mind, c, created_at) for c in checked]
+        for start in range(0, len(checked), _LINKS_AT_ONCE):
+            _link(db, mind, ids[start : start + _LINKS_AT_ONCE], [c.sources for c in checked[start : start + _LINKS_AT_ONCE]])
+        return [_recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)]
+
+
+_LINKS_AT_ONCE = 64  # memories whose links one statement stores
+
+
+def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
+    _check_kind(new.kind)
+    text = new.text
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a memory needs text: it was empty or only whitespace")
     if len(text) > MAX_TEXT:
         raise InvalidInput(f"a memory holds at most {MAX_TEXT:,} characters, not {len(text):,}; split it or summarise it")
-    if importance is None:
-        value = _estimate_importance(text, kind)
-    else:
-        value = _check_importance(importance)
-    sources = _ids(derived_from, "derived_from")
-    names = _tags(tags)
-    for what, ref in (("cause", cause), ("event_id", event_id)):
+    value = _estimate_importance(text, new.kind) if new.importance is None else _check_importance(new.importance)
+    sources = _ids(new.derived_from, "derived_from")
+    names = _tags(new.tags)
+    for what, ref in (("cause", new.cause), ("event_id", new.event_id)):
         if ref is not None:
             _check_event_of(db, mind, _as_id(ref, what), what)
-    with savepoint(db, "write_memory"):  # its links are checked as they are written: a failure leaves nothing
-        return _write_memory(
-            db, mind=mind, kind=kind, text=text, importance=value, sources=sources, tags=names, event_id=event_id,
-            cause=cause, cycle_id=cycle_id, actor=actor, now=now,
-        )
+    return _Checked(new.kind, text, value, sources, names, new.event_id, new.cause)
 
 
-def _write_memory(
-    db: Database, *, mind: str, kind: str, text: str, importance: float, sources: tuple[int, ...], tags: tuple[str, ...],
-    event_id: int | None, cause: int | None, cycle_id: str | None, actor: str, now: float,
-) -> tuple[Memory, Event]:
-    """The writes of `write_memory`, its input checked but for the memories it is derived from (checked as they are linked)."""
-    created_at = iso(now)
+def _insert(db: Database, mind: str, c: _Checked, created_at: str) -> int:
+    """A memory's row, and its terms counted; its id."""
     cur = db.execute(
         "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
         " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
-        [mind, kind, text, created_at, importance, event_id, json.dumps(tags)],
+        [mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags)],
     )
-    memory_id = int(cur.lastrowid or 0)
-    db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(text)]])
-    if sources:
-        # One statement however many (consolidation: thousands), finding each source as it goes: one of another
-        # mind, or missing, is not linked, and then the check says which.
-        linked = json.dumps(sources)
-        count = db.execute(
-            "INSERT INTO memory_links (memory_id, derived_from, mind) SELECT ?, m.id, m.mind FROM json_each(?) j"
-            " CROSS JOIN memories m ON m.id = j.value WHERE m.mind = ?",
-            [memory_id, linked, mind],
-        ).rowcount
-        if count != len(sources):
-            _check_memories_of(db, mind, sources, linked)  # raises, naming the first that is not the mind's
-    refs = [Ref("memory", source) for source in sources[:MAX_DERIVED_FROM]]  # sources are in id order
-    if event_id is not None and event_id != cause:
-        refs.append(Ref("event", event_id))  # so the timeline reaches the recorded event
-    data: dict[str, Any] = {"kind": kind, "importance": importance}
-    if sources:
-        data["derived_from"] = len(sources)  # all of them, cited or not
-    if tags:
-        data["tags"] = list(tags)
+    db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(c.text)]])
+    return int(cur.lastrowid or 0)
+
+
+def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[int, ...]]) -> None:
+    """Link each of at most _LINKS_AT_ONCE memories to its sources, in one statement; `InvalidLink` if a source is not the mind's.
+
+    Each link goes as one integer, source x 64 + its memory's number, in
+    source order; each source is found as it is linked (one missing or of
+    another mind is not, and then the check says which).
+    """
+    count = sum(map(len, sources))
+    if not count:
+        return
+    codes = np.fromiter(chain.from_iterable(sources), dtype=np.int64, count=count) * _LINKS_AT_ONCE
+    codes += np.repeat(np.arange(len(ids), dtype=np.int64), [len(s) for s in sources])
+    codes.sort()
+    memories = f"CASE j.value % {_LINKS_AT_ONCE} " + " ".join(["WHEN ? THEN ?"] * len(ids)) + " END"
+    linked = db.execute(
+        f"INSERT INTO memory_links (memory_id, derived_from, mind) SELECT {memories}, m.id, m.mind FROM json_each(?) j"
+        f" CROSS JOIN memories m ON m.id = j.value / {_LINKS_AT_ONCE} WHERE m.mind = ?",
+        [*(value for k, memory_id in enumerate(ids) for value in (k, memory_id)), json.dumps(codes.tolist()), mind],
+    ).rowcount
+    if linked != count:
+        _check_memories_of(db, mind, sorted(set(chain.from_iterable(sources))))  # raises, naming the first that is not the mind's
+
+
+def _recorded(
+    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None
+) -> tuple[Memory, Event]:
+    """A new memory's `memory_created` event, and the memory."""
+    refs = [Ref("memory", source) for source in c.sources[:MAX_DERIVED_FROM]]  # sources are in id order
+    if c.event_id is not None and c.event_id != c.cause:
+        refs.append(Ref("event", c.event_id))  # so the timeline reaches the recorded event
+    data: dict[str, Any] = {"kind": c.kind, "importance": c.importance}
+    if c.sources:
+        data["derived_from"] = len(c.sources)  # all of them, cited or not
+    if c.tags:
+        data["tags"] = list(c.tags)
     event = append(
         db,
         EventDraft(
             mind=mind,
             kind="memory_created",
             actor=actor,
-            text=_preview(text),
+            text=_preview(c.text),
             data=data,
             cycle_id=cycle_id,
-            causation_id=cause,
+            causation_id=c.cause,
             refs=refs,
             subject=Ref("memory", memory_id),
         ),
@@ -510,16 +573,16 @@ def _write_memory(
     memory = Memory(
         id=memory_id,
         mind=mind,
-        kind=kind,  # type: ignore[arg-type]  # checked by _check_kind
-        text=text,
-        importance=importance,
+        kind=c.kind,  # type: ignore[arg-type]  # checked by _check_kind
+        text=c.text,
+        importance=c.importance,
         created_at=created_at,
         last_access=None,
         access_count=0,
         status="active",
-        event_id=event_id,
-        derived_from=sources,
-        tags=tags,
+        event_id=c.event_id,
+        derived_from=c.sources,
+        tags=c.tags,
     )
     return memory, event
 

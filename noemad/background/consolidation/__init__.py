@@ -29,15 +29,15 @@ from noemad.background.consolidation.clustering import (
 from noemad.background.consolidation.generalise import GENERALISING_WORDS, SYSTEM, Wording, prompt_text, unsupported, word
 from noemad.background.consolidation.job import DEFAULT_MIN_EPISODES, DEFAULT_WINDOW, run, summary
 from noemad.background.consolidation.proposition import EpisodeInfo, Episodes, Plan, plain_proposition, plan, who
-from noemad.background.consolidation.recording import ACTOR, EPISODE_WEIGHT, KIND, Skipped, Written, record, write_cluster
+from noemad.background.consolidation.recording import ACTOR, EPISODE_WEIGHT, KIND, ClusterWrite, Skipped, Written, record, write_clusters
 from noemad.background.consolidation.rejection import DEFAULT_REASON, REJECTED, generalisation_belief, reject
 from noemad.background.consolidation.select import Window, load_episodes, load_speakers, load_window
 from noemad.background.consolidation.tokenise import TermTable, Terms, episode_terms, strip_speaker, term_table, terms
 
 __all__ = [
     "ACTOR", "DEFAULT_MIN_EPISODES", "DEFAULT_REASON", "DEFAULT_WINDOW", "EPISODE_WEIGHT", "GENERALISING_WORDS", "KIND",
-    "LIFT_FLOOR", "MAX_TERMS", "MIN_CONSISTENCY", "MIN_COSINE", "MIN_LIFT", "MIN_OCCASIONS", "Pairs", "REJECTED", "SYSTEM", "Cluster", "EpisodeInfo", "Episodes", "Plan", "Skipped",
+    "LIFT_FLOOR", "MAX_TERMS", "MIN_CONSISTENCY", "MIN_COSINE", "MIN_LIFT", "MIN_OCCASIONS", "Pairs", "REJECTED", "SYSTEM", "Cluster", "ClusterWrite", "EpisodeInfo", "Episodes", "Plan", "Skipped",
     "TermTable", "Terms", "Window", "Wording", "Written", "cluster", "cluster_table", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
     "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "term_table", "terms",
-    "unsupported", "who", "word", "write_cluster",
+    "unsupported", "who", "word", "write_clusters",
 ]

@@ -1,13 +1,15 @@
-"""The consolidation job (`run`): find the clusters off the loop, then word and write them one at a time.
+"""The consolidation job (`run`): find the clusters off the loop, then word them one at a time and write them a few at a time.
 
 Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
 run in a worker thread on a reader, while another reads who each episode
 is from (the stimulus it records). Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
-loop if a model call is left (`generalise.word`), and queued as one writer
-job (`recording.write_cluster`; at most WRITE_AHEAD queued at once, so
-other writes interleave and commits are grouped). A cluster that fails to
-write (a NoemaError) is listed in `failed` and the others go on. Then the
+loop if a model call is left (`generalise.word`), and written together
+with the clusters before it once they hold WRITE_EPISODES episodes, as one
+writer job (`recording.write_clusters`; at most WRITE_AHEAD queued at once,
+so other writes interleave). If such a job fails (a NoemaError), its
+clusters are written one by one: one that fails is listed in `failed` and
+the others go on. Then the
 `consolidation` event, written when nothing was clustered too, and then
 saying so.
 """
@@ -27,7 +29,7 @@ from numpy.typing import NDArray
 from noemad.background.consolidation.clustering import Cluster, Pairs, cluster_table
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
-from noemad.background.consolidation.recording import Skipped, Written, record, write_cluster
+from noemad.background.consolidation.recording import ClusterWrite, Skipped, Written, record, write_clusters
 from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
 from noemad.background.consolidation.tokenise import TableTerms, TermTable, term_table
 from noemad.background.jobs import JobContext, start_event
@@ -37,7 +39,11 @@ from noemad.wire import dump
 
 DEFAULT_WINDOW = "30d"
 DEFAULT_MIN_EPISODES = 3
-WRITE_AHEAD = 8  # cluster writes queued on the writer at once
+# Clusters are written a few at a time, together (`write_clusters`), in writer jobs of at least WRITE_EPISODES
+# episodes (or the last clusters): enough that their rows are stored in order, few enough that the writer is held
+# for a fifth of a second or so; at most WRITE_AHEAD jobs are queued at once.
+WRITE_EPISODES = 32_768
+WRITE_AHEAD = 2
 
 
 @dataclass
@@ -175,21 +181,33 @@ async def run(ctx: JobContext) -> dict[str, Any]:
 
     wordings: list[Wording] = []
     written: list[tuple[Plan, Wording, Written | Skipped | NoemaError]] = []
-    pending: deque[tuple[Plan, Wording, asyncio.Future[Any]]] = deque()
+    pending: deque[tuple[list[tuple[Plan, Wording]], asyncio.Future[Any]]] = deque()
+    batch: list[tuple[Plan, Wording]] = []
     refused: Wording | None = None  # a refusal: the next call would be refused the same way, so none is asked
 
+    def submit(clusters: list[tuple[Plan, Wording]]) -> asyncio.Future[Any]:
+        return asyncio.wrap_future(ctx.store.writer.submit(_writer_job(ctx, clusters, found.cause)))
+
     async def settle_one() -> None:
-        p, w, fut = pending.popleft()
+        clusters, fut = pending.popleft()
         try:
-            result: Written | Skipped | NoemaError = await fut
-        except NoemaError as exc:  # this cluster is not written; the others go on
-            result = exc
-        written.append((p, w, result))
+            results: list[Written | Skipped | NoemaError] = list(await fut)
+        except NoemaError as exc:
+            if len(clusters) == 1:
+                results = [exc]
+            else:  # one of them cannot be written: write each alone, so the others are
+                results = []
+                for one in clusters:
+                    try:
+                        results.extend(await submit([one]))
+                    except NoemaError as alone:
+                        results.append(alone)
+        written.extend((p, w, result) for (p, w), result in zip(clusters, results))
         ctx.progress(0.4 + 0.55 * len(written) / total, f"writing {len(written)}/{total}")
 
     try:
         for index in range(total):
-            # Cluster by cluster: planning one (in a thread) overlaps the writing of those before it.
+            # Cluster by cluster: planning and wording them overlaps the writing of those before.
             p = await asyncio.to_thread(_plan, found, index)
             if refused is not None:
                 w = Wording(p.plain, reason=refused.reason, detail=f"not asked: an earlier call was refused ({refused.detail})")
@@ -201,15 +219,17 @@ async def run(ctx: JobContext) -> dict[str, Any]:
             else:
                 w = Wording(p.plain, reason="no_calls", detail=f"the run's {getattr(ctx.settings, 'model_calls', 0)} model calls are used")
             wordings.append(w)
-            job = _writer_job(ctx, p, w, found.cause)
-            pending.append((p, w, asyncio.wrap_future(ctx.store.writer.submit(job))))
-            if len(pending) >= WRITE_AHEAD:
-                await settle_one()
+            batch.append((p, w))
+            if sum(len(q.episodes) for q, _ in batch) >= WRITE_EPISODES or index == total - 1:
+                pending.append((batch, submit(batch)))
+                batch = []
+                if len(pending) >= WRITE_AHEAD:
+                    await settle_one()
         while pending:
             await settle_one()
     finally:
         # Wait for what is queued even when something failed, so nothing is written unreported.
-        await asyncio.gather(*(fut for _, _, fut in pending), return_exceptions=True)
+        await asyncio.gather(*(fut for _, fut in pending), return_exceptions=True)
 
     clusters: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -266,10 +286,9 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     return outputs
 
 
-def _writer_job(ctx: JobContext, p: Plan, w: Wording, cause: int | None) -> Any:
+def _writer_job(ctx: JobContext, clusters: list[tuple[Plan, Wording]], cause: int | None) -> Any:
     mind, job_id, now = ctx.mind, ctx.job.id, ctx.now()
-    model_call = w.call_id if w.worded_by == "model" else None
-    return lambda db: write_cluster(
-        db, mind=mind, job_id=job_id, proposition=w.text, subject=p.subject, episodes=p.episodes,
-        model_call=model_call, cause=cause, now=now,
-    )
+    writes = [
+        ClusterWrite(w.text, p.subject, p.episodes, w.call_id if w.worded_by == "model" else None) for p, w in clusters
+    ]
+    return lambda db: write_clusters(db, mind=mind, job_id=job_id, clusters=writes, cause=cause, now=now)
