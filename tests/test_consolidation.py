@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -729,5 +730,5 @@ def test_only_the_strongest_64_items_of_a_source_count_and_the_rest_change_nothi
     from noemad.cognition.confidence import contested
 
     every = [Item(*r) for r in rows]  # type: ignore[arg-type]
-    counted = _items_that_count(rows)
+    counted = _items_that_count(Counter(rows))
     assert confidence(counted) == confidence(every) and contested(counted) == contested(every)

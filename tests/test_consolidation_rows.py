@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noemad.background import consolidation
-from noemad.background.consolidation import cluster, cluster_table, episode_terms, term_table
+from noemad.background.consolidation import cluster, cluster_table, episode_terms, term_table, terms
 from noemad.background.consolidation.tokenise import TermSets
 from noemad.background.jobs import JobContext, start_job
 from noemad.clock import ManualClock, parse_iso
@@ -195,6 +195,13 @@ def test_the_table_holds_each_episodes_terms_whatever_the_text(texts: list[str])
         per_body[body].add(table.names[term])
     assert [per_body[b] for b in table.body_of.tolist()] == [set(t) for t in episode_terms(texts)]
     assert table.names == sorted(table.names)
+
+
+@given(st.lists(st.text(alphabet="ab s 0123456789²٣:", max_size=30), max_size=15))
+@settings(max_examples=200, deadline=None)
+def test_numbers_are_cut_as_one_text_at_a_time_cuts_them(texts: list[str]) -> None:
+    """Cut in bulk, a number is its own stem (unstemmed); one text at a time, Snowball stems it: the terms are the same."""
+    assert [set(t) for t in episode_terms(texts)] == [set(terms(text)) for text in texts]
 
 
 @pytest.mark.parametrize("sources", [3, 70])  # a few kinds of item go in one statement; many, row by row

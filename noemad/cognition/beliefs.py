@@ -481,15 +481,15 @@ MAX_SOURCES_LISTED = 32  # sources a bulk belief event names in its data
 RANKS_THAT_COUNT = 64
 
 
-def _items_that_count(rows: Iterable[tuple[str, float, float, str]]) -> list[Item]:
-    """Items from (stance, weight, credibility, source) rows: per stance and source, the RANKS_THAT_COUNT strongest.
+def _items_that_count(counted: Counter[tuple[str, float, float, str]]) -> list[Item]:
+    """Items from (stance, weight, credibility, source) rows counted alike: per stance and source, the RANKS_THAT_COUNT strongest.
 
     Rows are counted alike first (a consolidation's thousands of items are
     a handful of distinct rows); the confidence does not depend on the order
     of the items, so neither does the result.
     """
     groups: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
-    for (stance, weight, credibility, source), times in Counter(rows).items():
+    for (stance, weight, credibility, source), times in counted.items():
         groups.setdefault((stance, source), []).append((weight, credibility, times))
     items: list[Item] = []
     for (stance, source), alike in groups.items():
@@ -547,12 +547,19 @@ class _Batch:
     before_conf: float = 0.0
     before_status: str = "active"
     last_before: int = 0
+    _counted: Counter[tuple[str, float, float, str]] | None = None
 
     @property
     def rows(self) -> Iterable[tuple[str, float, float, str]]:
         """(stance, weight, credibility, source) of each item, in order."""
         c = self.columns
         return zip(c.stances, c.weights, c.credibilities, c.sources)  # type: ignore[arg-type]
+
+    def counted(self) -> Counter[tuple[str, float, float, str]]:
+        """The items' rows counted alike (made once: tens of thousands of items are a few dozen rows)."""
+        if self._counted is None:
+            self._counted = Counter(self.rows)
+        return self._counted
 
 
 def add_evidence_many(
@@ -707,7 +714,7 @@ def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence
     go a belief at a time, their events checked first.
     """
     brought_by = [b.columns.brought_by for b in batches]
-    alike = dict.fromkeys(row for b in batches for row in b.rows)  # items alike but for belief and event
+    alike = dict.fromkeys(row for b in batches for row in b.counted())  # items alike but for belief and event
     if len(alike) > _AT_ONCE or not all(set(map(type, column)) <= {int} for column in brought_by):
         problem = _not_brought_by(db, mind, chain.from_iterable(brought_by))
         if problem is not None:
@@ -746,22 +753,21 @@ def _recorded(
     db: Database, mind: str, at: str, b: _Batch, *, now: float, actor: str, cause: int | None, cycle_id: str | None
 ) -> EvidenceAdded:
     """A batch's belief after its items: its confidence and status computed once, and the event that records them."""
-    stances, _, sources, _, credibilities = b.columns
-    count = len(stances)
+    count = len(b.columns.stances)
     first_id, last_id = db.execute(
         "SELECT min(id), max(id) FROM evidence WHERE belief_id = ? AND id > ?", [b.belief_id, b.last_before]
     ).fetchone()
     if b.created:
-        every: Iterable[tuple[str, float, float, str]] = b.rows
+        every = b.counted()
     else:
-        every = db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [b.belief_id]).fetchall()
+        every = Counter(db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [b.belief_id]).fetchall())
     new_conf, new_status = _recompute(b.before_status, _items_that_count(every))
     if new_conf is not None:
         db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, b.belief_id])
     after = new_conf if new_conf is not None else b.before_conf
-    by_source: dict[str, dict[float, int]] = {}
-    for (name, credibility), times in Counter(zip(sources, credibilities)).items():
-        by_source.setdefault(name, {})[credibility] = times  # type: ignore[index]
+    by_source: dict[str, Counter[float]] = {}
+    for (_, _, credibility, name), times in b.counted().items():
+        by_source.setdefault(name, Counter())[credibility] += times
     listed: dict[str, Any] = {}
     for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
         credibility_items = by_source[name]

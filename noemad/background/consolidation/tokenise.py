@@ -68,9 +68,18 @@ def _words(distinct: Sequence[str]) -> list[str] | None:
 
 
 def _stems(words: Collection[str]) -> dict[str, str]:
-    """content word -> its term (interned stem), for the content words among these distinct words: stemmed in one call."""
+    """content word -> its term (interned stem), for the content words among these distinct words: stemmed in one call.
+
+    A number (ASCII digits) is its own stem: Snowball's rules change letters
+    only. A month of readings holds thousands of distinct numbers, which
+    are most of its vocabulary and would be most of the stemming.
+    """
     content = [w for w in words if len(w) > 1 and w not in STOP_WORDS]
-    return dict(zip(content, map(sys.intern, snowball_stems(content))))
+    numbers = [w for w in content if w.isdigit() and w.isascii()]
+    found = dict(zip(numbers, map(sys.intern, numbers)))
+    wording = [w for w in content if w not in found] if found else content
+    found.update(zip(wording, map(sys.intern, snowball_stems(wording))))
+    return found
 
 
 def episode_terms(texts: Iterable[str]) -> list[Terms]:
