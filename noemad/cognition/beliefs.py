@@ -30,7 +30,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.confidence import Item, confidence, contested
+from noemad.cognition.confidence import Item, assessed
 from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.store import savepoint
@@ -341,7 +341,8 @@ def _recompute(status: str, items: list[Item]) -> tuple[float | None, str]:
     """The confidence and status evidence gives; None keeps an operator's pinned or rejected value."""
     if status in ("pinned", "rejected"):
         return None, status
-    return confidence(items), "contested" if contested(items) else "active"
+    value, split = assessed(items)
+    return value, "contested" if split else "active"
 
 
 def add_evidence(

@@ -75,11 +75,15 @@ def sides(items: Iterable[Item]) -> tuple[float, float]:
 
 def confidence(items: Iterable[Item]) -> float:
     """The belief's confidence from all its evidence."""
-    support, contradiction = sides(items)
-    return round(support * (1.0 - contradiction), 6)
+    return assessed(items)[0]
 
 
 def contested(items: Iterable[Item]) -> bool:
     """Strong evidence on both sides."""
+    return assessed(items)[1]
+
+
+def assessed(items: Iterable[Item]) -> tuple[float, bool]:
+    """`confidence` and `contested` at once, the sides computed once."""
     support, contradiction = sides(items)
-    return support >= CONTESTED and contradiction >= CONTESTED
+    return round(support * (1.0 - contradiction), 6), support >= CONTESTED and contradiction >= CONTESTED
