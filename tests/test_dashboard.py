@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from noemad.dashboard.layout import lay_out, overlaps
+from noemad.dashboard.svg import CALL_CHARS, _call_line
 from noemad.dashboard.svg import timeline as draw
 from tests.inprocess import InProcess
 
@@ -92,6 +93,18 @@ def test_a_cut_walk_says_where_and_how_much(app: InProcess, mind: str) -> None:
     assert 'class="cut"' in body
 
 
+def test_a_long_model_call_line_is_cut_on_its_node_and_whole_in_its_tooltip() -> None:
+    chain = synthetic_chain(3)
+    node = next(n for n in chain["nodes"] if n["model_calls"])
+    node["model_calls"][0]["model"] = "claude-sonnet-4-5-20250929"
+    svg = draw(lay_out(chain), chain, {"back": 6, "forward": 6, "limit": 200})
+    assert "\n◆ turn · claude-sonnet-4-5-20250929 · 10→5 tok · $0.0010</title>" in svg  # whole in the tooltip, under the label
+    drawn = re.findall(r'class="node-call"[^>]*>([^<]*)</text>', svg)
+    assert "◆ turn · claude… · 10→5 · $0.0010" in drawn and all(len(line) <= CALL_CHARS for line in drawn)
+    big = {"role": "summarise", "model": "claude-haiku-4-5", "input_tokens": 123_456, "output_tokens": 789, "cost_usd": 0.1234}
+    assert _call_line(big, CALL_CHARS) == "◆ summarise · 123k→789 · $0.1234"  # no room for the model: left out
+
+
 def test_the_layout_is_deterministic_and_nothing_overlaps() -> None:
     chain = synthetic_chain(200)
     one, two = lay_out(chain), lay_out(chain)
@@ -99,7 +112,7 @@ def test_the_layout_is_deterministic_and_nothing_overlaps() -> None:
     assert len(one.boxes) == 200 and overlaps(one) == 0
     # Model calls are drawn on their event: role, model, tokens, cost.
     svg = draw(one, chain, {"back": 6, "forward": 6, "limit": 200})
-    assert svg.count("◆ turn · m · 10→5 tok · $0.0010") == sum(1 for n in chain["nodes"] if n["model_calls"])
+    assert svg.count(">◆ turn · m · 10→5 · $0.0010</text>") == sum(1 for n in chain["nodes"] if n["model_calls"])
     assert svg.count('class="frame"') == len(one.frames) and "correlation" in svg
     # Causes sit left of the root, consequences right.
     root = one.boxes[chain["root"]]

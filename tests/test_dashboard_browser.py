@@ -147,6 +147,23 @@ def test_following_a_chain_by_clicking(page: Any, ui: Ui, daemon: Noemad) -> Non
     shot(page, "timeline-cut")
 
 
+_SPILLS = """() => [...document.querySelectorAll('svg.graph g.node')].flatMap(g => {
+    const box = g.querySelector('rect.box'), right = box.x.baseVal.value + box.width.baseVal.value;
+    return [...g.querySelectorAll('text')].filter(t => { const b = t.getBBox(); return b.x + b.width > right - 4; }).map(t => t.textContent);
+})"""
+
+
+def test_every_line_of_a_drawn_event_stays_inside_its_box(page: Any, ui: Ui, daemon: Noemad) -> None:
+    """Titles, actors and texts are cut to fit their box as the browser draws them: the root's too, and long kinds and actors."""
+    root = consolidation_memory_event(daemon)
+    kinds = {e["kind"]: e["id"] for e in daemon.api("GET", "/minds/demo-go/events", params={"limit": 1000}).json()["events"]}
+    longest = max(kinds, key=len)
+    for event in (root, kinds[longest]):
+        page.goto(f"{ui.base}/events/{event}/timeline?back=3&forward=3&limit=60")
+        assert page.locator("svg.graph g.node").count() > 1
+        assert page.evaluate(_SPILLS) == [], f"text spills out of its box on the timeline of event #{event}"
+
+
 def test_a_job_runs_from_the_background_tab_and_its_progress_shows(page: Any, ui: Ui, daemon: Noemad) -> None:
     expect = _expect()
     before = {j["id"] for j in daemon.api("GET", "/jobs", params={"mind": "demo-prediction-miss"}).json()["jobs"]}

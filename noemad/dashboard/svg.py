@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from noemad.dashboard.html import Markup, h, href, join, short, tag
-from noemad.dashboard.layout import CALLS_SHOWN, CALL_H, FRAME_LABEL, LABEL_LINE_H, Layout, Line
+from noemad.dashboard.layout import CALLS_SHOWN, CALL_H, FRAME_LABEL, LABEL_LINE_H, Box, Layout, Line
 
 _DEFS = Markup(
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
@@ -19,9 +19,45 @@ _DEFS = Markup(
 )
 
 
-def _call_line(call: dict[str, Any]) -> str:
+# What fits on a node's lines (NODE_W less its padding), in characters of each line's font at its widest
+# usual (bold 12 px, 11 px, 12 px): longer is cut with an ellipsis. Text wider than usual is clipped at
+# the box's edge, so nothing spills out of it.
+TITLE_CHARS = 24
+META_CHARS = 30
+TEXT_CHARS = 28
+CALL_CHARS = 33  # a model call's line (10 px); the whole line is in the node's tooltip
+
+
+def _call_line(call: dict[str, Any], width: int | None = None) -> str:
+    """A model call in one line: role, model, tokens in and out, cost.
+
+    With `width`, as it fits on a node: tokens counted in thousands from
+    10,000 (whole thousands from 100,000), the model cut to the room left (left out if less than 4
+    characters), the whole line cut to `width`.
+    """
     tokens = call.get("input_tokens", 0) + call.get("cache_read_tokens", 0) + call.get("cache_write_tokens", 0)
-    return f"◆ {call.get('role')} · {short(call.get('model'), 18)} · {tokens}→{call.get('output_tokens', 0)} tok · ${call.get('cost_usd', 0):.4f}"
+    role, output, cost = call.get("role"), call.get("output_tokens", 0), f"${call.get('cost_usd', 0):.4f}"
+    model = " ".join(str(call.get("model") or "").split())
+    if width is None:
+        return f"◆ {role} · {model} · {tokens}→{output} tok · {cost}"
+    counts = f"{_thousands(tokens)}→{_thousands(output)}"
+    line = f"◆ {role} · {counts} · {cost}"
+    room = width - len(line) - 3
+    if room >= 4:
+        line = f"◆ {role} · {short(model, room)} · {counts} · {cost}"
+    return short(line, width)
+
+
+def _clipped(name: str, box: Box, lines: list[Markup]) -> Markup:
+    """The node's lines, clipped to its box (what the character counts did not cut is cut here)."""
+    edge = tag("clipPath", tag("rect", x=f"{box.x:.1f}", y=f"{box.y:.1f}", width=f"{box.w - 4:.1f}", height=f"{box.h:.1f}"), id=name)
+    return Markup(edge + tag("g", *lines, clip_path=f"url(#{name})"))
+
+
+def _thousands(n: int) -> str:
+    if n >= 100_000:
+        return f"{n // 1000:,}k"
+    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
 
 
 def timeline(layout: Layout, chain: dict[str, Any], controls: dict[str, int]) -> Markup:
@@ -51,24 +87,29 @@ def timeline(layout: Layout, chain: dict[str, Any], controls: dict[str, int]) ->
     for box in layout.boxes.values():
         node = box.node
         is_root = node["id"] == root
+        where = "this event" if is_root else f"hop {node['hop']:+d}"
         lines = [
-            tag("text", f"#{node['id']} {node['kind']}" + ("  (this event)" if is_root else ""), x=f"{box.x + 8:.1f}", y=f"{box.y + 17:.1f}", class_="node-title"),
-            tag("text", short(node["actor"], 32) + f" · hop {node['hop']:+d}", x=f"{box.x + 8:.1f}", y=f"{box.y + 33:.1f}", class_="node-meta"),
-            tag("text", short(node.get("text"), 32), x=f"{box.x + 8:.1f}", y=f"{box.y + 49:.1f}", class_="node-text"),
+            tag("text", short(f"#{node['id']} {node['kind']}", TITLE_CHARS), x=f"{box.x + 8:.1f}", y=f"{box.y + 17:.1f}", class_="node-title"),
+            tag("text", short(node["actor"], META_CHARS - 3 - len(where)) + f" · {where}", x=f"{box.x + 8:.1f}", y=f"{box.y + 33:.1f}", class_="node-meta"),
+            tag("text", short(node.get("text"), TEXT_CHARS), x=f"{box.x + 8:.1f}", y=f"{box.y + 49:.1f}", class_="node-text"),
         ]
         calls = node.get("model_calls") or []
         for k, call in enumerate(calls[:CALLS_SHOWN]):
-            lines.append(tag("text", _call_line(call), x=f"{box.x + 8:.1f}", y=f"{box.y + 49 + CALL_H * (k + 1):.1f}", class_="node-call"))
+            lines.append(tag("text", _call_line(call, CALL_CHARS), x=f"{box.x + 8:.1f}", y=f"{box.y + 49 + CALL_H * (k + 1):.1f}", class_="node-call"))
         if len(calls) > CALLS_SHOWN:
             lines.append(tag("text", f"+{len(calls) - CALLS_SHOWN} more model calls", x=f"{box.x + 8:.1f}", y=f"{box.y + 49 + CALL_H * (CALLS_SHOWN + 1):.1f}", class_="node-call"))
         rects = [tag("rect", x=f"{box.x:.1f}", y=f"{box.y:.1f}", width=f"{box.w:.1f}", height=f"{box.h:.1f}", rx="4", class_="box")]
         if is_root:
             rects.append(tag("rect", x=f"{box.x - 4:.1f}", y=f"{box.y - 4:.1f}", width=f"{box.w + 8:.1f}", height=f"{box.h + 8:.1f}", rx="6", class_="root-ring"))
         label = f"event #{node['id']} {node['kind']} by {node['actor']}: {short(node.get('text'), 80)}"
+        tooltip = "\n".join([label, *map(_call_line, calls)])
         parts.append(
             tag(
                 "a",
-                tag("g", tag("title", label), *rects, *lines, class_="node" + (" root" if is_root else ""), data_event=node["id"]),
+                tag(
+                    "g", tag("title", tooltip), *rects, _clipped(f"clip-{node['id']}", box, lines),
+                    class_="node" + (" root" if is_root else ""), data_event=node["id"],
+                ),
                 href=href(f"/events/{node['id']}/timeline", **controls),
                 aria_label=f"re-centre on {label}",
             )
