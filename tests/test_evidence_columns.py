@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from noemad.cognition.beliefs import EvidenceColumns, NewEvidence, add_evidence_many, get_belief, set_trust
+from noemad.cognition.beliefs import EvidenceColumns, Evidenced, NewEvidence, add_evidence_bulk, add_evidence_many, get_belief, set_trust
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
@@ -54,3 +57,41 @@ def test_columns_of_different_lengths_or_none_are_refused(store: Store) -> None:
                 lambda db, c=columns: add_evidence_many(db, mind="ada", proposition="p", subject="s", kind="inference", items=c,
                                                          now=NOW, actor="t", cause=None)
             )
+
+
+
+@given(
+    st.lists(st.lists(st.tuples(st.integers(0, 29), st.sampled_from(["alice", "bob", "carol"])), min_size=1, max_size=40), min_size=1, max_size=4),
+    st.booleans(),
+)
+@settings(max_examples=40, deadline=None)
+def test_many_beliefs_at_once_store_each_ones_items_in_its_order(batches: list[list[tuple[int, str]]], in_order: bool) -> None:
+    """add_evidence_bulk stores all items in one statement, by event where every batch is in event order; each belief keeps its order."""
+    with tempfile.TemporaryDirectory() as place:
+        store = Store(Path(place) / "n.db")
+        try:
+            store.writer.run_sync(lambda db: create_mind(db, "ada", {}, NOW - 86_400, "operator"))
+            events = [store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(30)]
+            given_ = [sorted(items) if in_order else items for items in batches]
+            bulk = [
+                Evidenced(f"proposition {k}", "s", [NewEvidence("support", 0.3, who, events[e]) for e, who in items]) for k, items in enumerate(given_)
+            ]
+            added = store.writer.run_sync(lambda db: add_evidence_bulk(db, mind="ada", kind="inference", batches=bulk, now=NOW, actor="t", cause=None))
+            assert [a.event.text for a in added] == [b.proposition for b in bulk]  # a belief event each, in their order
+            for a, items in zip(added, given_):
+                belief = get_belief(store.reader(), a.belief_id)
+                assert [(e.event_id, e.source) for e in belief.evidence] == [(events[e], who) for e, who in items]
+                assert a.event.data["evidence"]["count"] == len(items) and belief.confidence == a.confidence
+        finally:
+            store.close()
+
+
+def test_two_batches_of_one_proposition_are_refused_and_nothing_is_written(store: Store) -> None:
+    event = store.writer.run_sync(lambda db: append(db, EventDraft("ada", "message", "user:alice", text="x"), NOW)).id
+    items = [NewEvidence("support", 0.3, "alice", event)]
+    with pytest.raises(InvalidInput, match="two batches of evidence state the same proposition"):
+        store.writer.run_sync(
+            lambda db: add_evidence_bulk(db, mind="ada", kind="inference", batches=[Evidenced("Alice picks Go", "go", items), Evidenced("alice picks go!", "go", items)],
+                                         now=NOW, actor="t", cause=None)
+        )
+    assert store.reader().execute("SELECT count(*) FROM beliefs").fetchone() == (0,)
