@@ -409,6 +409,9 @@ def rank(
 # --- writing ----------------------------------------------------------------------
 
 
+_LINKS_AT_ONCE = 64  # memories whose links one statement stores
+
+
 class NewMemory(NamedTuple):
     """A memory for `write_memories`: what `write_memory` takes for one, but the mind, time, actor and cycle they share."""
 
@@ -490,10 +493,8 @@ def write_memories(
         return [_recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)]
 
 
-_LINKS_AT_ONCE = 64  # memories whose links one statement stores
-
-
 def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
+    """A new memory's input checked, or `InvalidInput`/`InvalidLink` saying what is wrong (its sources are checked as they are linked)."""
     _check_kind(new.kind)
     text = new.text
     if not isinstance(text, str) or not text.strip():
