@@ -92,7 +92,7 @@ def _settings_of(text: str) -> tuple[MindSettings, tuple[str, ...]]:
 
     A turn reads its mind half a dozen times; parsing each time cost a
     validation, and for a row that no longer validates a sentence per key,
-    with its nearest valid keys: some 6 ms a cycle.
+    with its nearest valid keys found by difflib.
     """
     parsed, problems = salvage_mind_settings(_json_or_text(text))
     return parsed, tuple(problems)
