@@ -729,9 +729,12 @@ def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence
     number = dict(zip(alike, range(len(alike))))
     events = np.fromiter(chain.from_iterable(brought_by), dtype=np.int64)
     kinds = np.fromiter(map(number.__getitem__, chain.from_iterable(b.rows for b in batches)), dtype=np.int64, count=len(events))
-    belief = np.repeat(np.arange(len(batches), dtype=np.int64), [len(column) for column in brought_by])
+    sizes = [len(column) for column in brought_by]
+    belief = np.repeat(np.arange(len(batches), dtype=np.int64), sizes)
     codes = (events * _AT_ONCE + belief) * _AT_ONCE + kinds
-    if all(np.all(np.diff(np.asarray(column, dtype=np.int64)) >= 0) for column in brought_by):
+    steps = np.diff(events)
+    starts = np.cumsum(sizes)[:-1] - 1  # where one belief's items end and the next one's begin: no step within a belief
+    if np.all(np.delete(steps, starts) >= 0):
         codes = codes[np.argsort(events, kind="stable")]  # by event; each belief's items stay in their order
     one = f"(j.value / {_AT_ONCE}) % {_AT_ONCE}"
     beliefs = f"CASE {one} " + " ".join(["WHEN ? THEN ?"] * len(batches)) + " END"

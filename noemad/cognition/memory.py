@@ -541,7 +541,7 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
         [*(value for k, memory_id in enumerate(ids) for value in (k, memory_id)), json.dumps(codes.tolist()), mind],
     ).rowcount
     if linked != count:
-        _check_memories_of(db, mind, sorted(set(chain.from_iterable(sources))))  # raises, naming the first that is not the mind's
+        raise _not_linked(db, mind, sorted(set(chain.from_iterable(sources))))
 
 
 def _recorded(
@@ -747,25 +747,18 @@ def _ids(values: Iterable[Any], what: str) -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
-def _check_memories_of(db: Database, mind: str, ids: Sequence[int], step: str | None = None) -> None:
-    """Each of `ids` is a stored memory of `mind`, or `InvalidLink` says which is not (`step`: `ids` as JSON, if made)."""
-    if not ids:
-        return
-    step = json.dumps(list(ids)) if step is None else step
-    # One count settles the usual case, however many ids (a consolidated memory
-    # may be derived from thousands); only a failure reads them one by one to say which.
-    (ours,) = db.execute(f"SELECT count(*) FROM memories WHERE id IN {_IDS} AND mind = ?", [step, mind]).fetchone()
-    if ours == len(set(ids)):
-        return
-    owners = dict(db.execute(f"SELECT id, mind FROM memories WHERE id IN {_IDS}", [step]).fetchall())
+def _not_linked(db: Database, mind: str, ids: Sequence[int]) -> InvalidLink:
+    """Why some of `ids` (ascending) could not be linked: the first that is missing or another mind's."""
+    owners = dict(db.execute(f"SELECT id, mind FROM memories WHERE id IN {_IDS}", [json.dumps(list(ids))]).fetchall())
     for memory_id in ids:
         owner = owners.get(memory_id)
         if owner is None:
-            raise InvalidLink(f"memory {memory_id} does not exist; a memory is derived only from stored memories")
+            return InvalidLink(f"memory {memory_id} does not exist; a memory is derived only from stored memories")
         if owner != mind:
-            raise InvalidLink(
+            return InvalidLink(
                 f"memory {memory_id} belongs to mind {owner!r}, not {mind!r}; a memory is derived only from its own mind's memories"
             )
+    return InvalidLink(f"some of the {len(ids)} memories named could not be linked")
 
 
 def _check_event_of(db: Database, mind: str, event_id: int, what: str) -> None:

@@ -72,7 +72,7 @@ def savepoint(db: Database, name: str) -> Iterator[None]:
     goes on after the error has nothing half-written.
     """
     guard = guard_of_job()
-    mark = guard.mark() if guard is not None else None
+    mark = guard.mark() if guard is not None else frozenset()
     db.execute(f"SAVEPOINT {name}")
     try:
         yield
@@ -80,7 +80,7 @@ def savepoint(db: Database, name: str) -> Iterator[None]:
         if db.conn.in_transaction:  # else SQLite rolled the whole transaction back already (a full disk)
             db.execute(f"ROLLBACK TO SAVEPOINT {name}")
             db.execute(f"RELEASE SAVEPOINT {name}")
-            if guard is not None and mark is not None:
+            if guard is not None:
                 guard.rewind(mark)
         raise
     db.execute(f"RELEASE SAVEPOINT {name}")
