@@ -28,8 +28,29 @@ def test_settings_and_migrations(store: Store) -> None:
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert [m.name for m in migrations.applied(db)] == [m.name for m in migrations._migrations]
     assert set(db.table_names()) >= {"minds", "events", "event_parents", "event_refs", "model_calls", "memories", "beliefs"}
-    for table in ("events", "event_parents", "event_refs", "model_calls", "memories", "beliefs"):
-        assert "mind" in db[table].columns_dict, f"{table} is not keyed by mind"
+
+
+# Tables that hold no one mind's rows, each with why. A table named here that
+# the schema no longer has fails the test, so the list cannot go stale.
+NOT_A_MINDS = {
+    "minds": "the minds themselves, keyed by name",
+    "schedule_pauses": "a host's paused schedules (a job kind for every mind)",
+    "_sqlite_migrations": "the host's applied migrations",
+    "sqlite_sequence": "SQLite's own AUTOINCREMENT counters",
+    "memories_fts": "the full-text index of memories, keyed by the memory's rowid (memories carry the mind)",
+}
+
+
+def test_every_table_is_keyed_by_mind(store: Store) -> None:
+    """A mind's rows can be exported, moved and sharded alone only while every table says whose a row is."""
+    db = store.reader()
+    fts_shadows = {name for name in db.table_names() if name.startswith("memories_fts_")}
+    unkeyed = sorted(
+        name for name in db.table_names()
+        if name not in NOT_A_MINDS and name not in fts_shadows and "mind" not in db[name].columns_dict
+    )
+    assert unkeyed == [], f"tables with no mind column: {unkeyed}; key them by mind, or say in NOT_A_MINDS why they hold no mind's rows"
+    assert sorted(set(NOT_A_MINDS) - set(db.table_names())) == [], "NOT_A_MINDS names a table the schema no longer has"
 
 
 def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
@@ -153,4 +174,27 @@ def test_consolidations_migration_keeps_every_consolidated_row(tmp_path: Path) -
     assert db.execute("SELECT memory_id, mind, job_id, into_memory, at FROM consolidated ORDER BY memory_id").fetchall() == rows
     assert db.execute("SELECT memory_id, job_id FROM consolidations ORDER BY memory_id").fetchall() == [(into[0], job), (into[1], job)]
     assert db.execute("SELECT type FROM sqlite_master WHERE name = 'consolidated'").fetchone() == ("view",)
+    db.close()
+
+
+def test_event_cuts_migration_keys_each_cut_by_its_runs_mind(tmp_path: Path) -> None:
+    """m018: `event_cuts` gains the mind of the archive run that cut it; no cut is lost or moved."""
+    from noemad.store.connection import open_db
+
+    db = open_db(tmp_path / "old.db")
+    migrations.apply(db, stop_before="m018_event_cuts_mind")
+    at = "2026-01-01T00:00:00Z"
+    cuts = []
+    for mind in ("ada", "bo"):
+        db.execute("INSERT INTO minds (name, created_at) VALUES (?, ?)", [mind, at])
+        event = db.execute("INSERT INTO events (mind, kind, actor, at) VALUES (?, 'note', 'o', ?)", [mind, at]).lastrowid
+        run = db.execute("INSERT INTO archives (mind, path, before, actor, started_at) VALUES (?, 'f', ?, 'o', ?)", [mind, at, at]).lastrowid
+        cuts += [(event, 1, "caused", "cause", run), (event, 2, "cited", "consequence", run)]
+    db.conn.executemany("INSERT INTO event_cuts (event_id, archived_id, link, side, archive_id) VALUES (?, ?, ?, ?, ?)", cuts)
+    db.conn.commit()
+    migrations.apply(db)
+    got = db.execute("SELECT mind, event_id, archived_id, link, side, archive_id FROM event_cuts ORDER BY archive_id, archived_id").fetchall()
+    assert got == [("ada", *cuts[0]), ("ada", *cuts[1]), ("bo", *cuts[2]), ("bo", *cuts[3])]
+    db.execute("DELETE FROM minds WHERE name = 'ada'")  # a mind's cuts go with it
+    assert [r[0] for r in db.execute("SELECT DISTINCT mind FROM event_cuts")] == ["bo"]
     db.close()

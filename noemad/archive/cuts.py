@@ -132,9 +132,10 @@ def begin(db: Database, mind: str, directory: Path, before: float, actor: str, n
 
 def record(db: Database, archive: int, ids: Sequence[int], found: Sequence[Found]) -> Archive:
     """Write the cuts of a chunk and count the chunk's events into the archive row."""
+    mind = get_archive(db, archive).mind
     db.conn.executemany(
-        "INSERT OR IGNORE INTO event_cuts (event_id, archived_id, link, side, archive_id) VALUES (?, ?, ?, ?, ?)",
-        [(f.event, f.archived, f.link, f.side, archive) for f in found],
+        "INSERT OR IGNORE INTO event_cuts (mind, event_id, archived_id, link, side, archive_id) VALUES (?, ?, ?, ?, ?, ?)",
+        [(mind, f.event, f.archived, f.link, f.side, archive) for f in found],
     )
     if ids:
         db.execute(
