@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test docs bench units clean
+.PHONY: demo test test-fast docs bench units clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	./scripts/ensure_chromium.sh
 	$(VENV)/bin/python -m pytest -q -n auto
+
+# The in-process tier alone, for the edit-test loop: each test that would start a real noemad or
+# noemactl is skipped where it starts one (tests/conftest.py). Run `make test` before you commit.
+test-fast: $(STAMP)
+	NOEMA_TESTS=fast $(VENV)/bin/python -m pytest -q -n auto
 
 docs: $(STAMP)
 	$(VENV)/bin/python scripts/gendocs.py

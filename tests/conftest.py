@@ -43,6 +43,28 @@ READY_TIMEOUT = 30.0  # seconds: a bound on a hung daemon, not a wait for time t
 OPERATOR = f"operator:{pwd.getpwuid(os.getuid()).pw_name}"
 os.environ.setdefault("NOEMA_WRITE_GUARD", "1")  # every write job must record an event or be allowlisted (noemad.store.guard)
 
+# `make test-fast` (NOEMA_TESTS=fast): the in-process tier alone, for the edit-test loop. A test is
+# skipped where it would start a real noemad or noemactl, so the tier needs no list of tests that can
+# go stale: what starts a process is found as it starts one. `make test` runs everything.
+FAST = os.environ.get("NOEMA_TESTS") == "fast"
+
+
+def _starts_our_process(args: Any) -> bool:
+    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+    words = [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+    return any(w in (NOEMAD, NOEMACTL) for w in words) or any(a == "-m" and b in ("noemad", "noemactl") for a, b in zip(words, words[1:]))
+
+
+if FAST:
+    _popen_init = subprocess.Popen.__init__
+
+    def _in_process_only(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _starts_our_process(args):
+            pytest.skip("runs a real noemad or noemactl; `make test` runs it")
+        _popen_init(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = _in_process_only  # type: ignore[method-assign]
+
 
 def short_dir() -> Path:
     # Unix socket paths are limited to 108 bytes; pytest's tmp_path can be longer.
