@@ -300,8 +300,8 @@ def gate(p: Player) -> None:
     )
     for rule in rules:
         p.s.client.add_rule(p.mind, rule, None)
-    p.say(f"{p.mind} has two wake rules: dms (a DM or a mention wakes it at once) and ambient (talk in room:* is")
-    p.say("batched: one turn for the batch, once 2 s pass with no new line).")
+    p.say(f"{p.mind} has two wake rules: dms wakes it at once for a DM or a mention; ambient batches the talk in room:*,")
+    p.say("one turn for the batch once 2 s pass with no new line.")
     dm = p.message("alice", "are you around?", "dm:alice", dm=True)
     woke = p.turn(dm["id"]).started
     p.say(f"alice's DM (event #{dm['id']}) woke it at once: cycle_started #{woke['id']} says {_quoted(woke)}.")

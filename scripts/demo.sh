@@ -52,7 +52,7 @@ cleanup() {
     trap - EXIT INT TERM HUP
     if [ -n "$ui" ]; then
         kill -TERM "$ui" 2>/dev/null || true
-        wait "$ui" 2>/dev/null || true
+        { wait "$ui"; } 2>/dev/null || true
     fi
     kill -TERM "$pid" 2>/dev/null || true
     status=0
@@ -85,6 +85,7 @@ step noemactl jobs
 step noemactl status
 
 # The dashboard: `noemactl ui` prints the address (with its token) once it listens.
+: >"$home/ui.url"
 noemactl ui >"$home/ui.url" 2>"$home/ui.log" &
 ui=$!
 url=""
@@ -110,7 +111,7 @@ In another terminal:
     noemactl timeline ID            # any id the demo printed
     noemactl gate-status demo-judge
     noemactl events demo-go --follow
-    noemactl say demo-gate "are you there?" --from alice --dm --wait
+    noemactl say demo-judge "is the build green now?" --from bob --channel room:general --wait
     noemactl say demo-critic "When is the migration?" --from alice --wait
     noemactl consolidate demo-go
 Press Ctrl-C here to stop it.
