@@ -1071,6 +1071,13 @@ def _announce(s: Session, url: str) -> None:
 # the demo ------------------------------------------------------------------------
 
 
+def _scenarios(incomplete: str) -> list[str]:
+    """The demo's scenario names starting with `incomplete` (shell completion)."""
+    from noemactl.demo import NAMES
+
+    return [n for n in (*NAMES, "all") if n.startswith(incomplete)]
+
+
 @app.command(cls=PlainCommand)
 def demo(
     ctx: typer.Context,
@@ -1079,9 +1086,7 @@ def demo(
         typer.Argument(
             metavar="SCENARIO",
             help="single-source, prediction-miss, go, gate, judge or critic (or 1-6); default: all.",
-            autocompletion=lambda incomplete: [
-                n for n in ("single-source", "prediction-miss", "go", "gate", "judge", "critic", "all") if n.startswith(incomplete)
-            ],
+            autocompletion=lambda incomplete: _scenarios(incomplete),
             show_default=False,
         ),
     ] = None,

@@ -418,6 +418,8 @@ def critic(p: Player) -> None:
         turn = p.turn(asked["id"])
         passes = [e for e in p.events("governance", since=asked["id"]) if e["causation_id"] == asked["id"]]
         p.say(f"alice: \"{text}\" (event #{asked['id']})")
+        if not passes:
+            p.say(f"  no governance pass: {(p.gate().get('governance') or {}).get('off') or 'see noemactl gate-status'}")
         if text == QUESTION:
             p.say(f"  the first draft: \"{DRAFT}\" (a time and a count nobody gave the mind)")
         for event in passes:
