@@ -34,18 +34,14 @@ TURN_TIMEOUT = 60.0  # seconds a turn may take before the demo gives up
 MODEL = "claude-haiku-5-5"  # the model id the demo's minds name; the scripted provider answers any
 SCRIPT = Path(__file__).resolve().parent / "demo_script.toml"
 DRAFT = "The migration is at 14:00 on 3 servers."  # what SCRIPT drafts first in the critic scenario (noemad keeps no draft's text)
-# What noemad.toml needs for the scenarios that call models (scripts/demo.sh writes the same).
+# What noemad.toml needs for the scenarios that call models (scripts/demo.sh writes it, and leaves narrate and summarise
+# without a model so that scenarios 1-3 read as they do with none).
 NEEDED_CONFIG = f"""[models]
 provider = "scripted"
 [models.scripted]
 file = "{SCRIPT}"
 [gate.judge]
 enabled = true"""
-
-
-def cites(event: dict[str, Any], stimulus: int) -> bool:
-    """Whether `event` names `stimulus` among its parents or cites it (a batch's turn cites what it took along)."""
-    return stimulus in event.get("parents", ()) or any(r["type"] == "event" and r["id"] == stimulus for r in event.get("refs", ()))
 
 
 @dataclass(frozen=True)
@@ -108,6 +104,8 @@ class Player:
         return Turn(started, reply)
 
     def _started(self, stimulus: int) -> dict[str, Any]:
+        from noemactl.reply import cites  # imported here: shell completion reads NAMES without httpx
+
         return self.first(("cycle_started",), stimulus, lambda e: cites(e, stimulus), f"no turn took event {stimulus}")
 
     def _completed(self, started: dict[str, Any], stimulus: int) -> dict[str, Any]:
@@ -341,7 +339,9 @@ def _newest_verdict(p: Player, rule: str, verdict: dict[str, Any]) -> str:
 
 
 def judge(p: Player) -> None:
-    """The judge, a small model, reads each batch of room talk: WAIT keeps the mind asleep, REPLY wakes it; gate-status shows why."""
+    """The judge, a small model, reads each batch of room talk: WAIT wakes no turn, REPLY wakes the mind; gate-status shows why."""
+    from noemactl.reply import cites
+
     instructions = "Wake me when someone asks about the build."
     rule = {
         "name": "room",
