@@ -320,9 +320,12 @@ def gate(p: Player) -> None:
     mention = p.message("dave", f"{p.mind}, can you sum up the thread?", ROOM, mentions=[p.mind])
     cut = p.turn(mention["id"]).started
     status = p.gate()
+    from noemactl.reply import cites
+
+    along = "took bob's line along" if cites(cut, more["id"]) else "bob's line had already had its own turn"
     p.say(
         f"bob adds a line (#{more['id']}, batched again), then dave mentions {p.mind} (#{mention['id']}): the mention cut"
-        f" through at once and took bob's line along: cycle_started #{cut['id']} says {_quoted(cut)}."
+        f" through at once and {along}: cycle_started #{cut['id']} says {_quoted(cut)}."
     )
     p.say(f"gate-status counts it: absorbed {status['absorbed']} (a batch a turn took before it was due).")
     p.found.update(dm=dm["id"], batch=batch["id"], mention=mention["id"], cut=cut["id"], absorbed=status["absorbed"])

@@ -271,6 +271,7 @@ def test_the_gate_judge_and_critic_scenarios_play_offline_on_the_demo_script(pla
         assert "alice's DM (event #" in gate.stdout and 'says "woke: rule dms: always wakes the mind"' in gate.stdout
         assert "gate-status shows rule ambient holding 2, due at 2026-01-01 00:00:02" in gate.stdout
         assert '"woke: rule ambient: debounce 2000 ms, a batch of 2 stimuli after 2000 ms quiet"' in gate.stdout
+        assert "the mention cut through at once and took bob's line along" in gate.stdout
         assert '"woke: rule dms: always wakes the mind; also took 1 batch by rule ambient"' in gate.stdout
         assert "$ noemactl gate-status demo-gate" in gate.stdout
 
