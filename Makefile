@@ -1,5 +1,5 @@
 # Two set-up commands, both self-contained on a fresh machine with python3:
-#   make demo   install into .venv and run the daemon with a demo mind
+#   make demo   install into .venv, run the daemon (scripted models, no API key) and play the demo scenarios
 #   make test   install into .venv (with the test extra, and Chromium for the
 #               browser tests) and run the whole suite
 PYTHON ?= python3

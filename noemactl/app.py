@@ -1071,6 +1071,13 @@ def _announce(s: Session, url: str) -> None:
 # the demo ------------------------------------------------------------------------
 
 
+def _scenarios(incomplete: str) -> list[str]:
+    """The demo's scenario names starting with `incomplete` (shell completion)."""
+    from noemactl.demo import NAMES
+
+    return [n for n in (*NAMES, "all") if n.startswith(incomplete)]
+
+
 @app.command(cls=PlainCommand)
 def demo(
     ctx: typer.Context,
@@ -1078,8 +1085,8 @@ def demo(
         str | None,
         typer.Argument(
             metavar="SCENARIO",
-            help="single-source, prediction-miss or go (or 1, 2, 3); default: all three.",
-            autocompletion=lambda incomplete: [n for n in ("single-source", "prediction-miss", "go", "all") if n.startswith(incomplete)],
+            help="single-source, prediction-miss, go, gate, judge or critic (or 1-6); default: all.",
+            autocompletion=lambda incomplete: _scenarios(incomplete),
             show_default=False,
         ),
     ] = None,
@@ -1088,10 +1095,15 @@ def demo(
 ) -> None:
     """Play scripted scenarios into fresh demo minds (demo-SCENARIO) and narrate what the minds made of them.
 
+    \b
     1 single-source: a belief from one source draws single_source and insufficient_evidence warnings.
     2 prediction-miss: confident predictions miss, the beliefs behind them drop, a notification fires, reflection writes a lesson.
     3 go: "user repeatedly selects Go"; consolidation makes a generalisation belief and a semantic memory, and the timeline walks back to the episodes.
-    Needs no model; with one configured, it words the reflection and the generalisation.
+    4 gate: a DM wakes the mind at once, room talk is batched by a debounce, a mention cuts through the batch.
+    5 judge: a judge rule's small model says WAIT to small talk and REPLY to a question, with its reasons in gate-status.
+    6 critic: a draft with a claim nothing supports is reviewed, revised and sent; an acknowledgment skips the critic.
+
+    1-4 need no model; with one configured, it words the reflection and the generalisation. 5 and 6 make model calls and play only offline, on the scripted provider with the demo's script (noemactl/demo_script.toml) and [gate.judge] enabled = true, as `make demo` runs noemad; with all, a scenario this noemad cannot play is skipped with the config it needs.
     """
     from noemactl import demo as scenarios
 

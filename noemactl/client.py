@@ -157,6 +157,10 @@ class Client:
         """Ask noemad to reload its config (as SIGHUP does); whether it was taken, or why not."""
         return self.request("POST", "/reload")
 
+    def advance_clock(self, seconds: float) -> dict[str, Any]:
+        """Move a test daemon's manual clock forward (`NOEMA_CLOCK=manual:...`; a daemon on the system clock has no such route)."""
+        return self.request("POST", "/clock/advance", json={"seconds": seconds})
+
     def config(self) -> dict[str, Any]:
         """The effective config, each value with its source; secrets only as set or not."""
         return self.request("GET", "/config")

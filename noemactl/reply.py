@@ -35,7 +35,8 @@ class Outcome:
         self.reply, self.why, self.failed = reply, why, failed
 
 
-def _cites(event: dict[str, Any], stimulus: int) -> bool:
+def cites(event: dict[str, Any], stimulus: int) -> bool:
+    """Whether `event` names `stimulus` among its parents or cites it (a batch's turn cites what it took along)."""
     return stimulus in event.get("parents", ()) or any(r["type"] == "event" and r["id"] == stimulus for r in event.get("refs", ()))
 
 
@@ -57,7 +58,7 @@ def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
                     return Outcome(None, f"the stream ended: {(message.json() or {}).get('reason', 'noemad ended it')}", failed=True)
                 event = message.json()
                 if isinstance(event, dict):
-                    if cycle is None and event.get("kind") == "cycle_started" and _cites(event, stimulus):
+                    if cycle is None and event.get("kind") == "cycle_started" and cites(event, stimulus):
                         cycle = event["cycle_id"]
                     done = _ends(event, mind, stimulus, cycle, state["respond_model"])
                     if done is not None:
@@ -84,7 +85,7 @@ def _ends(event: dict[str, Any], mind: str, stimulus: int, cycle: str | None, re
             return Outcome(None, "the mind has no respond model, so its turns draft no reply (set [models.respond] in noemad.toml)")
     if kind == "turn_failed" and stimulus in (event.get("data") or {}).get("stimuli", ()):
         return Outcome(None, f"the turn failed: {event.get('text')}", failed=True)
-    if kind == "judge_verdict" and _cites(event, stimulus):
+    if kind == "judge_verdict" and cites(event, stimulus):
         data = event.get("data") or {}
         # WAIT, or a failed call that did not wake the mind, is the end; a refusal or a superseded REPLY is judged again.
         if data.get("verdict") in ("wait", "failed") and not data.get("woke") and not data.get("superseded"):

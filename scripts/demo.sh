@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Start noemad on its embedded defaults (no API key, no model), play the
-# demo scenarios into fresh demo minds with `noemactl demo`, and keep the
-# daemon running until Ctrl-C. On the way out the daemon is stopped and waited
-# for, and a temporary home is removed (NOEMA_DEMO_HOME, if set, is kept);
-# a daemon that did not stop cleanly keeps its home, and its log is shown.
+# Start noemad with no API key and no network: its model calls are answered by
+# the scripted provider from noemactl/demo_script.toml (reflection and
+# consolidation stay plain, as with no model), and judge rules are accepted.
+# Play the demo scenarios into fresh demo minds with `noemactl demo`, start the
+# dashboard's proxy (`noemactl ui`), and keep both running until Ctrl-C. On the
+# way out they are stopped and waited for, and a temporary home is removed
+# (NOEMA_DEMO_HOME, if set, is kept); a daemon that did not stop cleanly keeps
+# its home, and its log is shown.
 set -euo pipefail
+
+script="$(cd "$(dirname "$0")/../noemactl" && pwd -P)/demo_script.toml"
+ctl="$(command -v noemactl)"
 
 made_home=""
 if [ -n "${NOEMA_DEMO_HOME:-}" ]; then
@@ -17,6 +23,20 @@ export NOEMA_HOME="$home"
 export NOEMA_SOCKET="$home/noemad.sock"
 mkdir -p "$home"
 log="$home/noemad.log"
+# What `noemactl demo` needs for its judge and critic scenarios (it names the same when they cannot play);
+# a kept NOEMA_DEMO_HOME keeps the config it has.
+[ -e "$home/noemad.toml" ] || cat >"$home/noemad.toml" <<TOML
+[models]
+provider = "scripted"
+[models.scripted]
+file = "$script"
+[models.narrate]
+model = ""
+[models.summarise]
+model = ""
+[gate.judge]
+enabled = true
+TOML
 
 # The daemon runs in its own session, so the terminal's Ctrl-C (and a hangup)
 # reaches only this script, whose cleanup sends the one SIGTERM that stops it.
@@ -25,10 +45,15 @@ log="$home/noemad.log"
 # (setsid execs in place here: a background job is never a group leader.)
 setsid noemad >"$log" 2>&1 &
 pid=$!
+ui=""
 
 # One cleanup, run once, on every way out.
 cleanup() {
     trap - EXIT INT TERM HUP
+    if [ -n "$ui" ]; then
+        kill -TERM "$ui" 2>/dev/null || true
+        { wait "$ui"; } 2>/dev/null || true
+    fi
     kill -TERM "$pid" 2>/dev/null || true
     status=0
     wait "$pid" 2>/dev/null || status=$?
@@ -54,20 +79,40 @@ done
 if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain" >&2; "$@"; }
 
-# Three scripted scenarios, each into a fresh mind, narrated as they happen.
+# The scripted scenarios, each into a fresh mind, narrated as they happen.
 step noemactl demo
 step noemactl jobs
 step noemactl status
+
+# The dashboard: `noemactl ui` prints the address (with its token) once it listens.
+: >"$home/ui.url"
+noemactl ui >"$home/ui.url" 2>"$home/ui.log" &
+ui=$!
+url=""
+for _ in $(seq 1 100); do
+    url="$(head -n 1 "$home/ui.url")"
+    [ -n "$url" ] && break
+    kill -0 "$ui" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -n "$url" ]; then
+    dashboard="The dashboard (noemactl ui, running until Ctrl-C here): $url"
+else
+    dashboard="The dashboard did not start ($(cat "$home/ui.log")); in another terminal: noemactl ui"
+fi
 
 cat >&2 <<MSG
 
 noemad is running (pid $pid) with its data in $home
 (removed when the demo stops, unless NOEMA_DEMO_HOME chose it).
+$dashboard
 In another terminal:
-    export NOEMA_SOCKET=$NOEMA_SOCKET
+    export PATH="$(dirname "$ctl"):\$PATH" NOEMA_SOCKET=$NOEMA_SOCKET
     noemactl timeline ID            # any id the demo printed
+    noemactl gate-status demo-judge
     noemactl events demo-go --follow
-    noemactl say demo-go "I picked Go for the worker, too" --from alice
+    noemactl say demo-judge "is the build green now?" --from bob --channel room:general --wait
+    noemactl say demo-critic "When is the migration?" --from alice --wait
     noemactl consolidate demo-go
 Press Ctrl-C here to stop it.
 MSG

@@ -10,7 +10,8 @@ from typing import Any
 from conftest import OPERATOR, Noemad, start_noemad
 from inprocess import InProcess, start_app
 
-from noemactl.demo import GO_MESSAGES
+from noemactl.demo import DRAFT, GO_MESSAGES, NEEDED_CONFIG
+from noemactl.demo import SCRIPT as DEMO_SCRIPT
 
 DAY = 86_400.0
 GO = GO_MESSAGES  # five of seven about picking Go, as the demo tells them
@@ -228,18 +229,23 @@ def test_schedules_pause_and_resume_through_the_cli(noemad: Noemad, mind: str) -
     assert noemad.api("GET", "/status").json()["jobs"]["paused_schedules"] == []
 
 
-def test_the_demo_plays_three_scenarios_offline(noemad: Noemad) -> None:
+def test_the_demo_plays_four_scenarios_with_no_model_and_names_what_the_others_need(noemad: Noemad) -> None:
     out = noemad.ctl("demo")
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "== 1." in text and "== 2." in text and "== 3." in text
+    assert "== 1." in text and "== 2." in text and "== 3." in text and "== 4." in text
     assert "insufficient_evidence" in text and "single_source" in text
     assert "Notification #" in text and "prediction_miss" in text
     assert "lesson, procedural memory #" in text
     assert "Consolidation (job" in text and "Semantic memory #" in text
     assert "The timeline walks from the belief back to the episodes" in text and "message" in text
+    assert "woke: rule dms: always wakes the mind; also took 1 batch by rule ambient" in text
+    # The judge's and the critic's make model calls: skipped, each with the config that plays it.
+    for n, name in ((5, "judge"), (6, "critic")):
+        assert f"== {n}. " in out.stderr and f"scenario {name} makes model calls" in out.stderr
+    assert f'file = "{DEMO_SCRIPT}"' in out.stderr and "[gate.judge]\nenabled = true" in out.stderr
     minds = {m["name"] for m in noemad.ctl_json("mind", "list")["minds"]}
-    assert minds == {"demo-single-source", "demo-prediction-miss", "demo-go"}
+    assert minds == {"demo-single-source", "demo-prediction-miss", "demo-go", "demo-gate"}
 
     again = noemad.ctl("demo", "go")
     assert again.returncode == 5 and "--replace" in again.stderr
@@ -248,7 +254,55 @@ def test_the_demo_plays_three_scenarios_offline(noemad: Noemad) -> None:
     [scenario] = json.loads(replay.stdout)["scenarios"]
     assert scenario["mind"] == "demo-go" and scenario["found"]["clusters"]
     unknown = noemad.ctl("demo", "chess")
-    assert unknown.returncode == 2 and "single-source, prediction-miss, go" in unknown.stderr
+    assert unknown.returncode == 2 and "single-source, prediction-miss, go, gate, judge, critic (or 1-6, or all)" in unknown.stderr
+    refused = noemad.ctl("demo", "judge")
+    assert refused.returncode == 5 and "the scripted provider (this noemad's is none) and [gate.judge] enabled = true" in refused.stderr
+    assert "demo-judge" not in {m["name"] for m in noemad.ctl_json("mind", "list")["minds"]}
+
+
+def test_the_gate_judge_and_critic_scenarios_play_offline_on_the_demo_script(place: Path) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "noemad.toml").write_text(NEEDED_CONFIG)
+    daemon = start_noemad(home, place / "s.sock")  # a manual clock: the demo moves it past each quiet period
+    try:
+        gate = daemon.ctl("demo", "gate")
+        assert gate.returncode == 0, gate.stderr
+        assert "alice's DM (event #" in gate.stdout and 'says "woke: rule dms: always wakes the mind"' in gate.stdout
+        assert "gate-status shows rule ambient holding 2, due at 2026-01-01 00:00:02" in gate.stdout
+        assert '"woke: rule ambient: debounce 2000 ms, a batch of 2 stimuli after 2000 ms quiet"' in gate.stdout
+        assert "the mention cut through at once and took bob's line along" in gate.stdout
+        assert '"woke: rule dms: always wakes the mind; also took 1 batch by rule ambient"' in gate.stdout
+        assert "$ noemactl gate-status demo-gate" in gate.stdout
+
+        judged = daemon.ctl("--json", "demo", "judge")
+        assert judged.returncode == 0, judged.stderr
+        [scenario] = json.loads(judged.stdout)["scenarios"]
+        assert scenario["found"]["verdicts"] == ["wait", "reply"]
+        told = "\n".join(scenario["narration"])
+        assert "WAIT: the talk is between others and asks nothing of the mind." in told
+        assert "REPLY: bob asks about the build, which the instructions name, and nobody has answered him." in told
+        assert '"No build report has reached me since this morning; I\'ll say so here when one does."' in told
+        shown = daemon.ctl("gate-status", "demo-judge").stdout
+        assert "judge room: reply 1, wait 1, failed 0" in shown
+
+        reviewed = daemon.ctl("demo", "critic")
+        assert reviewed.returncode == 0, reviewed.stderr
+        text = reviewed.stdout
+        assert f'the first draft: "{DRAFT}"' in text and DRAFT in DEMO_SCRIPT.read_text()
+        assert "the gate sent the draft to the critic (fabrication_finding: " in text and "the critic said REVISE" in text
+        assert "the gate sent the redraft to the critic" in text and "the critic said APPROVE" in text
+        assert "\"I don't know when the migration is: nobody has told me. I'll ask the ops team and tell you.\"" in text
+        assert "the draft is a short acknowledgment with no claim; the gate skipped the critic" in text
+        assert '"Got it, thanks!"' in text
+        assert "governance: 3 drafts, critic fired 2 (67%), skipped 1, revised 1" in text
+        replies = [e["text"] for e in daemon.ctl_json("events", "demo-critic", "--kind", "reply")["events"]]
+        assert DRAFT not in replies  # the reviewed draft never went out
+        # Time was driven, never waited for: 2 s of debounce and two 1.5 s quiet periods on the manual clock.
+        assert daemon.ctl_json("status")["now"] == "2026-01-01T00:00:05.000Z"
+    finally:
+        daemon.stop()
+        daemon.notify.close()
 
 
 def test_with_the_scripted_provider_the_demo_shows_model_wording(place: Path) -> None:
