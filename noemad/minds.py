@@ -168,12 +168,6 @@ def change_settings(db: Database, name: str, patch: dict[str, Any], now: float, 
     return get_mind(db, name)
 
 
-def mind_counts(db: Database, name: str) -> dict[str, int]:
-    """How many events a mind has, and the id of its newest."""
-    count, last = db.execute("SELECT count(*), coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
-    return {"events": count, "last_event_id": last}
-
-
 MODES = ("idle", "paused", "reflecting", "consolidating")
 
 

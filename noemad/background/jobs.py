@@ -137,17 +137,6 @@ def running_job(db: Database, mind: str, kind: str) -> Job | None:
     return _job(row) if row else None
 
 
-def last_job(db: Database, mind: str, kind: str, status: str | None = None) -> Job | None:
-    """The newest job of `kind` for `mind` (of one status if given)."""
-    sql = f"SELECT {_COLUMNS} FROM jobs WHERE mind = ? AND kind = ?"
-    params: list[Any] = [mind, kind]
-    if status is not None:
-        sql += " AND status = ?"
-        params.append(status)
-    row = db.execute(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
-    return _job(row) if row else None
-
-
 def start_event(db: Database, mind: str, job_id: int) -> int | None:
     """The `mode_changed` event that started the job: the cause of what the job writes (None if the mode did not change)."""
     return job_start_event(db, mind, job_id)
