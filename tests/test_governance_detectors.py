@@ -7,6 +7,9 @@ in any language is never an ack.
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +18,7 @@ from noemad.governance import (
     GovernanceCapability,
     GovernanceSubject,
     TurnEvidence,
+    batch_intent,
     draft_claims,
     classify_intent,
     draft_has_claims,
@@ -148,6 +152,24 @@ def test_capitals_alone_are_not_names(draft: str) -> None:
         ("What time is it?", "question"),
         ("¿Cuándo llega?", "question"),
         ("Warum ist das so?", "question"),
+        ("Is the loan approved", "question"),
+        ("Hast du das Backup geprüft", "question"),
+        ("Est-ce que la sauvegarde est finie", "question"),
+        ("Avez-vous reçu le dossier", "question"),
+        ("Será que o backup terminou", "question"),
+        ("The loan is approved, right", "question"),
+        ("Lo firmaste, ¿no", "question"),
+        ("Das passt so, oder", "question"),
+        ("Tá tudo certo, né", "question"),
+        ("هل اكتمل النسخ الاحتياطي؟", "question"),
+        ("Ολοκληρώθηκε το αντίγραφο;", "question"),
+        ("Պահուստը պատրա՞ստ է", "question"),
+        ("备份完成了吗", "question"),
+        ("是不是已经好了", "question"),
+        ("大丈夫ですか", "question"),
+        ("Готово ли", "question"),
+        ("The loan is approved.", "chat"),
+        ("Das Backup ist fertig.", "chat"),
         ("Thanks for the help!", "chat"),
         ("Gracias por todo", "chat"),
         ("The build went green.", "chat"),
@@ -159,6 +181,21 @@ def test_capitals_alone_are_not_names(draft: str) -> None:
 )
 def test_intent_of_the_message(message: str, intent: str) -> None:
     assert classify_intent(message) == intent
+
+
+def test_every_question_mark_unicode_has_is_one() -> None:
+    marks = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Po", "So")
+             and ("QUESTION MARK" in unicodedata.name(chr(c), "") or "INTERROBANG" in unicodedata.name(chr(c), ""))]
+    assert len(marks) > 20
+    for mark in marks:
+        assert classify_intent(f"Backup fertig{mark}") == "question", unicodedata.name(mark)
+        assert not draft_is_trivial_ack(f"Got it{mark}"), unicodedata.name(mark)
+
+
+def test_batch_intent_is_the_most_decisive_of_the_messages_answered_at_once() -> None:
+    assert batch_intent(["Is the loan approved?", "Thanks for the update!"]) == "question"
+    assert batch_intent(["Thanks!", "Please send the report"]) == "action"
+    assert batch_intent(["Thanks!", "Good morning"]) == "chat"
 
 
 def test_fabrication_findings_are_the_claims_nothing_supports() -> None:

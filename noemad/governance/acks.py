@@ -10,7 +10,7 @@ not (one clause is not an ack), nor is "了解です、明日やります" (a cl
 outside the closed phrases), nor anything in a language not listed: every
 ambiguity fires.
 
-A draft with a question mark, quotes or brackets is never an ack, nor one
+A draft with a question mark (of any script), quotes or brackets is never an ack, nor one
 over `MAX_CHARS` characters or `MAX_WORDS` words, nor one with any claim
 (`claims.draft_has_claims`). An adopter's `trivial_ack_patterns` (regular
 expressions matched against the whole draft, case-insensitively, as
@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from noemad.governance import languages
 from noemad.governance.claims import draft_has_claims
-from noemad.governance.text import fold
+from noemad.governance.text import QUESTION_MARKS, fold
 
 MAX_CHARS = 160
 MAX_WORDS = 20
@@ -80,7 +80,7 @@ def _language_of(clauses: Sequence[str]) -> str | None:
 @lru_cache(maxsize=2048)
 def ack_language(draft: str) -> str | None:
     """The language `draft` is a built-in acknowledgment in ("en", "es", …, "emoji"), or None: not a trivial ack."""
-    if len(draft) > MAX_CHARS or _NEVER.search(draft):
+    if len(draft) > MAX_CHARS or _NEVER.search(draft) or QUESTION_MARKS.search(draft):
         return None
     text, emoji = _without_emoji(draft)
     if len(text.split()) > MAX_WORDS:

@@ -282,7 +282,37 @@ QUESTION_STARTS: frozenset[str] = frozenset(
     quando onde quem porque qual quais quanto quanta
     cosa chi perche quale dove
     wat wanneer waar wie waarom hoe welke
+    isn't aren't wasn't weren't don't doesn't didn't can't couldn't shouldn't wouldn't won't haven't hasn't may might
+    shall any anyone anybody anything
+    acaso
+    kann kannst konnen darf darfst durfen soll sollen sollte solltest muss musst mussen wird wirst werden bist seid
+    war warst waren habe haben hattest hatten weisst wisst wissen gibt's gibts
+    est-ce est-il est-elle as-tu avez-vous sais-tu savez-vous peut-on
+    sera
+    come quanto quanti
+    heb heeft hebben ben bent kun kunt mag moet zal
+    что когда где кто почему зачем как какой какая какие сколько куда откуда можно разве неужели
+    هل ماذا متى أين اين من لماذا كيف كم
     """.split()
+)
+# A question without its mark, anywhere in the message: "est-ce que", "será que", "por acaso", "ли".
+QUESTION_PHRASES: tuple[str, ...] = ("est-ce que", "est ce que", "n'est-ce pas", "sera que", "por acaso", "ли")
+# A question without its mark, by how the message opens: "do you know if", "es cierto que", "weißt du, ob".
+QUESTION_OPENINGS: tuple[str, ...] = (
+    "do you know", "any idea", "any news", "any update", "anyone know", "es cierto que", "es verdad que", "sabes si",
+    "sabe si", "alguien sabe", "hay novedades", "weisst du", "wissen sie", "gibt es", "o que", "voce sabe", "sabe se",
+    "tem novidade", "tu sais", "vous savez", "il y a du nouveau",
+)
+# A question asked by its tail, after a comma: "…, right", "…, ¿verdad", "…, oder", "…, n'est-ce pas", "…, né".
+QUESTION_TAGS: tuple[str, ...] = (
+    "right", "correct", "yes or no", "isn't it", "aren't they", "innit", "eh", "no", "verdad", "cierto", "oder", "ne",
+    "gell", "nicht wahr", "stimmt's", "richtig", "non", "hein", "pas vrai", "c'est ca", "nao e", "certo", "vero", "toch",
+)
+# Chinese, Japanese and Korean end a question with a particle, often without the mark; Chinese also asks "A不A".
+CASELESS_QUESTION = (
+    r"(?:[吗嗎么麼呢][\s。.!！~]*$|(\w)[不没]\1|什么|什麼|为什么|為什麼|怎么|怎麼|哪|谁|誰|多少|有没有"
+    r"|(?:ます|です|でしょう|ません|ました)か[\s。.!！]*$|か[\s。.!！]*$|何|誰|どこ|いつ|なぜ|どうして|どうやって|いくら"
+    r"|(?:까|까요|나요|니|냐)[\s.!~]*$|(?:^|\s)(?:뭐|언제|어디|누가|왜|어떻게|얼마))"
 )
 
 # Words common enough in each language that a message holding one is in a language the detectors know.
