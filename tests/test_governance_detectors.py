@@ -25,6 +25,7 @@ from noemad.governance import (
     draft_is_trivial_ack,
     fabrication_findings,
 )
+from noemad.governance.emoji import CLASSES, REACTIONS, emoji_class
 from noemad.governance.languages import ACK_CLAUSES, YES_WORDS
 
 # language: (acks that skip, risky drafts that fire)
@@ -250,3 +251,34 @@ def test_a_mix_of_languages_is_not_an_ack_of_any(parts: list[str]) -> None:
         # Yes-words ("ja", "jawohl", "oui") go beside an ack clause of any language ("got it, jawohl"): they do not count.
         langs = [{lang for lang, phrases in ACK_CLAUSES.items() if p in phrases} for p in parts if p not in YES_WORDS]
         assert not langs or set.intersection(*langs) or any(p in ("ok", "okay") for p in parts)
+
+
+# --- emoji: a reaction beside an ack, or content ----------------------------------------------
+
+MEANINGFUL = ["Got it ✅", "Ok 🚀", "Got it ❌", "Noted ⚠️", "Thanks 🛑", "Ok 👎", "Vale ✔️", "Alles klar 🔥", "D'accord 🚨",
+              "Beleza 💰", "Noted 🇩🇪", "Ok 3️⃣", "Got it ⏰", "Got it 🟢", "Thanks ❤️‍🔥", "✅", "🚀", "👎"]
+REACTING = ["Got it 👍", "Thanks 🙏", "Ok 👌", "Noted 🙂", "Gracias 😊", "Danke ❤️", "Merci 🤝", "Valeu 👍🏽", "Thanks 😅",
+            "👍", "🙏🙏", "😊"]
+
+
+@pytest.mark.parametrize("draft", MEANINGFUL)
+def test_an_emoji_that_carries_meaning_is_content(draft: str) -> None:
+    assert not draft_is_trivial_ack(draft)
+    assert "emoji" in {c.kind for c in draft_claims(draft)}
+    decision = GovernanceCapability.compose().decide(GovernanceSubject(draft), TurnEvidence(message="Thanks for the update"))
+    assert decision.fire and decision.trigger == "draft_claim"
+
+
+@pytest.mark.parametrize("draft", REACTING)
+def test_a_reaction_beside_an_ack_is_still_an_ack(draft: str) -> None:
+    assert draft_is_trivial_ack(draft) and not draft_has_claims(draft), draft_claims(draft)
+
+
+def test_every_symbol_has_a_class_and_only_reactions_sit_beside_an_ack() -> None:
+    for code in range(0x2000, 0x1FBFF):
+        char = chr(code)
+        cls = emoji_class(char)
+        if unicodedata.category(char) != "So":
+            continue
+        assert cls in CLASSES
+        assert draft_is_trivial_ack(f"Got it {char}") is (cls in REACTIONS), (hex(code), cls)

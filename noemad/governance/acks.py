@@ -3,7 +3,10 @@
 The draft is folded (`text.fold`), cut into clauses at punctuation and at
 "and" in the known languages, and each clause must be one of the
 acknowledgment clauses of one language (`languages.ACK_CLAUSES`); "ok" and
-the ack emoji (👍 👌 🙏 …) go with any language. So "Got it, thanks!",
+the reactions (`emoji.REACTIONS`: faces, hearts, 👍 👌 🙏 🤝 …) go with
+any language. An emoji that carries meaning (✅ ❌ ⚠️ 🚀 👎, a flag, a
+clock, a keycap: every other class of `emoji`) makes the draft content:
+"Got it ✅" says that something is done. So "Got it, thanks!",
 "Vale, gracias", "Alles klar, danke dir", "D'accord, merci" and "Pode
 deixar, obrigado" are acks, and "Got it, sending the invoice to Alice" is
 not (one clause is not an ack), nor is "了解です、明日やります" (a clause
@@ -27,6 +30,7 @@ from functools import lru_cache
 
 from noemad.governance import languages
 from noemad.governance.claims import draft_has_claims
+from noemad.governance.emoji import emoji_class, is_symbol, meaningful
 from noemad.governance.text import QUESTION_MARKS, fold
 
 MAX_CHARS = 160
@@ -34,16 +38,19 @@ MAX_WORDS = 20
 
 _SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s|\s(?:and|y|e|und|et|en|и)\s)\s*")
 _NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
-_EMOJI_CATEGORIES = ("So", "Sk", "Cs")
+_EMOJI_CATEGORIES = ("Sk", "Cs")  # modifier letters and lone surrogates: blanked like the symbols
 _ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
 _ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})
 
 
 def _without_emoji(draft: str) -> tuple[str, list[str]]:
+    """The draft with its symbols blanked out, and the symbols (emoji, and their modifiers and joiners)."""
+    if draft.isascii():
+        return draft, []
     text: list[str] = []
     emoji: list[str] = []
     for char in draft:
-        if unicodedata.category(char) in _EMOJI_CATEGORIES or char in "\ufe0f\u200d":
+        if is_symbol(char) or unicodedata.category(char) in _EMOJI_CATEGORIES:
             emoji.append(char)
             text.append(" ")
         else:
@@ -83,12 +90,11 @@ def ack_language(draft: str) -> str | None:
     if len(draft) > MAX_CHARS or _NEVER.search(draft) or QUESTION_MARKS.search(draft):
         return None
     text, emoji = _without_emoji(draft)
-    if len(text.split()) > MAX_WORDS:
-        return None
+    if len(text.split()) > MAX_WORDS or meaningful(emoji):
+        return None  # an emoji that carries meaning (✅ ❌ ⚠️ 🚀 👎) is content, not a reaction
     clauses = _clauses(text)
     if not clauses:
-        reaction = "".join(c for c in emoji if c not in "\ufe0f\u200d")
-        return "emoji" if reaction and all(c in "".join(languages.ACK_EMOJI) for c in reaction) else None
+        return "emoji" if any(emoji_class(c) for c in emoji) else None
     if draft_has_claims(text):
         return None
     return _language_of(clauses)

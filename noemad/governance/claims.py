@@ -10,7 +10,9 @@ The kinds: `number` (any digit, in any script), `spelled_number` ("three",
 sign or word), `percent`, `date` (month and day names, "tomorrow", "mañana",
 "demain", "Uhr"), `id` (hashes, #tags, snake_case and camelCase
 identifiers), `url`, `email`, `path`, `citation` ("[..]", quotes, "§",
-"according to", "laut", "selon"), `entity`.
+"according to", "laut", "selon"), `entity`, `emoji` (one that carries
+meaning: ✅ "done", ❌ "failed", ⚠️, 🚀, 👎, a flag, a clock, a keycap; see
+`emoji`: a face, a heart or 👍 only reacts).
 
 Names are the hard part. A capitalised word that does not start a sentence
 is counted as a name, except the words in `languages.NOT_NAMES` and the
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from noemad.governance import languages
+from noemad.governance.emoji import meaningful
 from noemad.governance.text import CASELESS, KATAKANA_RUN, WORD, fold
 
 CURRENCY = re.compile("[$¢£¤¥֏؋৲৳৻૱௹฿៛₠-⃀﷼﹩＄￠￡￥￦]")
@@ -127,6 +130,8 @@ def draft_claims(draft: str) -> tuple[Claim, ...]:
         match = pattern.search(draft)
         if match:
             found.append(Claim(kind, match.group(0).strip()))
+    if not draft.isascii():
+        found += [Claim("emoji", c) for c in meaningful(draft)[:1]]
     found += _word_claims(fold(draft).replace("’", "'"))
     found += _names(draft)
     found += _caseless(draft)

@@ -157,8 +157,7 @@ YES_WORDS: frozenset[str] = frozenset(
     {"yes", "yeah", "yep", "yup", "right", "si", "ja", "jawohl", "oui", "sim", "ja hoor", "да", "はい", "是的", "是"}
 )
 
-# Reactions that are acks in any language.
-ACK_EMOJI: frozenset[str] = frozenset({"👍", "👌", "🙏", "🙂", "😊", "🤝", "👍🏻", "👍🏼", "👍🏽", "👍🏾", "👍🏿"})
+# The emoji that are acks in any language are classed by Unicode range in `emoji` (its REACTIONS).
 
 # --- claims ----------------------------------------------------------------------------
 
