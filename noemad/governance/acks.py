@@ -1,8 +1,13 @@
 """Whether a draft is a trivial acknowledgment: short, claim-free, and the whole of it an ack in a known language.
 
-The draft is folded (`text.fold`), cut into clauses at punctuation and at
-"and" in the known languages, and each clause must be one of the
-acknowledgment clauses of one language (`languages.ACK_CLAUSES`); "ok" and
+The draft is folded (`text.fold`), cut into clauses at punctuation, and
+each clause must be made, end to end, of the acknowledgment phrases of one
+language (`languages.ACK_CLAUSES`): one ("vale"), or several as people
+string them ("vale vale", "super danke dir", "ok merci beaucoup", "thanks
+and bye"), with yes-words, interjections and laughter beside them ("sí,
+claro", "ah ok", "haha ok", "kkkk beleza") counting for nothing. Letters
+drawn out are read back ("okkk", "graciasss", "holaa"), and ASCII
+emoticons (":)", ";-)", "xD", "<3") only react, like the emoji faces. "ok" and
 the reactions (`emoji.REACTIONS`: faces, hearts, 👍 👌 🙏 🤝 …) go with
 any language. An emoji that carries meaning (✅ ❌ ⚠️ 🚀 👎, a flag, a
 clock, a keycap: every other class of `emoji`) makes the draft content:
@@ -36,11 +41,19 @@ from noemad.governance.text import QUESTION_MARKS, fold
 MAX_CHARS = 160
 MAX_WORDS = 20
 
-_SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s|\s(?:and|y|e|und|et|en|и)\s)\s*")
+_SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s)\s*")
+# "and" in the known languages joins two acks ("thanks and bye"); inside a phrase it is a word ("je vous en prie").
+_AND = frozenset({"and", "y", "e", "und", "et", "en", "и"})
 _NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
 _EMOJI_CATEGORIES = ("Sk", "Cs")  # modifier letters and lone surrogates: blanked like the symbols
 _ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
 _ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})
+_LONGEST = max(len(p.split()) for phrases in _ACKS.values() for p in phrases)
+_LAUGH = re.compile(languages.LAUGHTER)
+_DRAWN = re.compile(r"([^\W\d_])\1{2,}")
+_DOUBLED = re.compile(r"([^\W\d_])\1+")
+# Emoticons typed in ASCII: a face, like the emoji faces, only reacts (":)", ":-D", ";)", "xD", "<3", "^^").
+_EMOTICON = re.compile(r"(?:(?<=\s)|^)(?:[:;=8][-'^o]?[)(\]\[dDpP3/\\|*oO]+|<3+|\^[_.-]?\^|[xX][dD]+|\(:)(?=\s|$|[.,!])")
 
 
 def _without_emoji(draft: str) -> tuple[str, list[str]]:
@@ -63,21 +76,47 @@ def _clauses(text: str) -> list[str]:
     return [c.strip(" '-") for c in _SPLIT.split(folded) if c.strip(" '-")]
 
 
+def _spellings(clause: str) -> tuple[str, ...]:
+    """The clause as written, and with letters drawn out put back ("okkk", "graciasss", "holaa", "coool")."""
+    if _DOUBLED.search(clause) is None:
+        return (clause,)
+    return tuple(dict.fromkeys((clause, _DRAWN.sub(r"\1\1", clause), _DOUBLED.sub(r"\1", clause))))
+
+
+def _acks_in(words: Sequence[str], acks: frozenset[str]) -> int | None:
+    """How many ack phrases of `acks` the words are, end to end ("vale vale", "super danke dir"), or None if they are not.
+
+    Yes-words, interjections and laughter fit between them and count for nothing ("si, claro", "ah ok", "haha ok").
+    """
+    best: list[int | None] = [0] + [None] * len(words)
+    for i in range(len(words)):
+        done = best[i]
+        if done is None:
+            continue
+        for j in range(i + 1, min(len(words), i + _LONGEST) + 1):
+            part = " ".join(words[i:j])
+            if part in acks or part in _ANY_LANGUAGE:
+                gain = 1
+            elif part in languages.YES_WORDS or (
+                j == i + 1 and (part in languages.INTERJECTIONS or _LAUGH.fullmatch(part) or (part in _AND and 0 < i < len(words) - 1))
+            ):
+                gain = 0
+            else:
+                continue
+            if best[j] is None or best[j] < done + gain:  # type: ignore[operator]
+                best[j] = done + gain
+    return best[-1]
+
+
 def _language_of(clauses: Sequence[str]) -> str | None:
-    """The one language every clause is an ack of (yes-words only beside another ack), or None."""
+    """The one language every clause is made of acks of (a yes-word or a laugh only beside an ack), or None."""
     for lang, acks in _ACKS.items():
         plain = 0
         for clause in clauses:
-            if clause in acks or clause in _ANY_LANGUAGE:
-                plain += 1
-                continue
-            head, _, rest = clause.partition(" ")
-            if clause in languages.YES_WORDS:
-                continue
-            if head in languages.YES_WORDS and (rest in acks or rest in _ANY_LANGUAGE):
-                plain += 1
-                continue
-            break
+            counts = [n for spelling in _spellings(clause) if (n := _acks_in(spelling.split(), acks)) is not None]
+            if not counts:
+                break
+            plain += max(counts)
         else:
             if plain:
                 return lang
@@ -87,7 +126,10 @@ def _language_of(clauses: Sequence[str]) -> str | None:
 @lru_cache(maxsize=2048)
 def ack_language(draft: str) -> str | None:
     """The language `draft` is a built-in acknowledgment in ("en", "es", …, "emoji"), or None: not a trivial ack."""
-    if len(draft) > MAX_CHARS or _NEVER.search(draft) or QUESTION_MARKS.search(draft):
+    if len(draft) > MAX_CHARS or QUESTION_MARKS.search(draft):
+        return None
+    draft = _EMOTICON.sub(" ", draft)
+    if _NEVER.search(draft):
         return None
     text, emoji = _without_emoji(draft)
     if len(text.split()) > MAX_WORDS or meaningful(emoji):

@@ -44,6 +44,7 @@ _PHRASES = re.compile(r"(?<![\w'-])(?:" + "|".join(re.escape(p) for p in languag
 _OPENINGS = re.compile(r"(?:" + "|".join(re.escape(p) for p in languages.QUESTION_OPENINGS) + r")(?![\w'-])")
 _TAGS = re.compile(r",\s*(?:" + "|".join(re.escape(t) for t in languages.QUESTION_TAGS) + r")\s*[.!…]*\s*$")
 _CASELESS = re.compile(languages.CASELESS_QUESTION)
+_INVERTED = re.compile(r"[^\W\d_]+-(?:t-)?(?:je|tu|il|elle|on|nous|vous|ils|elles)")
 _MARKERS = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(m) for m in languages.ACTION_MARKERS) + r")(?![\w'])")
 # A message in a known language holds one of its common words, or a word of its acknowledgments.
 _KNOWN_WORDS = frozenset().union(*languages.FUNCTION_WORDS.values()) | frozenset(
@@ -59,13 +60,32 @@ def classify_intent(message: str) -> Intent:
         return "chat"
     folded = fold(message).replace("’", "'")
     found = WORD.findall(folded)
-    if _MARKERS.search(folded) or any(w in languages.ACTION_VERBS for w in found):
+    if _MARKERS.search(folded) or _requests(message, found):
         return "action"
     if asks(message, folded, found):
         return "question"
     if any(w in _KNOWN_WORDS for w in found):
         return "chat"
     return "ambiguous"
+
+
+def _requests(message: str, found: list[str]) -> bool:
+    """Whether a verb of doing is asked for: not as a noun after a determiner ("the fix", "my email"), nor in the past
+    tense Spanish and French mark with a final accent ("mandé", "envoyé"), which folding would make "mande", "envoye"."""
+    if not any(w in languages.ACTION_VERBS for w in found):
+        return False
+    written = WORD.findall(message.casefold())
+    if len(written) != len(found):
+        written = found  # folding changed the words: judge them as folded
+    for i, word in enumerate(found):
+        if word not in languages.ACTION_VERBS:
+            continue
+        if i > 0 and (found[i - 1] in languages.DETERMINERS or found[i - 1].endswith("'")):
+            continue
+        if written[i][-1:] in "éèóáíú" and written[i][-1:]:
+            continue
+        return True
+    return False
 
 
 def batch_intent(messages: Sequence[str]) -> Intent:
@@ -82,8 +102,13 @@ def asks(message: str, folded: str | None = None, found: list[str] | None = None
         folded = fold(message).replace("’", "'")
     if found is None:
         found = WORD.findall(folded)
-    if found and found[0] in languages.QUESTION_STARTS:
+    if found and (
+        found[0] in languages.QUESTION_STARTS
+        or (found[0] in languages.QUESTION_VERBS and len(found) > 1 and found[1] in languages.QUESTION_SUBJECTS)
+    ):
         return True
+    if found and _INVERTED.fullmatch(found[0]):
+        return True  # French inversion: "avez-vous", "peut-on", "a-t-il"
     opening = folded.lstrip(" \"'¡-")
     if _OPENINGS.match(opening) or _PHRASES.search(folded) or _TAGS.search(folded):
         return True
