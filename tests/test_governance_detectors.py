@@ -25,7 +25,7 @@ from noemad.governance import (
     draft_is_trivial_ack,
     fabrication_findings,
 )
-from noemad.governance.emoji import CLASSES, REACTIONS, emoji_class
+from noemad.governance.emoji import CLASSES, REACTIONS, emoji_class, examples
 from noemad.governance.languages import ACK_CLAUSES, YES_WORDS
 
 # language: (acks that skip, risky drafts that fire)
@@ -282,3 +282,64 @@ def test_every_symbol_has_a_class_and_only_reactions_sit_beside_an_ack() -> None
             continue
         assert cls in CLASSES
         assert draft_is_trivial_ack(f"Got it {char}") is (cls in REACTIONS), (hex(code), cls)
+
+
+# --- the invariant: an ack answering a question is an answer ------------------------------------
+
+ASKING = [
+    "Is the loan approved?", "Did the backup finish?", "¿Está aprobado?", "Ist das Backup fertig?", "C'est prêt ?",
+    "O backup terminou?", "È pronto?", "Is het klaar?", "終わりましたか？", "好了吗？", "Готово?", "هل انتهى؟",
+    "Είναι έτοιμο;", "Պատրա՞ստ է", "ተጠናቋል፧", "Is the loan approved", "Hast du es gesehen", "Est-ce que c'est prêt",
+    "Será que está pronto", "It shipped, right", "Está listo, ¿verdad", "Passt das so, oder", "C'est bon, non",
+    "Tá certo, né", "Avez-vous fini",
+]
+EVERY_ACK = sorted({phrase for phrases in ACK_CLAUSES.values() for phrase in phrases})
+
+
+def _dressed(ack: str, case: str, tail: str) -> str:
+    text = {"lower": ack, "title": ack[:1].upper() + ack[1:], "upper": ack.upper()}[case]
+    return text + tail
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(EVERY_ACK),
+    st.sampled_from(ASKING),
+    st.sampled_from(["lower", "title", "upper"]),
+    st.sampled_from(["", "!", ".", " 👍", " 🙂", "!!", " :)", " 🙏"]),
+)
+def test_every_ack_of_every_language_answering_a_question_fires(ack: str, question: str, case: str, tail: str) -> None:
+    draft = GovernanceSubject(_dressed(ack, case, tail))
+    capability = GovernanceCapability.compose()
+    decision = capability.decide(draft, TurnEvidence(message=question))
+    assert decision.fire
+    if not capability.decide(draft, TurnEvidence(message="Thanks for the update")).fire:
+        assert decision.trigger == "answers_question"  # the question is what makes it fire
+
+
+def test_every_ack_pattern_answering_a_question_fires_exhaustively() -> None:
+    capability = GovernanceCapability.compose()
+    skipped = [ack for ack in EVERY_ACK if not capability.decide(GovernanceSubject(ack), TurnEvidence(message="Is it safe?")).fire]
+    assert skipped == []
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(CLASSES).flatmap(lambda cls: st.tuples(st.just(cls), st.sampled_from(examples(cls)))),
+    st.sampled_from(["Got it", "Ok", "Noted", "Vale", "Alles klar", "D'accord", "Beleza", "Thanks", "Sure thing", ""]),
+    st.sampled_from(ASKING),
+    st.booleans(),
+)
+def test_an_ack_with_an_emoji_of_any_class_answering_a_question_fires(
+    drawn: tuple[str, str], ack: str, question: str, before: bool
+) -> None:
+    cls, emoji = drawn
+    draft = (f"{emoji} {ack}" if before else f"{ack} {emoji}").strip()
+    capability = GovernanceCapability.compose()
+    decision = capability.decide(GovernanceSubject(draft), TurnEvidence(message=question))
+    assert decision.fire, (cls, draft)
+    after_thanks = capability.decide(GovernanceSubject(draft), TurnEvidence(message="Thanks!"))
+    if cls in REACTIONS:  # a reaction beside an ack: the question is what makes it fire
+        assert not after_thanks.fire and decision.trigger == "answers_question", (cls, draft)
+    else:  # content whatever it answers
+        assert after_thanks.fire and after_thanks.trigger == "draft_claim", (cls, draft)

@@ -63,7 +63,7 @@ _PERCENT_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in languages.
 # Phrases that hold a day or number word without naming one ("Guten Morgen" is not "tomorrow", "très bien" not "three",
 # "mil gracias" is no count of thanks, "have a good one" no number).
 _GREETINGS = re.compile(
-    r"\b(?:guten morgen|good morning|bom dia|tres bien|mil gracias|gracias mil|tausend dank|mille mercis|merci mille fois"
+    r"\b(?:guten morgen|good morning|bom dia|tres bien|mil gracias|gracias mil|tausend dank|mille mercis|merci mille fois|grazie mille"
     r"|(?:nice|good|great) one|have a (?:good|great|nice|lovely) (?:one|weekend))\b"
 )
 _NOT_NUMBER_STEMS = frozenset({"einzig", "leipzig"})
