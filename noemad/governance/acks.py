@@ -48,6 +48,10 @@ _NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
 _EMOJI_CATEGORIES = ("Sk", "Cs")  # modifier letters and lone surrogates: blanked like the symbols
 _ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
 _ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})
+_VOCABULARY: dict[str, frozenset[str]] = {
+    lang: frozenset(w for p in phrases for w in p.split()) | _ANY_LANGUAGE | languages.YES_WORDS | languages.INTERJECTIONS | _AND
+    for lang, phrases in _ACKS.items()
+}
 _LONGEST = max(len(p.split()) for phrases in _ACKS.values() for p in phrases)
 _LAUGH = re.compile(languages.LAUGHTER)
 _DRAWN = re.compile(r"([^\W\d_])\1{2,}")
@@ -108,12 +112,24 @@ def _acks_in(words: Sequence[str], acks: frozenset[str]) -> int | None:
     return best[-1]
 
 
+def _count(spelling: str, lang: str) -> int | None:
+    acks = _ACKS[lang]
+    if spelling in acks or spelling in _ANY_LANGUAGE:
+        return 1
+    words = spelling.split()
+    vocabulary = _VOCABULARY[lang]
+    if not all(w in vocabulary or _LAUGH.fullmatch(w) for w in words):
+        return None  # a word no ack of this language holds: no need to try every split
+    return _acks_in(words, acks)
+
+
 def _language_of(clauses: Sequence[str]) -> str | None:
     """The one language every clause is made of acks of (a yes-word or a laugh only beside an ack), or None."""
-    for lang, acks in _ACKS.items():
+    spelled = [_spellings(clause) for clause in clauses]
+    for lang in _ACKS:
         plain = 0
-        for clause in clauses:
-            counts = [n for spelling in _spellings(clause) if (n := _acks_in(spelling.split(), acks)) is not None]
+        for spellings in spelled:
+            counts = [n for spelling in spellings if (n := _count(spelling, lang)) is not None]
             if not counts:
                 break
             plain += max(counts)

@@ -100,6 +100,8 @@ def _names(draft: str) -> list[Claim]:
     found: list[Claim] = []
     for sentence in SENTENCE_END.split(draft):
         for index, word in enumerate(WORD.findall(sentence)):
+            if word.islower():
+                continue  # no capital: no name by capitals (the commonest case, so it is looked at first)
             folded = fold(word).replace("’", "'")
             if len(word) > 1 and word.isupper():
                 if folded not in KNOWN_CAPITALS:
