@@ -261,6 +261,11 @@ REACTING = ["Got it 👍", "Thanks 🙏", "Ok 👌", "Noted 🙂", "Gracias 😊
             "👍", "🙏🙏", "😊"]
 
 
+def test_a_chinese_ack_of_two_closed_phrases_is_no_name() -> None:
+    assert draft_is_trivial_ack("好的，没问题") and not draft_has_claims("好的，没问题")
+    assert draft_has_claims("好的，王经理")
+
+
 @pytest.mark.parametrize("draft", MEANINGFUL)
 def test_an_emoji_that_carries_meaning_is_content(draft: str) -> None:
     assert not draft_is_trivial_ack(draft)
@@ -301,7 +306,7 @@ def _dressed(ack: str, case: str, tail: str) -> str:
     return text + tail
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)  # every phrase bare is checked exhaustively below
 @given(
     st.sampled_from(EVERY_ACK),
     st.sampled_from(ASKING),

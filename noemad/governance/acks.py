@@ -44,7 +44,7 @@ MAX_WORDS = 20
 _SPLIT = re.compile(r"\s*(?:[.,!¡;:…。，！；：、\n\u2013\u2014~]+|\s-+\s)\s*")
 # "and" in the known languages joins two acks ("thanks and bye"); inside a phrase it is a word ("je vous en prie").
 _AND = frozenset({"and", "y", "e", "und", "et", "en", "и"})
-_NEVER = re.compile("[?¿？\"“”„«»‹›()\\[\\]{}<>「」『』]")
+_NEVER = re.compile("[\"“”„«»‹›()\\[\\]{}<>「」『』]")  # quotes and brackets; question marks are `text.QUESTION_MARKS`
 _EMOJI_CATEGORIES = ("Sk", "Cs")  # modifier letters and lone surrogates: blanked like the symbols
 _ACKS: dict[str, frozenset[str]] = {lang: frozenset(fold(p) for p in phrases) for lang, phrases in languages.ACK_CLAUSES.items()}
 _ANY_LANGUAGE = frozenset({"ok", "okay", "k", "kk"})

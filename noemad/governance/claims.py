@@ -66,6 +66,7 @@ _GREETINGS = re.compile(
     r"\b(?:guten morgen|good morning|bom dia|tres bien|mil gracias|gracias mil|tausend dank|mille mercis|merci mille fois|grazie mille"
     r"|(?:nice|good|great) one|have a (?:good|great|nice|lovely) (?:one|weekend))\b"
 )
+_NOT_ALNUM = re.compile(r"[\W_]+")
 _NOT_NUMBER_STEMS = frozenset({"einzig", "leipzig"})
 
 
@@ -118,8 +119,11 @@ def _caseless(draft: str) -> list[Claim]:
         return []
     found = [Claim("entity", run) for run in KATAKANA_RUN.findall(draft)]
     if not found:
-        bare = "".join(c for c in fold(draft) if c.isalnum())
-        if bare not in CASELESS_ACKS:
+        folded = fold(draft)
+        bare = "".join(c for c in folded if c.isalnum())
+        # The whole a closed phrase, or each piece between punctuation one ("好的，没问题"): no name in it.
+        pieces = [p for p in _NOT_ALNUM.split(folded) if p]
+        if bare not in CASELESS_ACKS and not all(p in CASELESS_ACKS or p in languages.YES_WORDS for p in pieces):
             found.append(Claim("entity", draft[:40]))  # no case to tell a name by: anything unknown may be one
     return found
 

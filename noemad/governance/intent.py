@@ -82,7 +82,8 @@ def _requests(message: str, found: list[str]) -> bool:
             continue
         if i > 0 and (found[i - 1] in languages.DETERMINERS or found[i - 1].endswith("'")):
             continue
-        if written[i][-1:] in "éèóáíú" and written[i][-1:]:
+        last = written[i][-1:]
+        if last and last in "éèóáíú":
             continue
         return True
     return False
