@@ -196,7 +196,7 @@ ACK_CLAUSES["pt"] += (
     "brigado", "brigada", "brigadao", "brigadinho", "obrigadinho", "obrigadinha", "mto obrigado", "grato", "grata",
     "agradeco", "imagina", "tranquilo", "tranquila", "suave", "sussa", "de boa", "tudo tranquilo", "sem stress",
     "show de bola", "top", "massa", "joia", "maravilha", "bacana", "que otimo", "percebi", "percebido",
-    "anotado obrigado", "vou ver", "vou dar uma olhada", "pode ser", "bora", "firmeza", "tmj", "tamo junto",
+    "anotado obrigado", "vou ver", "vou dar uma olhada", "bora", "firmeza", "tmj", "tamo junto",
     "abraco", "abracos", "abs", "bjs", "beijos", "fixe", "igualmente", "pra voce tambem", "para voce tambem",
     "voce tambem", "bom fim de semana", "falou",
 )
