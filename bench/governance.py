@@ -15,6 +15,13 @@ production traffic") in five languages: eleven acknowledgments of chat
 signal (a number, a name, a request for action, a mutating tool, a
 fabrication, a recalled sensitive tag). Always-on reviews all 20; the goal
 is at most 10 of 20 with no false skip (a risky turn skipped).
+
+Acks per language: the corpus of real acknowledgements in
+tests/data/acks.toml. Each plain ack after a message that tells, thanks or
+greets (paired in turn with the language's statements): the share that
+skips, goal >= 90% in each of EN/ES/DE/FR/PT. The same acks answering each
+of the language's questions, and the risky drafts after every statement:
+how many skip, goal 0.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import argparse
 import statistics
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +38,10 @@ sys.path.insert(0, str(ROOT))
 
 from noemad.governance import GovernanceCapability, GovernanceSubject, TurnEvidence  # noqa: E402
 from noemad.governance import acks, claims, text  # noqa: E402
+
+CORPUS = tomllib.loads((ROOT / "tests" / "data" / "acks.toml").read_text())
+LANGUAGES = ("en", "es", "de", "fr", "pt")
+SHARE_GOAL = 0.9
 
 WINDOW = ("alice: can you look at the deploy later", "ada: sure", "alice: the invoice for ACME is 1200 dollars")
 
@@ -103,6 +115,25 @@ def firing() -> tuple[int, int, list[str]]:
     return fired, len(MIX), false_skips
 
 
+def acks_per_language() -> tuple[dict[str, tuple[int, int, int, int]], list[tuple[str, str]]]:
+    """Per language: (acks after statements that skip, of how many, answers to questions that skip, of how many);
+    and the risky drafts that skip after a statement."""
+    cap = GovernanceCapability.compose()
+    found: dict[str, tuple[int, int, int, int]] = {}
+    for lang in LANGUAGES:
+        acks, statements, questions = CORPUS[lang]["acks"], CORPUS[lang]["statements"], CORPUS[lang]["questions"]
+        skipped = sum(
+            not cap.decide(GovernanceSubject(ack), TurnEvidence(message=statements[i % len(statements)])).fire
+            for i, ack in enumerate(acks)
+        )
+        answers = sum(not cap.decide(GovernanceSubject(ack), TurnEvidence(message=q)).fire for ack in acks for q in questions)
+        found[lang] = (skipped, len(acks), answers, len(acks) * len(questions))
+    statements = [m for lang in LANGUAGES for m in CORPUS[lang]["statements"]]
+    risky = [(d, m) for d in CORPUS["risky"]["drafts"] for m in statements
+             if not cap.decide(GovernanceSubject(d), TurnEvidence(message=m)).fire]
+    return found, risky
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -114,7 +145,14 @@ def main() -> int:
     fired, total, false_skips = firing()
     print(f"critic firing: {fired}/{total} selective vs {total}/{total} always-on   (goal: <= 10/20, no false skip)")
     print(f"false skips: {len(false_skips)}" + (f" {false_skips}" if false_skips else ""))
-    return 0 if p50 <= 100 and fired <= total // 2 and not false_skips else 1
+    per_language, risky = acks_per_language()
+    print(f"plain acks after a statement that skip (goal >= {SHARE_GOAL:.0%}), and the same acks answering a question that skip (goal 0)")
+    short = False
+    for lang, (skipped, acks, answers, asked) in per_language.items():
+        short = short or skipped / acks < SHARE_GOAL or answers > 0
+        print(f"  {lang}  {skipped / acks:6.1%} ({skipped}/{acks})   answers skipped {answers}/{asked}")
+    print(f"risky drafts skipped after a statement: {len(risky)}" + (f" {risky[:5]}" if risky else ""))
+    return 0 if p50 <= 100 and fired <= total // 2 and not false_skips and not short and not risky else 1
 
 
 if __name__ == "__main__":

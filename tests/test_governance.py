@@ -336,3 +336,39 @@ def test_adopter_ack_patterns_skip_through_the_capability() -> None:
     capability = GovernanceCapability.compose(trivial_ack_patterns=["roger wilco"])
     assert not capability.decide(GovernanceSubject("Roger wilco"), CHAT).fire
     assert GovernanceCapability.compose().decide(GovernanceSubject("Roger wilco"), CHAT).fire
+
+
+# --- an answer is an assertion -----------------------------------------------------------
+
+QUESTIONS = [
+    "Is it safe to take ibuprofen with warfarin?", "Is the loan approved?", "Did the backup finish?",
+    "¿Está aprobado el préstamo?", "Ist das Backup fertig?", "La sauvegarde est-elle terminée ?", "O backup terminou?",
+    "Il backup è finito?", "Is de back-up klaar?", "バックアップは終わりましたか？", "备份完成了吗？", "Резервная копия готова?",
+    "هل اكتمل النسخ الاحتياطي؟", "Ολοκληρώθηκε το αντίγραφο;", "Պահուստը պատրա՞ստ է", "ምትኬው ተጠናቋል፧",
+    # without a mark
+    "Is the loan approved", "Ist das sicher", "Est-ce que c'est prêt", "Será que está pronto", "Hast du es gesehen",
+    "Avez-vous reçu le dossier", "The loan is approved, right", "Está aprobado, ¿verdad", "Das passt so, oder",
+    "C'est bon, non", "Tá tudo certo, né", "备份完成了吗", "Готово ли", "大丈夫ですか",
+]
+AFFIRMATIVE_ACKS = [
+    "Absolutely, no problem", "Certainly", "Of course", "Definitely", "Sure thing", "Yes, all good", "Por supuesto",
+    "Claro que sí", "Natürlich, kein Problem", "Bien sûr", "Com certeza", "Конечно", "好的", "Certo", "Natuurlijk",
+]
+
+
+@pytest.mark.parametrize("message", QUESTIONS)
+@pytest.mark.parametrize("draft", AFFIRMATIVE_ACKS)
+def test_an_ack_answering_a_question_is_an_answer_and_fires(draft: str, message: str) -> None:
+    decision = GovernanceCapability.compose().decide(GovernanceSubject(draft), TurnEvidence(message=message))
+    assert decision.fire and "answers_question" in decision.triggers
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Thanks for the update", "I'll be offline tomorrow afternoon.", "Good morning!", "The build went green.",
+     "Gracias por la ayuda", "Danke für die Info", "Merci pour ton aide", "Obrigado pela ajuda", "Ich melde mich später"],
+)
+@pytest.mark.parametrize("draft", ["Of course", "Sure thing", "Por supuesto", "Natürlich, kein Problem", "Bien sûr", "Com certeza"])
+def test_the_same_ack_after_a_statement_thanks_or_greeting_still_skips(draft: str, message: str) -> None:
+    decision = GovernanceCapability.compose().decide(GovernanceSubject(draft), TurnEvidence(message=message))
+    assert not decision.fire, decision.triggers

@@ -7,6 +7,9 @@ in any language is never an ack.
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,12 +18,14 @@ from noemad.governance import (
     GovernanceCapability,
     GovernanceSubject,
     TurnEvidence,
+    batch_intent,
     draft_claims,
     classify_intent,
     draft_has_claims,
     draft_is_trivial_ack,
     fabrication_findings,
 )
+from noemad.governance.emoji import CLASSES, REACTIONS, emoji_class, examples
 from noemad.governance.languages import ACK_CLAUSES, YES_WORDS
 
 # language: (acks that skip, risky drafts that fire)
@@ -148,6 +153,24 @@ def test_capitals_alone_are_not_names(draft: str) -> None:
         ("What time is it?", "question"),
         ("¿Cuándo llega?", "question"),
         ("Warum ist das so?", "question"),
+        ("Is the loan approved", "question"),
+        ("Hast du das Backup geprüft", "question"),
+        ("Est-ce que la sauvegarde est finie", "question"),
+        ("Avez-vous reçu le dossier", "question"),
+        ("Será que o backup terminou", "question"),
+        ("The loan is approved, right", "question"),
+        ("Lo firmaste, ¿no", "question"),
+        ("Das passt so, oder", "question"),
+        ("Tá tudo certo, né", "question"),
+        ("هل اكتمل النسخ الاحتياطي؟", "question"),
+        ("Ολοκληρώθηκε το αντίγραφο;", "question"),
+        ("Պահուստը պատրա՞ստ է", "question"),
+        ("备份完成了吗", "question"),
+        ("是不是已经好了", "question"),
+        ("大丈夫ですか", "question"),
+        ("Готово ли", "question"),
+        ("The loan is approved.", "chat"),
+        ("Das Backup ist fertig.", "chat"),
         ("Thanks for the help!", "chat"),
         ("Gracias por todo", "chat"),
         ("The build went green.", "chat"),
@@ -159,6 +182,21 @@ def test_capitals_alone_are_not_names(draft: str) -> None:
 )
 def test_intent_of_the_message(message: str, intent: str) -> None:
     assert classify_intent(message) == intent
+
+
+def test_every_question_mark_unicode_has_is_one() -> None:
+    marks = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Po", "So")
+             and ("QUESTION MARK" in unicodedata.name(chr(c), "") or "INTERROBANG" in unicodedata.name(chr(c), ""))]
+    assert len(marks) > 20
+    for mark in marks:
+        assert classify_intent(f"Backup fertig{mark}") == "question", unicodedata.name(mark)
+        assert not draft_is_trivial_ack(f"Got it{mark}"), unicodedata.name(mark)
+
+
+def test_batch_intent_is_the_most_decisive_of_the_messages_answered_at_once() -> None:
+    assert batch_intent(["Is the loan approved?", "Thanks for the update!"]) == "question"
+    assert batch_intent(["Thanks!", "Please send the report"]) == "action"
+    assert batch_intent(["Thanks!", "Good morning"]) == "chat"
 
 
 def test_fabrication_findings_are_the_claims_nothing_supports() -> None:
@@ -213,3 +251,100 @@ def test_a_mix_of_languages_is_not_an_ack_of_any(parts: list[str]) -> None:
         # Yes-words ("ja", "jawohl", "oui") go beside an ack clause of any language ("got it, jawohl"): they do not count.
         langs = [{lang for lang, phrases in ACK_CLAUSES.items() if p in phrases} for p in parts if p not in YES_WORDS]
         assert not langs or set.intersection(*langs) or any(p in ("ok", "okay") for p in parts)
+
+
+# --- emoji: a reaction beside an ack, or content ----------------------------------------------
+
+MEANINGFUL = ["Got it ✅", "Ok 🚀", "Got it ❌", "Noted ⚠️", "Thanks 🛑", "Ok 👎", "Vale ✔️", "Alles klar 🔥", "D'accord 🚨",
+              "Beleza 💰", "Noted 🇩🇪", "Ok 3️⃣", "Got it ⏰", "Got it 🟢", "Thanks ❤️‍🔥", "✅", "🚀", "👎"]
+REACTING = ["Got it 👍", "Thanks 🙏", "Ok 👌", "Noted 🙂", "Gracias 😊", "Danke ❤️", "Merci 🤝", "Valeu 👍🏽", "Thanks 😅",
+            "👍", "🙏🙏", "😊"]
+
+
+def test_a_chinese_ack_of_two_closed_phrases_is_no_name() -> None:
+    assert draft_is_trivial_ack("好的，没问题") and not draft_has_claims("好的，没问题")
+    assert draft_has_claims("好的，王经理")
+
+
+@pytest.mark.parametrize("draft", MEANINGFUL)
+def test_an_emoji_that_carries_meaning_is_content(draft: str) -> None:
+    assert not draft_is_trivial_ack(draft)
+    assert "emoji" in {c.kind for c in draft_claims(draft)}
+    decision = GovernanceCapability.compose().decide(GovernanceSubject(draft), TurnEvidence(message="Thanks for the update"))
+    assert decision.fire and decision.trigger == "draft_claim"
+
+
+@pytest.mark.parametrize("draft", REACTING)
+def test_a_reaction_beside_an_ack_is_still_an_ack(draft: str) -> None:
+    assert draft_is_trivial_ack(draft) and not draft_has_claims(draft), draft_claims(draft)
+
+
+def test_every_symbol_has_a_class_and_only_reactions_sit_beside_an_ack() -> None:
+    for code in range(0x2000, 0x1FBFF):
+        char = chr(code)
+        cls = emoji_class(char)
+        if unicodedata.category(char) != "So":
+            continue
+        assert cls in CLASSES
+        assert draft_is_trivial_ack(f"Got it {char}") is (cls in REACTIONS), (hex(code), cls)
+
+
+# --- the invariant: an ack answering a question is an answer ------------------------------------
+
+ASKING = [
+    "Is the loan approved?", "Did the backup finish?", "¿Está aprobado?", "Ist das Backup fertig?", "C'est prêt ?",
+    "O backup terminou?", "È pronto?", "Is het klaar?", "終わりましたか？", "好了吗？", "Готово?", "هل انتهى؟",
+    "Είναι έτοιμο;", "Պատրա՞ստ է", "ተጠናቋል፧", "Is the loan approved", "Hast du es gesehen", "Est-ce que c'est prêt",
+    "Será que está pronto", "It shipped, right", "Está listo, ¿verdad", "Passt das so, oder", "C'est bon, non",
+    "Tá certo, né", "Avez-vous fini",
+]
+EVERY_ACK = sorted({phrase for phrases in ACK_CLAUSES.values() for phrase in phrases})
+
+
+def _dressed(ack: str, case: str, tail: str) -> str:
+    text = {"lower": ack, "title": ack[:1].upper() + ack[1:], "upper": ack.upper()}[case]
+    return text + tail
+
+
+@settings(max_examples=600, deadline=None)  # every phrase bare is checked exhaustively below
+@given(
+    st.sampled_from(EVERY_ACK),
+    st.sampled_from(ASKING),
+    st.sampled_from(["lower", "title", "upper"]),
+    st.sampled_from(["", "!", ".", " 👍", " 🙂", "!!", " :)", " 🙏"]),
+)
+def test_every_ack_of_every_language_answering_a_question_fires(ack: str, question: str, case: str, tail: str) -> None:
+    draft = GovernanceSubject(_dressed(ack, case, tail))
+    capability = GovernanceCapability.compose()
+    decision = capability.decide(draft, TurnEvidence(message=question))
+    assert decision.fire
+    if not capability.decide(draft, TurnEvidence(message="Thanks for the update")).fire:
+        assert decision.trigger == "answers_question"  # the question is what makes it fire
+
+
+def test_every_ack_pattern_answering_a_question_fires_exhaustively() -> None:
+    capability = GovernanceCapability.compose()
+    skipped = [ack for ack in EVERY_ACK if not capability.decide(GovernanceSubject(ack), TurnEvidence(message="Is it safe?")).fire]
+    assert skipped == []
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(CLASSES).flatmap(lambda cls: st.tuples(st.just(cls), st.sampled_from(examples(cls)))),
+    st.sampled_from(["Got it", "Ok", "Noted", "Vale", "Alles klar", "D'accord", "Beleza", "Thanks", "Sure thing", ""]),
+    st.sampled_from(ASKING),
+    st.booleans(),
+)
+def test_an_ack_with_an_emoji_of_any_class_answering_a_question_fires(
+    drawn: tuple[str, str], ack: str, question: str, before: bool
+) -> None:
+    cls, emoji = drawn
+    draft = (f"{emoji} {ack}" if before else f"{ack} {emoji}").strip()
+    capability = GovernanceCapability.compose()
+    decision = capability.decide(GovernanceSubject(draft), TurnEvidence(message=question))
+    assert decision.fire, (cls, draft)
+    after_thanks = capability.decide(GovernanceSubject(draft), TurnEvidence(message="Thanks!"))
+    if cls in REACTIONS:  # a reaction beside an ack: the question is what makes it fire
+        assert not after_thanks.fire and decision.trigger == "answers_question", (cls, draft)
+    else:  # content whatever it answers
+        assert after_thanks.fire and after_thanks.trigger == "draft_claim", (cls, draft)

@@ -38,6 +38,10 @@ text = "I do not know the weather there."
 match = "(?i)invoice"
 text = "Sure, will do."
 
+[[respond.rules]]
+match = "(?i)loan"
+text = "Absolutely, no problem"
+
 [critic]
 default = "The draft reads well.\\nAPPROVE: nothing unsupported"
 {critic}
@@ -128,6 +132,25 @@ def test_a_request_for_action_fires_even_on_an_ack(engine: InProcess) -> None:
     message = say(engine, "Please pay the invoice")
     [gov], _ = turn_events(engine, message["id"])
     assert gov["data"]["trigger"] == "intent:action" and gov["data"]["status"] == "reviewed"
+
+
+def test_an_ack_answering_a_question_is_reviewed_as_an_answer(engine: InProcess) -> None:
+    message = say(engine, "Is the loan approved?")
+    [gov], reply = turn_events(engine, message["id"])
+    assert reply["text"] == "Absolutely, no problem"
+    assert gov["data"]["trigger"] == "answers_question" and gov["data"]["status"] == "reviewed"
+
+
+def test_a_question_earlier_in_the_batch_makes_the_reply_an_answer(engine: InProcess) -> None:
+    # Two messages in one debounce batch: one turn answers both, and its reply is caused by the newer, a thanks.
+    ambient = {"name": "ambient", "match": {"kinds": ["message"]}, "behaviour": {"debounce": {"ms": 2000}}}
+    assert engine.api("POST", "/minds/ada/rules", json={"rule": ambient}).status_code == 201
+    question = say(engine, "Is the loan approved?")
+    thanks = say(engine, "Thanks for the update!")
+    engine.advance(3)
+    [gov], reply = turn_events(engine, question["id"])
+    assert reply["causation_id"] == thanks["id"]
+    assert gov["data"]["trigger"] == "answers_question" and gov["data"]["status"] == "reviewed"
 
 
 @pytest.mark.parametrize("engine", [("", "[minds.ada.governance]\nenabled = false")], indirect=True)

@@ -32,7 +32,7 @@ from noemad.governance.acks import draft_is_trivial_ack
 from noemad.governance.capability import GovernanceCapability, Reflector
 from noemad.governance.claims import Claim, draft_claims, draft_has_claims
 from noemad.governance.fabrication import Finding, fabrication_findings
-from noemad.governance.intent import INTENTS, Intent, classify_intent
+from noemad.governance.intent import INTENTS, Intent, batch_intent, classify_intent
 from noemad.governance.policy import (
     ConfidenceOnlyMetacognitionPolicy,
     SelectiveMetacognitionPolicy,
@@ -66,6 +66,7 @@ __all__ = [
     "Status",
     "TriggerPolicy",
     "TurnEvidence",
+    "batch_intent",
     "draft_claims",
     "classify_intent",
     "draft_has_claims",

@@ -10,7 +10,9 @@ The kinds: `number` (any digit, in any script), `spelled_number` ("three",
 sign or word), `percent`, `date` (month and day names, "tomorrow", "mañana",
 "demain", "Uhr"), `id` (hashes, #tags, snake_case and camelCase
 identifiers), `url`, `email`, `path`, `citation` ("[..]", quotes, "§",
-"according to", "laut", "selon"), `entity`.
+"according to", "laut", "selon"), `entity`, `emoji` (one that carries
+meaning: ✅ "done", ❌ "failed", ⚠️, 🚀, 👎, a flag, a clock, a keycap; see
+`emoji`: a face, a heart or 👍 only reacts).
 
 Names are the hard part. A capitalised word that does not start a sentence
 is counted as a name, except the words in `languages.NOT_NAMES` and the
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from noemad.governance import languages
+from noemad.governance.emoji import meaningful
 from noemad.governance.text import CASELESS, KATAKANA_RUN, WORD, fold
 
 CURRENCY = re.compile("[$¢£¤¥֏؋৲৳৻૱௹฿៛₠-⃀﷼﹩＄￠￡￥￦]")
@@ -57,8 +60,13 @@ CASELESS_ACKS: frozenset[str] = frozenset(
 )
 _CITATIONS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in languages.CITATION_WORDS) + r")\b")
 _PERCENT_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in languages.PERCENT_WORDS) + r")\b")
-# Phrases that hold a day or number word without naming one ("Guten Morgen" is not "tomorrow", "très bien" not "three").
-_GREETINGS = re.compile(r"\b(?:guten morgen|good morning|bom dia|tres bien)\b")
+# Phrases that hold a day or number word without naming one ("Guten Morgen" is not "tomorrow", "très bien" not "three",
+# "mil gracias" is no count of thanks, "have a good one" no number).
+_GREETINGS = re.compile(
+    r"\b(?:guten morgen|good morning|bom dia|tres bien|mil gracias|gracias mil|tausend dank|mille mercis|merci mille fois|grazie mille"
+    r"|(?:nice|good|great) one|have a (?:good|great|nice|lovely) (?:one|weekend))\b"
+)
+_NOT_ALNUM = re.compile(r"[\W_]+")
 _NOT_NUMBER_STEMS = frozenset({"einzig", "leipzig"})
 
 
@@ -93,6 +101,8 @@ def _names(draft: str) -> list[Claim]:
     found: list[Claim] = []
     for sentence in SENTENCE_END.split(draft):
         for index, word in enumerate(WORD.findall(sentence)):
+            if word.islower():
+                continue  # no capital: no name by capitals (the commonest case, so it is looked at first)
             folded = fold(word).replace("’", "'")
             if len(word) > 1 and word.isupper():
                 if folded not in KNOWN_CAPITALS:
@@ -109,8 +119,11 @@ def _caseless(draft: str) -> list[Claim]:
         return []
     found = [Claim("entity", run) for run in KATAKANA_RUN.findall(draft)]
     if not found:
-        bare = "".join(c for c in fold(draft) if c.isalnum())
-        if bare not in CASELESS_ACKS:
+        folded = fold(draft)
+        bare = "".join(c for c in folded if c.isalnum())
+        # The whole a closed phrase, or each piece between punctuation one ("好的，没问题"): no name in it.
+        pieces = [p for p in _NOT_ALNUM.split(folded) if p]
+        if bare not in CASELESS_ACKS and not all(p in CASELESS_ACKS or p in languages.YES_WORDS for p in pieces):
             found.append(Claim("entity", draft[:40]))  # no case to tell a name by: anything unknown may be one
     return found
 
@@ -127,6 +140,8 @@ def draft_claims(draft: str) -> tuple[Claim, ...]:
         match = pattern.search(draft)
         if match:
             found.append(Claim(kind, match.group(0).strip()))
+    if not draft.isascii():
+        found += [Claim("emoji", c) for c in meaningful(draft)[:1]]
     found += _word_claims(fold(draft).replace("’", "'"))
     found += _names(draft)
     found += _caseless(draft)

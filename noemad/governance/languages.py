@@ -152,13 +152,65 @@ ACK_CLAUSES["de"] += ("das hilft", "das hilft mir", "klingt gut", "klingt super"
 ACK_CLAUSES["fr"] += ("c'est parfait", "c'est gentil", "bonne idee", "ca me semble bien", "tres bien merci")
 ACK_CLAUSES["pt"] += ("parece bom", "boa ideia", "que bom", "muito bem")
 
-# Yes-words: an answer on their own, an ack only in front of another ack clause.
-YES_WORDS: frozenset[str] = frozenset(
-    {"yes", "yeah", "yep", "yup", "right", "si", "ja", "jawohl", "oui", "sim", "ja hoor", "да", "はい", "是的", "是"}
+# How people acknowledge in chat and mail beyond the textbook phrases: contractions and abbreviations, diminutives,
+# regional forms and slang. A phrase that says something happened or is so ("done", "listo", "erledigt", "läuft",
+# "c'est fait", "feito", "fechou", "stimmt", "c'est vrai") stays out: it claims, and a critic should check it.
+ACK_CLAUSES["en"] += (
+    "thx", "thnx", "tnx", "ty", "tysm", "tyvm", "thank u", "thanks a ton", "thanks heaps", "thanks mate", "thanks man",
+    "cheers mate", "ta", "np", "no prob", "no probs", "nw", "yw", "okie", "okey", "okie dokie", "okey dokey", "okidoki",
+    "aight", "ight", "sweet", "lovely", "brilliant", "nice one", "great stuff", "amazing", "sgtm", "sounds good to me",
+    "ack", "appreciated", "appreciate you", "appreciate it", "fair", "you too", "same to you", "likewise",
+    "see ya", "cya", "later", "catch you later", "ttyl", "morning", "evening", "night", "hiya", "heya", "yo",
+    "have a good weekend", "have a great weekend", "have a nice weekend", "have a great day", "have a good day",
+)
+ACK_CLAUSES["es"] += (
+    "okis", "oki", "okey", "okas", "sale", "sale y vale", "orale", "andale", "andale pues", "va que va", "de una",
+    "perfe", "guay", "buenisimo", "buenisima", "barbaro", "joya", "bacan", "chevere", "super", "bueno", "que bien",
+    "que bueno", "muchisimas gracias", "grax", "gracias igualmente", "igualmente", "muy amable", "con mucho gusto",
+    "para eso estamos", "sin problemas", "no pasa nada", "tranqui", "tranquilo", "entendi", "ya entendi", "ya veo",
+    "apuntado", "recibido gracias", "clarisimo", "claro claro", "como no", "ta bien", "me encargo yo", "ahora lo veo",
+    "ahora lo miro", "en eso estoy", "estoy en ello", "lo tengo en cuenta", "holi", "buenas", "buen dia", "chao", "chau",
+    "un abrazo", "saludos", "un saludo", "buen finde", "buen fin de semana", "igualmente gracias", "gracias mil",
+)
+ACK_CLAUSES["de"] += (
+    "okidoki", "oki", "klar doch", "ja klar", "klaro", "passt scho", "passt schon", "geht klar danke", "gebongt",
+    "top", "spitze", "cool", "sehr schon", "dankeschon", "danke euch", "danke vielmals", "vielen lieben dank",
+    "lieben dank", "tausend dank", "merci", "merci vielmals", "thx", "gleichfalls", "danke gleichfalls", "dir auch",
+    "ihnen auch", "euch auch", "verstehe", "achso", "ach so", "aha", "hab's notiert", "habs notiert", "vermerkt",
+    "mach ich gerne", "mach ich gern", "mache ich gerne", "kummere mich drum", "kummere mich darum", "schon dran",
+    "schau ich mir an", "schaue ich mir an", "ich schau's mir an", "kein ding", "kein thema", "kein stress",
+    "nichts zu danken", "hi", "hey", "moin", "moin moin", "moin zusammen", "hallo zusammen", "servus", "gruss dich",
+    "tschau", "ciao", "bis dann", "schonen abend", "schonen abend noch", "schones wochenende",
+    "viele grusse", "liebe grusse", "lg", "vg", "beste grusse", "gruss",
+)
+ACK_CLAUSES["fr"] += (
+    "oki", "d'acc", "dacc", "d'ac", "dac", "ok ca marche", "c'est bon", "noté merci", "recu", "bien recu merci", "top",
+    "nickel", "impec", "impeccable", "cool", "trop bien", "bien vu", "merci bcp", "mrc", "merci infiniment",
+    "un grand merci", "merci a toi", "merci a vous", "pas de prob", "pas de quoi", "t'inquiete", "tkt", "carrement",
+    "je regarde ca", "je gere", "ah d'accord", "je vois", "coucou", "bon week-end", "bon weekend", "a plus tard",
+    "a toute", "bises", "bisous", "toi aussi", "vous aussi", "pareillement", "cordialement", "bien a vous",
+    "merci de rien",
+)
+ACK_CLAUSES["pt"] += (
+    "ta", "ta bem", "ta otimo", "certinho", "blz", "vlw", "valeu mesmo", "valeuzao", "obg", "obgd",
+    "brigado", "brigada", "brigadao", "brigadinho", "obrigadinho", "obrigadinha", "mto obrigado", "grato", "grata",
+    "agradeco", "imagina", "tranquilo", "tranquila", "suave", "sussa", "de boa", "tudo tranquilo", "sem stress",
+    "show de bola", "top", "massa", "joia", "maravilha", "bacana", "que otimo", "percebi", "percebido",
+    "anotado obrigado", "vou ver", "vou dar uma olhada", "bora", "firmeza", "tmj", "tamo junto",
+    "abraco", "abracos", "abs", "bjs", "beijos", "fixe", "igualmente", "pra voce tambem", "para voce tambem",
+    "voce tambem", "bom fim de semana", "falou",
 )
 
-# Reactions that are acks in any language.
-ACK_EMOJI: frozenset[str] = frozenset({"👍", "👌", "🙏", "🙂", "😊", "🤝", "👍🏻", "👍🏼", "👍🏽", "👍🏾", "👍🏿"})
+# Yes-words: an answer on their own, an ack only beside an ack ("yes, will do", "sí, gracias", "jo, danke").
+YES_WORDS: frozenset[str] = frozenset(
+    {"yes", "yeah", "yep", "yup", "ya", "right", "si", "sip", "ja", "jo", "jup", "jep", "japp", "jawohl", "oui",
+     "ouais", "ouaip", "sim", "uhum", "aham", "ja hoor", "да", "はい", "是的", "是"}
+)
+# Interjections and laughter: nothing on their own, and nothing taken from an ack beside them ("ah ok", "haha ok").
+INTERJECTIONS: frozenset[str] = frozenset({"ah", "oh", "ahh", "ohh", "ahhh", "ohhh", "hm", "hmm", "ach", "ahn"})
+LAUGHTER = r"(?:a?h[aei]){2,}h?|(?:j[aei]){2,}|k{3,}|(?:rs){2,}|l+o+l+|lmao|mdr|ptdr|x+d+"
+
+# The emoji that are acks in any language are classed by Unicode range in `emoji` (its REACTIONS).
 
 # --- claims ----------------------------------------------------------------------------
 
@@ -273,16 +325,69 @@ ACTION_VERBS: frozenset[str] = frozenset(
     stuur boek annuleer verwijder maak voeg betaal koop bestel start stop bel schrijf
     """.split()
 )
+# Question words: a message that opens with one asks ("what", "cuándo", "warum", "pourquoi", "onde", "что", "هل").
 QUESTION_STARTS: frozenset[str] = frozenset(
     """
-    what when where who whom whose why how which is are am was were do does did can could should would will have has
-    que cuando donde quien quienes cual cuales como cuanto cuanta cuantos cuantas
-    was wann wo wer wem wen warum wieso weshalb wie welche welcher welches ist sind hast hat habt gibt
+    what when where who whom whose why how which any anyone anybody anything
+    que cuando donde quien quienes cual cuales como cuanto cuanta cuantos cuantas acaso
+    was wann wo wer wem wen warum wieso weshalb wie welche welcher welches
     quoi quand ou qui pourquoi comment quel quelle quels quelles est-ce combien
-    quando onde quem porque qual quais quanto quanta
-    cosa chi perche quale dove
+    quando onde quem porque qual quais quanto quanta sera
+    cosa chi perche quale dove come quanti
     wat wanneer waar wie waarom hoe welke
+    что когда где кто почему зачем как какой какая какие сколько куда откуда можно разве неужели
+    هل ماذا متى أين اين من لماذا كيف كم
     """.split()
+)
+# A verb first, then its subject: a question in English, German and Dutch ("Is the loan approved", "Hast du es",
+# "Läuft der Server"). Without the subject it is no question: "Have a great weekend", "Passt, danke", "Ist notiert".
+QUESTION_VERBS: frozenset[str] = frozenset(
+    """
+    is are am was were do does did can could should would will have has may might shall must isn't aren't wasn't
+    weren't don't doesn't didn't can't couldn't shouldn't wouldn't won't haven't hasn't
+    ist sind hast hat habt gibt kann kannst konnen darf darfst durfen soll sollen sollte solltest muss musst mussen
+    wird wirst werden bist seid war warst waren habe haben hattest hatten weisst wisst wissen lauft laufen kommt
+    kommst geht gehst klappt funktioniert passt brauchst braucht willst wollt wollen magst machst macht siehst sieht
+    heb heeft hebben ben bent kun kunt mag moet zal wil
+    """.split()
+)
+QUESTION_SUBJECTS: frozenset[str] = frozenset(
+    """
+    i you we they he she it the this that these those my your our their his her its there anyone anybody someone
+    everyone everything all
+    du ihr sie er es wir man der die das den dem ein eine einer mein meine dein deine unser unsere euer eure jemand
+    alles
+    je jij u wij ze zij hij het de dit dat
+    """.split()
+)
+# Determiners: a word after one is a noun, not a request ("the fix", "my email", "den Fix", "le rapport").
+DETERMINERS: frozenset[str] = frozenset(
+    """
+    the a an my your our their his her its this that these those
+    el la los las un una mi tu su mis tus sus este esta ese esa
+    der die das den dem des ein eine einen einem einer mein meine meinen dein deine unser unsere
+    le les une mon ton son ma ta sa mes tes ses du des ce cette l'
+    o os as um uma meu minha teu tua seu sua do da dos das no na
+    """.split()
+)
+# A question without its mark, anywhere in the message: "est-ce que", "será que", "por acaso", "ли".
+QUESTION_PHRASES: tuple[str, ...] = ("est-ce que", "est ce que", "n'est-ce pas", "sera que", "por acaso", "ли")
+# A question without its mark, by how the message opens: "do you know if", "es cierto que", "weißt du, ob".
+QUESTION_OPENINGS: tuple[str, ...] = (
+    "do you know", "any idea", "any news", "any update", "anyone know", "es cierto que", "es verdad que", "sabes si",
+    "sabe si", "alguien sabe", "hay novedades", "weisst du", "wissen sie", "gibt es", "o que", "voce sabe", "sabe se",
+    "tem novidade", "tu sais", "vous savez", "il y a du nouveau",
+)
+# A question asked by its tail, after a comma: "…, right", "…, ¿verdad", "…, oder", "…, n'est-ce pas", "…, né".
+QUESTION_TAGS: tuple[str, ...] = (
+    "right", "correct", "yes or no", "isn't it", "aren't they", "innit", "eh", "no", "verdad", "cierto", "oder", "ne",
+    "gell", "nicht wahr", "stimmt's", "richtig", "non", "hein", "pas vrai", "c'est ca", "nao e", "certo", "vero", "toch",
+)
+# Chinese, Japanese and Korean end a question with a particle, often without the mark; Chinese also asks "A不A".
+CASELESS_QUESTION = (
+    r"(?:[吗嗎么麼呢][\s。.!！~]*$|(\w)[不没]\1|什么|什麼|为什么|為什麼|怎么|怎麼|哪|谁|誰|多少|有没有"
+    r"|(?:ます|です|でしょう|ません|ました)か[\s。.!！]*$|か[\s。.!！]*$|何|誰|どこ|いつ|なぜ|どうして|どうやって|いくら"
+    r"|(?:까|까요|나요|니|냐)[\s.!~]*$|(?:^|\s)(?:뭐|언제|어디|누가|왜|어떻게|얼마))"
 )
 
 # Words common enough in each language that a message holding one is in a language the detectors know.

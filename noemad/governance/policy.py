@@ -6,7 +6,10 @@ sensitive tag among what the turn recalled (`recalled_sensitive_tag:<tag>`),
 a fabrication finding (`fabrication_finding`), a mutating tool call
 (`mutating_tool`; tools named in `read_only_tools` are exempt), a message
 asking for action or of unclear intent (`intent:action`,
-`intent:ambiguous`), a claim in the draft (`draft_claim`) — and otherwise
+`intent:ambiguous`), a claim in the draft (`draft_claim`), a message that
+asks something (`answers_question`: the reply is an answer, and "Of
+course", "Certainly", "Claro que sí" answering "Is the loan approved?"
+assert that it is) — and otherwise
 fires (`not_trivial_ack`) unless the draft is a trivial acknowledgment.
 So it skips only when there is no hard-fire signal and the whole draft is a
 short, claim-free ack in a recognized language; every ambiguity fires.
@@ -69,6 +72,8 @@ def hard_floors(context: CriticGateContext) -> list[str]:
         found.append(f"intent:{context.intent_verdict}")
     if draft_has_claims(context.draft):
         found.append("draft_claim")
+    if context.intent_verdict == "question":
+        found.append("answers_question")  # an answer asserts, however much it reads like an ack ("Of course")
     return found
 
 

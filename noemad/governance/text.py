@@ -27,6 +27,13 @@ CASELESS = re.compile(
 COMBINING = re.compile("[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u064b-\u065f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u3099\u309a\ufe20-\ufe2f]")
 KATAKANA_RUN = re.compile("[\u30a0-\u30ff]{2,}")  # foreign words and names in Japanese are written in katakana
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-](?=[^\W\d_]))*")
+# Every question mark Unicode has, of any script (the punctuation and the ornaments whose name says QUESTION MARK or
+# INTERROBANG; tests/test_governance_detectors.py checks the list against the Unicode database): a message holding one
+# asks, and a draft holding one is never a plain acknowledgment. Greek writes its question mark as ";" (see `intent`).
+QUESTION_MARKS = re.compile(
+    "[?¿\u037e\u055e\u061f\u1367\u1945\u203d\u2047-\u2049\u2753\u2754\u2cfa\u2cfb\u2e18\u2e2e\u2e54"
+    "\ua60f\ua6f7\ufe16\ufe56\uff1f\U00011143\U0001e95f\U0001f679-\U0001f67b\U0001fbc4]"
+)
 
 
 @lru_cache(maxsize=4096)

@@ -55,10 +55,15 @@ def _line(said: Said) -> str:
     return f"[observation from {said.who}] {said.text}"
 
 
+def batch_messages(db: Database, stimuli: Sequence[int]) -> list[Event]:
+    """The messages among `stimuli`, in their order: everything a turn over them answers at once."""
+    events = get_events(db, stimuli)
+    return [events[i] for i in stimuli if i in events and events[i].kind == "message"]
+
+
 def answered(db: Database, stimuli: Sequence[int]) -> Event | None:
     """The message a turn over `stimuli` answers: the newest message among them (None if none is a message)."""
-    events = get_events(db, stimuli)
-    messages = [events[i] for i in stimuli if i in events and events[i].kind == "message"]
+    messages = batch_messages(db, stimuli)
     return messages[-1] if messages else None
 
 

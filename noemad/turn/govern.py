@@ -3,7 +3,9 @@
 With governance enabled for the mind (`[governance]`, `[minds.NAME.governance]`)
 and a `critic` model configured, each drafted reply passes
 `noemad.governance`'s deterministic gate. The evidence it reads is the
-turn's own, none of it invented: the message answered (its intent), the
+turn's own, none of it invented: the messages answered (their intent: every
+message of the turn's batch, so a question among them makes the reply an
+answer, `answers_question`), the
 tools the respond model called, the respond context and the memories the
 cycle recalled and the mind's beliefs (for fabrication findings), and the
 tags of the recalled memories (for `sensitive_tags`). Noema's confidence
@@ -48,6 +50,7 @@ from noemad.errors import ModelError, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 from noemad.governance import (
     STATUSES,
+    batch_intent,
     ConfidenceOnlyMetacognitionPolicy,
     CriticGateContext,
     GovernanceCapability,
@@ -273,8 +276,13 @@ async def govern_reply(
     context: Prompt,
     drafted: Conversation,
     recalled: Event | None,
+    asked: Sequence[str] = (),
 ) -> Conversation:
-    """Pass `drafted` through governance (see the module); what goes out: the draft, or its one redraft."""
+    """Pass `drafted` through governance (see the module); what goes out: the draft, or its one redraft.
+
+    `asked` is the text of every message the reply answers (a batch may hold several; `answered` is its newest):
+    the gate reads them all, so a question earlier in the batch makes the reply an answer.
+    """
     chosen = settings_for(gateway, mind, settings)
     final = drafted.final
     if chosen is None or final is None or not final.text.strip():
@@ -295,6 +303,7 @@ async def govern_reply(
     knowledge = "\n".join([*texts, *(p for p, _ in beliefs)])
     turn = TurnEvidence(
         message=answered.text or "",
+        intent_verdict=batch_intent(asked) if asked else None,
         tool_calls=tuple(use.name for response in drafted.responses for use in response.tool_uses),
         evidence=(*window, *texts, *(p for p, _ in beliefs)),
         recalled_tags=tuple(tags),

@@ -31,7 +31,7 @@ from noemad.cognition.cycle import CycleResult, Wake, run_cycle
 from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway
 from noemad.store import Store
-from noemad.turn.context import answered, respond_context
+from noemad.turn.context import answered, batch_messages, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.govern import govern_reply
@@ -83,8 +83,10 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
         context = respond_context(store.reader(), turn.mind, turn.settings, gateway.model_for(turn.mind, "respond"))
         drafted = await draft_reply(gateway, context, tools)
         if drafted is not None and not (tools and tools.skip):
+            # The reply answers every message of the batch: a question among them makes it an answer, not only the newest.
+            asked = [m.text or "" for m in batch_messages(store.reader(), turn.stimuli)] or [message.text or ""]
             drafted = await govern_reply(
-                store, clock, gateway, turn.mind, turn.settings, message, turn.cycle_id, context, drafted, cycle.retrieved
+                store, clock, gateway, turn.mind, turn.settings, message, turn.cycle_id, context, drafted, cycle.retrieved, asked
             )
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
