@@ -159,3 +159,22 @@ def test_generated_histories_read_as_a_person_would(engine: InProcess, seed: int
     assert narratives(engine, "ada")
     bad = check(engine, "ada")
     assert bad == [], "\n".join(bad[:5])
+
+
+def test_a_notification_rides_on_what_it_is_about_only_when_it_came_after(engine: InProcess) -> None:
+    """'… and told an operator' says the mind told of that change; an older notification is told on its own."""
+    assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+
+    def observe(source: str, stance: str) -> str:
+        body = {"kind": "observation", "source": source, "text": f"{source} on the build",
+                "claim": {"proposition": "the build is green", "subject": "build", "stance": stance}}
+        assert engine.api("POST", "/minds/ada/events", json=body).status_code == 201
+        engine.settle("ada")
+        return narratives(engine, "ada")[-1]["text"]
+
+    observe("ci", "supports")
+    split = observe("qa", "contradicts")
+    assert "So I found the evidence split on whether the build is green and told an operator." in split
+    later = observe("ops", "supports")
+    assert "and told an operator" not in later.split(" Lately ")[0]  # the newer change is not what the operator was told
+    assert "let an operator know that I am torn on whether the build is green" in later or "have not settled whether the build is green and told an operator" in later

@@ -556,9 +556,10 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
             Ref("event", prediction.event_id) if prediction.event_id is not None else None,
         ) if r is not None)
     quoted = {e.id for e in stimuli}
-    # Where each thing is told (part, index), so a warning a winner told is not told again and a
-    # notification about something told reads "… and told an operator" on that item.
-    where: dict[Any, tuple[list[str], int]] = {}
+    # Where each thing is told (part, index, the newest event it tells), so a warning a winner told is
+    # not told again and a notification about something told before it reads "… and told an operator"
+    # on that item (an older notification is not pinned on a newer change: it is told on its own).
+    where: dict[Any, tuple[list[str], int, int]] = {}
     named: set[int] = set()
     for thought in admitted:
         belief_told = _belief_of(db, thought)
@@ -570,8 +571,11 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
             keys: set[Any] = set(thought.refs)
             if thought.process == "metacognition":
                 keys.add((thought.detail.get("check"), thought.detail.get("ref")))
+            told_event = max((r.id for r in thought.refs if r.type == "event"), default=0)
             for key in keys:
-                where.setdefault(key, (n.doing, len(n.doing) - 1))
+                where.setdefault(key, (n.doing, len(n.doing) - 1, told_event))
+    # A belief still contested is told in `resolving`: a notification that it is, with nothing newer, rides there.
+    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(list_beliefs(db, mind, status="contested", limit=MAX_ITEMS))}
     recent_named: set[int] = set()
     for event, times in recent:
         about = _about(event)
@@ -580,9 +584,11 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
                 where.setdefault(key, where[next(iter(about & where.keys()))])
             continue  # the winner that raised it is told in `doing`
         if event.kind == "notification":
-            told = next((where[key] for key in sorted(_raised_about(event) & where.keys(), key=str)), None)
+            about_it = sorted(_raised_about(event), key=str)
+            told = next((where[key] for key in about_it if key in where and where[key][2] < event.id), None)
+            told = told or next((unsettled[key] for key in about_it if key in unsettled and not any(key in where for key in about_it)), None)
             if told is not None:
-                part, i = told
+                part, i, _ = told
                 suffix = " and warned an operator" if Raised.of(event).rule == "warning" else " and told an operator"
                 part[i] = part[i] if part[i].endswith(suffix) else part[i] + suffix
                 continue
@@ -591,7 +597,7 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
             continue  # not what `doing` tells
         n.recently.append(phrase)
         for key in about:
-            where.setdefault(key, (n.recently, len(n.recently) - 1))
+            where.setdefault(key, (n.recently, len(n.recently) - 1, event.id))
     n.doing = [clip(item) for item in n.doing]
     n.recently = [clip(item) for item in n.recently]
     n.refs = list(dict.fromkeys(refs))[:MAX_REFS]
