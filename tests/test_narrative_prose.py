@@ -102,6 +102,9 @@ def test_the_demo_minds_tell_what_happened_as_a_person_would(engine: InProcess) 
     # A missed bet is told once, as given up (not "split"), and the operator's notification rides on it.
     assert any("So I gave up my bet that the api deploy finishes without a rollback when it missed and told an operator." in t for t in missed)
     assert not any("split" in t for t in missed)
+    # Two bets given up are one clause, a serial comma setting the second apart from the first's "and".
+    assert any("Lately I gave up my bet that the api deploy finishes without a rollback when it missed and told an operator,"
+               " and that the billing deploy finishes without a rollback when it missed." in t for t in missed)
     assert "So I noticed that three of my hypotheses about deploy were rejected this month and warned an operator." in missed[-1]
     # The outcome of a prediction just told is "it", and the observation is quoted whole.
     assert "then told me it missed: “rolled back (3 of 3)”" in missed[-1]

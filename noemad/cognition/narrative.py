@@ -635,7 +635,9 @@ def _fold(items: Sequence[str]) -> list[str]:
             runs.append((lead, [item[len(lead):].lstrip()]))
     out = []
     for lead, rests in runs:
-        joined = rests[0] if len(rests) == 1 else ", ".join(rests[:-1]) + " and " + rests[-1]
+        # A serial comma when a folded clause has an "and" of its own, so the last one reads apart.
+        last = ", and " if any(" and " in rest for rest in rests[:-1]) else " and "
+        joined = rests[0] if len(rests) == 1 else ", ".join(rests[:-1]) + last + rests[-1]
         out.append(f"{lead} {joined}".rstrip())
     return out
 
