@@ -66,7 +66,63 @@ def test_the_minds_page_lists_each_mind_with_its_mode_and_counts(app: InProcess,
     cells = dict(re.findall(r'<td data-label="([^"]+)">(.*?)</td>', row.group(1)))
     assert cells["Events"] == str(events)
     turns = app.api("GET", f"/minds/{mind}/events", params={"kind": "cycle_completed"}).json()["events"]
-    assert turns and cells["Last turn"] == turns[-1]["at"]
+    at = turns[-1]["at"]
+    assert turns and cells["Last turn"] == f'<time datetime="{at}" title="{at[:10]} {at[11:19]} UTC">{at[:10]} {at[11:16]} UTC</time>'
+
+
+# Issue 22 item 11: the mind page shows what the API gives, in words a person reads.
+
+
+def goal(app: InProcess, mind: str, **body: Any) -> None:
+    answer = app.api("POST", f"/minds/{mind}/events", json={"kind": "goal", **body})
+    assert answer.status_code == 201, answer.text
+    app.settle(mind)
+
+
+def test_the_goals_table_shows_each_goals_title_status_and_progress(app: InProcess, mind: str) -> None:
+    goal(app, mind, title="ship the parser rewrite")
+    goal(app, mind, title="write the release notes")
+    goal(app, mind, goal=1, progress=0.4)
+    _, body, _ = page(app, f"/minds/{mind}")
+    table = body[body.index('id="goals"'):body.index('id="predictions"')]
+    rows = [dict(re.findall(r'<td data-label="([^"]+)">(.*?)</td>', row)) for row in re.findall(r"<tr><td.*?</tr>", table)]
+    assert [(r["Goal"], r["Status"], r["Progress"], r["Set by"]) for r in rows] == [
+        ("ship the parser rewrite", "active", "40%", "an operator"),
+        ("write the release notes", "active", "0%", "an operator"),
+    ]
+    assert all(r["Updated"].startswith("<time datetime=") for r in rows) and "Priority" not in table
+
+
+def test_times_are_marked_for_the_reader_with_the_exact_time_on_hover(app: InProcess, mind: str) -> None:
+    say(app, mind, "hello")
+    app.settle(mind)
+    goal(app, mind, title="tidy the wiki")
+    for path in ("/", f"/minds/{mind}"):
+        _, body, _ = page(app, path)
+        shown = re.findall(r'<time datetime="([^"]+)" title="([^"]+)">([^<]+)</time>', body)
+        assert shown, path
+        for at, exact, text in shown:
+            assert (exact, text) == (f"{at[:10]} {at[11:19]} UTC", f"{at[:10]} {at[11:16]} UTC")
+        # No raw stored time is left in a cell.
+        assert not re.search(r">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z<", body), path
+    _, body, _ = page(app, "/")
+    assert 'id="daemon-status" data-now="2026-01-01T00:00:' in body  # what the script counts "5 minutes ago" from
+
+
+def test_the_minds_page_names_itself_once(app: InProcess, mind: str) -> None:
+    _, body, _ = page(app, "/")
+    main = body[body.index("<main"):]
+    assert re.findall(r">Minds<", main) == [">Minds<"]  # the page heading; the table's caption says "Every mind"
+
+
+def test_the_rules_box_words_behaviours_as_the_cli_does(app: InProcess, mind: str) -> None:
+    rule = {"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}
+    assert app.api("POST", f"/minds/{mind}/rules", json={"rule": rule}).status_code == 201
+    _, body, _ = page(app, f"/minds/{mind}")
+    box = body[body.index('id="gate"'):body.index('id="live"')]
+    assert "<strong>default: </strong>always (for stimuli no rule matches)" in box
+    assert '<td data-label="Matches">kinds message; channel discord:*</td><td data-label="Behaviour">debounce 2000 ms</td>' in box
+    assert "{&quot;" not in box and '{"' not in box  # no JSON
 
 
 def test_the_timeline_page_draws_exactly_the_stored_edges(app: InProcess, mind: str) -> None:

@@ -9,6 +9,7 @@ holding `<script>` is shown as text.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,6 +221,45 @@ def test_script_in_stored_text_shows_as_text(page: Any, ui: Ui, daemon: Noemad) 
     expect(page.locator(".lead q")).to_have_text(HOSTILE)
     assert page.evaluate("window.pwned") is None
     assert page.locator("main b").count() == 0
+
+
+def test_the_mind_page_reads_as_a_person_would(browser: Any, context: Any, ui: Ui, daemon: Noemad) -> None:
+    """Issue 22, item 11: real goals with their titles, times in local words with the exact time on hover,
+    "Minds" said once, and the rules box worded as `noemactl rules list` words it."""
+    expect = _expect()
+    for body in ({"title": "ship the parser in Go"}, {"title": "write the release notes"}, {"goal": 1, "progress": 0.4}):
+        sent = daemon.api("POST", "/minds/demo-go/events", json={"kind": "goal", **body}).json()
+        daemon.wait_for("demo-go", "cycle_completed", since=sent["id"])
+    rule = {"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}
+    assert daemon.api("POST", "/minds/demo-go/rules", json={"rule": rule}).status_code == 201
+    # A reader in Berlin, with the same session.
+    berlin = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB", timezone_id="Europe/Berlin")
+    berlin.add_cookies(context.cookies())
+    page = berlin.new_page()
+    try:
+        page.goto(f"{ui.base}/minds/demo-go")
+        goals = page.get_by_role("region", name="Goals")
+        rows = goals.get_by_role("row")
+        expect(rows).to_have_count(3)  # the header and two goals
+        expect(rows.nth(1)).to_contain_text("ship the parser in Go")
+        expect(rows.nth(1)).to_contain_text("40%")
+        expect(rows.nth(2)).to_contain_text("write the release notes")
+        updated = rows.nth(1).locator("time")
+        expect(updated).to_have_text(re.compile(r"^(just now|\d+ minutes? ago|\d+ hours? ago)$"))
+        expect(updated).to_have_attribute("title", re.compile(r"2026 at \d\d:\d\d:\d\d CET$"))  # the exact local time on hover
+        assert page.locator("main").inner_text().count("2026-01-01T") == 0  # no raw stored time anywhere
+        gate = page.get_by_role("region", name="Rules and gate")
+        expect(gate).to_contain_text("default: always (for stimuli no rule matches)")
+        expect(gate.get_by_role("row").nth(1)).to_contain_text("kinds message; channel discord:*")
+        expect(gate.get_by_role("row").nth(1)).to_contain_text("debounce 2000 ms")
+        assert "{" not in gate.inner_text()
+        shot(page, "mind-demo-go-read")
+        page.goto(ui.base + "/")
+        assert page.locator("main").inner_text().split().count("Minds") == 1
+        expect(page.get_by_role("row").nth(1).locator("time")).to_have_text(re.compile(r"ago|just now"))
+        shot(page, "minds-read")
+    finally:
+        berlin.close()
 
 
 def _expect() -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import Noemad
-from noemad.cognition.narrative import trim
+from noemad.cognition.narrative import sureness, trim
 
 
 def turn(noemad: Noemad, mind: str, *args: str) -> dict[str, Any]:
@@ -27,15 +27,15 @@ def test_a_rejected_belief_is_named_by_its_proposition_and_the_reason_quoted(noe
     turn(noemad, mind, "say", mind, "hello, who are you?", "--from", "alice")
     asserted = turn(noemad, mind, "assert", mind, "alice is an admin", "--subject", "alice", "--from", "alice")
     [belief] = noemad.ctl_json("beliefs", mind)["beliefs"]
-    confidence = f"{belief['confidence']:.2f}"
+    sure = sureness(belief["confidence"])
     assert asserted["text"] == (
-        f"alice said “hello, who are you?”; then alice told me that alice is an admin. So I came to believe that alice is an admin ({confidence} sure)."
+        f"alice said “hello, who are you?”, then told me that alice is an admin. So I came to believe that alice is an admin ({sure})."
     )
     corrected = turn(noemad, mind, "correct", str(belief["id"]), "--status", "rejected", "--reason", "alice was joking")
     assert corrected["text"] == (
-        "alice said “hello, who are you?”; then alice told me that alice is an admin;"
+        "alice said “hello, who are you?”, then told me that alice is an admin;"
         " then an operator rejected my belief that alice is an admin, saying “alice was joking”."
-        f" So I stopped believing that alice is an admin (from {confidence} to 0.00): an operator rejected it."
+        " So I stopped believing that alice is an admin when an operator rejected it."
     )
     assert "I am thinking about" not in corrected["text"] and "alice was joking (" not in corrected["text"]
     # The citations are the stimuli it tells of, the belief, and the belief event.
@@ -54,6 +54,6 @@ def test_a_long_message_is_quoted_to_a_word_and_a_prediction_reads_as_a_bet(noem
     assert said["text"] == "bob said “could somebody please look at the flaky integration test…”"
     assert said["text"] == f"bob said “{trim(long)}”"
     bet = turn(noemad, mind, "predict", mind, "the deploy lands", "--subject", "deploy", "--confidence", "0.8", "--due", "2h")
-    assert "So I bet that the deploy lands (0.80 sure)." in bet["text"]
-    assert bet["text"].endswith("I expect that the deploy lands (due 2026-01-01 02:00 UTC, 0.80 sure).")
+    # The bet is told once, by what the mind expects; how sure is said in words (0.8 is "quite sure").
+    assert bet["text"].endswith("then an operator had me predict that the deploy lands. I expect that the deploy lands (due 2026-01-01 02:00 UTC, quite sure).")
     assert "#" not in bet["text"]  # ids stay in the citations

@@ -14,7 +14,10 @@ the same workspace give the same narrative):
 
 Each part holds at most `MAX_ITEMS` short strings of at most `MAX_ITEM`
 characters. `render` turns it into short first-person prose; empty parts are
-left out.
+left out. The prose is what the mind would tell a colleague: no ids, labels
+or bare figures (how sure is said in words; the citations carry the rest), no
+text cut outside a quote, each thing told once with the verb for what
+happened, and repeats folded (see "building" below).
 
 Storing. `update` (a writer job, run right after `cycle_completed`) writes a
 `narrative_updated` event only when the five parts differ from the mind's
@@ -59,6 +62,7 @@ from noemad.errors import NotFound
 from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, find_belief, list_beliefs
 from noemad.cognition.goals import GoalChange, active_goals, get_goal
 from noemad.cognition.metacognition import MetacognitionWarning
+from noemad.cognition.notifications import Raised
 from noemad.cognition.predictions import PREDICTION_SOURCE, Resolution, get_prediction, list_predictions
 from noemad.cognition.thoughts import Thought
 from noemad.cognition.wording import PROSE, Support, Worded, adds_nothing, reword
@@ -84,7 +88,7 @@ if TYPE_CHECKING:
 
 PARTS: tuple[str, ...] = ("doing", "why", "recently", "resolving", "next")
 MAX_ITEMS = 3  # items per part
-MAX_ITEM = 120  # characters per item
+MAX_ITEM = 600  # characters per item: a safety bound; quoting every text within MAX_QUOTE keeps items well under it
 MAX_QUOTE = 60  # characters of a quoted text inside an item, cut at a word boundary
 WINDOW = 100  # "recently" looks at the mind's newest WINDOW events
 MAX_REFS = 64  # what an event may cite
@@ -126,9 +130,13 @@ class Narrative:
 #
 # Each item is a clause a person would write after "I" (doing, recently,
 # resolving, next) or a whole clause (why): what someone said, what I came to
-# believe and how sure, what I replied, what changed. Ids stay out of the
-# prose (the event cites what it mentions); confidences are shown as two
-# decimals, quotes are cut at a word boundary.
+# believe and how sure, what I replied, what changed. It reads as the mind
+# would tell a colleague: no ids, labels or bare figures (the event cites what
+# it mentions, and the citations carry them); how sure is said in words; a
+# text is quoted whole when short, else cut at a word inside its quotes with
+# an ellipsis, so nothing is cut outside a quote; a proposition too long to
+# say is quoted the same way. Repeats are folded: three replies to alice are
+# one item, three messages from her one clause.
 
 
 def clip(text: str, limit: int = MAX_ITEM) -> str:
@@ -153,6 +161,30 @@ def _quote(text: str | None) -> str:
     return f"“{trim(text or '')}”"
 
 
+def _prop(text: str | None) -> str:
+    """A proposition to say after "that": whole when short, else quoted and cut at a word (never cut bare)."""
+    line = " ".join((text or "").split()).rstrip(" .")
+    return line if len(line) <= MAX_QUOTE else _quote(line)
+
+
+SURENESS: tuple[tuple[float, str], ...] = (
+    (0.95, "all but certain"), (0.8, "quite sure"), (0.6, "fairly sure"), (0.4, "half sure"), (0.2, "barely sure"),
+    (0.0, "hardly sure at all"),
+)
+NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def sureness(confidence: float) -> str:
+    """How sure, in the words a person would use ("quite sure" for 0.85); the figure is in the cited event."""
+    return next(word for floor, word in SURENESS if confidence >= floor)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """"three questions": a count in words up to twelve, the noun in the right number."""
+    word = NUMBERS[n] if 0 <= n < len(NUMBERS) else str(n)
+    return f"{word} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _who(event: Event) -> str:
     name = named(event)
     if name is not None:
@@ -162,88 +194,122 @@ def _who(event: Event) -> str:
     return event.actor.split(":", 1)[-1] if event.actor.startswith(("user:", "source:")) else event.actor
 
 
-def _belief_text(db: Database, belief_id: int) -> str:
-    belief = find_belief(db, belief_id)
-    return trim(belief.proposition) if belief is not None else f"belief #{belief_id}"
-
-
-def _stimulus(db: Database, event: Event) -> str:
-    """Why: a stimulus as what someone did ("alice said “…”")."""
-    who = _who(event)
-    match as_stimulus(event):
-        case Message():
-            return f"{who} said {_quote(event.text)}"
-        case Observation():
-            return f"{who} reported {_quote(event.text)}"
-        case Assertion(claim=claim):
-            verb = "denied" if claim.stance == "contradicts" else "told me"
-            return f"{who} {verb} that {trim(claim.proposition or event.text or '')}"
-        case Correction(belief=belief, status=status, confidence=value):
-            pinned = status or ("pinned" if value is not None else "")  # a confidence alone pins
-            what = {"rejected": "rejected", "pinned": "fixed", "active": "reopened"}.get(pinned, "corrected")
-            at = f" at {float(value):.2f}" if value is not None and pinned != "rejected" else ""
-            why = f", saying {_quote(event.text)}" if event.text else ""
-            return f"{who} {what} my belief that {_belief_text(db, belief)}{at}{why}"
-        case GoalStimulus(goal=None, title=title):
-            return f"{who} gave me the goal {_quote(title or event.text)}"
-        case GoalStimulus(goal=goal, status=status, progress=progress):
-            goal_title = _goal_title(db, goal)
-            change = f"marked {goal_title} {status}" if status else (
-                f"moved {goal_title} to {float(progress):.0%}" if progress is not None else f"changed {goal_title}")
-            return f"{who} {change}"
-        case PredictionStimulus(proposition=proposition, confidence=stated):
-            return f"{who} had me predict that {trim(proposition or event.text or '')} ({float(stated):.2f} sure)"
-        case OutcomeStimulus(prediction=prediction, result=result, observed=observed):
-            said = f" ({trim(str(observed))})" if observed else ""
-            return f"{who} said my prediction that {_prediction_text(db, prediction)} was a {result}{said}"
-    return f"{who} sent a {event.kind} {_quote(event.text)}"
+def _belief_text(db: Database, belief_id: int | None) -> str:
+    belief = find_belief(db, belief_id) if belief_id is not None else None
+    return _prop(belief.proposition) if belief is not None else "something I no longer hold"
 
 
 def _goal_title(db: Database, goal_id: int | None) -> str:
     try:
         return _quote(get_goal(db, goal_id).title) if goal_id is not None else "a goal"
     except NotFound:
-        return f"goal #{goal_id}"
+        return "a goal"
 
 
 def _prediction_text(db: Database, prediction_id: int) -> str:
     try:
-        return trim(get_prediction(db, prediction_id).proposition)
+        return _prop(get_prediction(db, prediction_id).proposition)
     except NotFound:
-        return f"#{prediction_id}"
+        return "an earlier prediction"
 
 
-def _confidence(change: BeliefChange) -> str:
-    a, b = change.confidence_from, change.confidence_to
-    return f"{b:.2f}" if f"{a:.2f}" == f"{b:.2f}" else f"from {a:.2f} to {b:.2f}"
+def _did(db: Database, event: Event, predicted: str | None = None) -> str:
+    """Why: what someone did, without who ("said “…”", "had me predict that …").
+
+    An outcome of the prediction `predicted` (the proposition the same person
+    just had me predict) is "told me it missed", not the proposition again.
+    """
+    match as_stimulus(event):
+        case Message():
+            return f"said {_quote(event.text)}"
+        case Observation():
+            return f"reported {_quote(event.text)}"
+        case Assertion(claim=claim):
+            verb = "denied" if claim.stance == "contradicts" else "told me"
+            return f"{verb} that {_prop(claim.proposition or event.text)}"
+        case Correction(belief=belief, status=status, confidence=value):
+            pinned = status or ("pinned" if value is not None else "")  # a confidence alone pins
+            what = {"rejected": "rejected", "pinned": "fixed", "active": "reopened"}.get(pinned, "corrected")
+            at = f", {sureness(float(value))}" if value is not None and pinned != "rejected" else ""
+            why = f", saying {_quote(event.text)}" if event.text else ""
+            return f"{what} my belief that {_belief_text(db, belief)}{at}{why}"
+        case GoalStimulus(goal=None, title=title):
+            return f"gave me the goal {_quote(title or event.text)}"
+        case GoalStimulus(goal=goal, status=status, progress=progress):
+            goal_title = _goal_title(db, goal)
+            if status:
+                return f"marked {goal_title} {status}"
+            return f"moved {goal_title} to {float(progress):.0%} done" if progress is not None else f"changed {goal_title}"
+        case PredictionStimulus(proposition=proposition):
+            return f"had me predict that {_prop(proposition or event.text)}"
+        case OutcomeStimulus(prediction=prediction, result=result, observed=observed):
+            verdict = "came true" if result == "hit" else "missed"
+            said = f": {_quote(str(observed))}" if observed else ""
+            what = _prediction_text(db, prediction)
+            return f"told me {'it' if what == predicted else 'my prediction that ' + what} {verdict}{said}"
+    return f"sent me {_quote(event.text)}"
+
+
+def _stimulus(db: Database, event: Event) -> str:
+    """Why: a stimulus as what someone did ("alice said “…”")."""
+    return f"{_who(event)} {_did(db, event)}"
+
+
+def _stimuli(db: Database, events: Sequence[Event]) -> list[str]:
+    """Why: the stimuli, oldest first, one clause per run of one person's ("alice said “a”, then “b”")."""
+    runs: list[tuple[str, list[str]]] = []
+    predicted: str | None = None
+    for event in events:
+        who = _who(event)
+        same = bool(runs) and runs[-1][0] == who
+        did = _did(db, event, predicted if same else None)
+        stimulus = as_stimulus(event)
+        predicted = _prop(stimulus.proposition or event.text) if isinstance(stimulus, PredictionStimulus) else None
+        if same:
+            runs[-1][1].append(did)
+        else:
+            runs.append((who, [did]))
+    return [f"{who} {_then(did)}" for who, did in runs]
+
+
+def _then(clauses: Sequence[str]) -> str:
+    """"said “a”, then “b”": one person's doings in order, a verb said again left out."""
+    out = [clauses[0]]
+    for before, clause in zip(clauses, clauses[1:]):
+        verb, before_verb = clause.split(" ", 1)[0], before.split(" ", 1)[0]
+        out.append(clause.split(" ", 1)[1] if verb == before_verb and verb in ("said", "reported") else clause)
+    return ", then ".join(out)
 
 
 def belief_phrase(change: BeliefChange, proposition: str, created: bool = False) -> str:
-    """What a belief change did, as a clause after "I" ("came to believe that … (0.72)")."""
-    p = trim(proposition)
+    """What a belief change did, as a clause after "I" ("came to believe that … (quite sure)")."""
+    p = _prop(proposition)
+    now = sureness(change.confidence_to)
     if change.status_changed and change.status_to == "rejected":
-        why = "an operator rejected it" if change.by == "operator" else (
-            f"prediction #{change.prediction} missed" if change.by == "outcome" else "the evidence turned")
-        return f"stopped believing that {p} ({_confidence(change)}): {why}"
+        if change.by == "outcome":
+            return f"gave up my bet that {p} when it missed"
+        why = "when an operator rejected it" if change.by == "operator" else "as the evidence turned against it"
+        return f"stopped believing that {p} {why}"
     if change.status_changed and change.status_to == "pinned":
-        return f"was told to hold that {p} at {change.confidence_to:.2f}"
+        return f"was told to hold that {p} ({now})"
     if change.correction and change.status_to == "active":
-        return f"was told to weigh again whether {p} ({_confidence(change)})"
+        return f"was told to weigh again whether {p}"
     if change.status_changed and change.status_to == "contested":
-        return f"found the evidence split on whether {p} ({_confidence(change)})"
+        return f"found the evidence split on whether {p}"
     if change.held is not None:
         return f"noted new evidence on whether {p}, which stays {change.status_to}"
     if created and change.source == PREDICTION_SOURCE:
-        return f"bet that {p} ({change.confidence_to:.2f} sure)"
+        return f"bet that {p} ({now})"
     if created:
-        return f"came to believe that {p} ({change.confidence_to:.2f} sure)"
+        return f"came to believe that {p} ({now})"
     if change.status_changed and change.status_from == "contested":
-        return f"settled whether {p} ({_confidence(change)})"
+        return f"settled whether {p} (now {now})"
+    before = sureness(change.confidence_from)
     if change.confidence_to > change.confidence_from:
-        return f"grew surer that {p} ({_confidence(change)})"
+        return f"grew surer that {p} ({'still' if before == now else 'now'} {now})"
     if change.confidence_to < change.confidence_from:
-        return f"grew less sure that {p} ({_confidence(change)})"
-    return f"weighed new evidence on whether {p} ({change.confidence_to:.2f} sure)"
+        return f"grew less sure that {p} ({'still' if before == now else 'now'} {now})"
+    return f"weighed new evidence on whether {p} ({now})"
 
 
 def _belief_event(db: Database, event: Event) -> str:
@@ -252,17 +318,96 @@ def _belief_event(db: Database, event: Event) -> str:
     return belief_phrase(BeliefChange.of(event), proposition, created=event.kind == "belief_created")
 
 
-def _notable(db: Database, event: Event) -> str | None:
-    """Recently: what the mind did or saw, as a clause after "I" ("replied “…”"); None if not notable."""
-    if event.kind == "reply":
-        return f"replied {_quote(event.text)}"
+def _warned(db: Database, check: str, detail: Mapping[str, Any], named: set[int] | None = None) -> str:
+    """What a metacognition warning noticed, as a clause after "I" (from its check and detail, never its label).
+
+    A belief the same part has just named (`named`) is "it".
+    """
+    belief = detail.get("belief")
+    belief = belief if isinstance(belief, int) else None
+    said = belief is not None and belief in (named or set())
+    p = _belief_text(db, belief)
+    if belief is not None and named is not None:
+        named.add(belief)
+    match check:
+        case "insufficient_evidence":
+            return f"noticed that I hold {'it' if said else 'that ' + p} on a single piece of support"
+        case "single_source":
+            return f"noticed that only {detail.get('source') or 'one source'} supports {'it' if said else 'my belief that ' + p}"
+        case "fluent_without_evidence":
+            return f"noticed that nothing but my own words backs {'it' if said else 'my belief that ' + p}"
+        case "repeated_failure":
+            rejected = detail.get("rejected")
+            how_many = counted(rejected, "of my hypotheses", "of my hypotheses") if isinstance(rejected, int) else "several of my hypotheses"
+            return f"noticed that {how_many} about {detail.get('subject') or 'one subject'} were rejected this month"
+        case "stale_contradiction":
+            return f"noticed that I have been torn on {'it' if said else 'whether ' + p} for over a day"
+        case "overconfidence":
+            return "noticed that my predictions have been surer than their outcomes"
+    return "noticed a flaw in my own reasoning"
+
+
+def _told(db: Database, event: Event) -> str:
+    """What a notification told the operator, as a clause after "I" (from its rule and values, never its title)."""
+    raised = Raised.of(event)
+    v = raised.values
+    match raised.rule:
+        case "prediction_miss":
+            what = f"my confident prediction that {_prop(v.get('proposition'))} missed"
+        case "contradiction":
+            what = f"I am torn on whether {_prop(v.get('proposition'))}"
+        case "strong_belief":
+            what = f"I am now {sureness(float(v.get('confidence') or 0.0))} that {_prop(v.get('proposition'))}"
+        case "goal_completed":
+            what = f"the goal {_quote(v.get('title'))} is done"
+        case "warning":
+            return "warned an operator that " + _warned(db, str(v.get("check")), v).removeprefix("noticed that ")
+        case "denied_action":
+            what = f"I was refused {_quote(v.get('action'))}"
+        case "salient_observation":
+            what = f"{v.get('source') or 'a source'} reported something that matters: {_quote(v.get('text'))}"
+        case _:
+            what = "something needs attention"
+    return f"let an operator know that {what}"
+
+
+def _reply_to(db: Database, event: Event) -> str | None:
+    """Who a reply answered (the author of the stimulus it answers); None if that is not known."""
+    if event.causation_id is None:
+        return None
+    try:
+        return _who(get_event(db, event.causation_id))
+    except NotFound:
+        return None
+
+
+def _replied(to: str | None, text: str | None, times: int) -> str:
+    """"replied to alice: “…”", or, for several replies, "answered three messages from alice"."""
+    if times > 1:
+        return f"answered {counted(times, 'message')}" + (f" from {to}" if to else "")
+    return f"replied to {to}: {_quote(text)}" if to else f"replied {_quote(text)}"
+
+
+def _is_notable(event: Event) -> bool:
+    """Whether "recently" tells of `event`: a reply, a belief's status change, a warning, a goal ended, a bet resolved, a notification."""
     if event.kind in BELIEF_EVENTS:
-        change = BeliefChange.of(event)
-        if not change.status_changed or event.subject is None:
-            return None
+        return event.subject is not None and BeliefChange.of(event).status_changed
+    return event.kind in NOTABLE
+
+
+def _notable(db: Database, event: Event, named: set[int]) -> str:
+    """Recently: what the mind did or saw, as a clause after "I" ("replied to alice: “…”").
+
+    `named`: beliefs this part has named so far ("it" after that).
+    """
+    if event.kind == "reply":
+        return _replied(_reply_to(db, event), event.text, 1)
+    if event.kind in BELIEF_EVENTS and event.subject is not None:
+        named.add(event.subject.id)
         return _belief_event(db, event)
     if event.kind == "metacognition":
-        return f"noticed that {trim(event.text or MetacognitionWarning.of(event).check, MAX_ITEM - 13)}"
+        warning = MetacognitionWarning.of(event)
+        return _warned(db, warning.check, warning.detail, named)
     if event.kind in ("goal_completed", "goal_abandoned"):
         verb = "completed" if event.kind == "goal_completed" else "gave up"
         goal_change = GoalChange.of(event)
@@ -270,37 +415,69 @@ def _notable(db: Database, event: Event) -> str | None:
     if event.kind == "prediction_resolved":
         resolution = Resolution.of(event)
         verdict = "came true" if resolution.result == "hit" else "did not come true"
-        return f"learned that my prediction that {trim(resolution.proposition)} {verdict}"
-    if event.kind == "notification":
-        return f"raised a notification: {trim(event.text or '')}"
-    return None
+        return f"learned that my prediction that {_prop(resolution.proposition)} {verdict}"
+    return _told(db, event)
 
 
-def _doing(db: Database, thought: Thought, quoted: set[int], resolving: set[Ref], expected: set[int]) -> str | None:
+def _about(event: Event) -> set[Any]:
+    """What an item telling `event` is about: the event, its belief, a warning's check and target."""
+    about: set[Any] = {Ref("event", event.id)}
+    if event.kind in BELIEF_EVENTS and event.subject is not None:
+        about.add(Ref("belief", event.subject.id))
+    if event.kind == "metacognition":
+        warning = MetacognitionWarning.of(event)
+        about.add((warning.check, warning.ref))
+    return about
+
+
+def _raised_about(event: Event) -> set[Any]:
+    """What a notification is about: the event that fired it, and its belief if it has one."""
+    belief = Raised.of(event).values.get("belief")
+    return {Ref("event", event.causation_id or 0)} | ({Ref("belief", belief)} if isinstance(belief, int) else set())
+
+
+def _folded(db: Database, notable: Sequence[Event]) -> list[tuple[Event, int]]:
+    """Repeats as one: the replies to one person are one item, (their newest reply, how many), where the newest stands."""
+    replies: dict[str | None, list[Event]] = {}
+    for event in notable:
+        if event.kind == "reply":
+            replies.setdefault(_reply_to(db, event), []).append(event)
+    newest = {group[-1].id: len(group) for group in replies.values()}
+    return [(event, newest.get(event.id, 1)) for event in notable if event.kind != "reply" or event.id in newest]
+
+
+def _doing(db: Database, thought: Thought, quoted: set[int], resolving: set[Ref], expected: set[int], named: set[int]) -> str | None:
     """A winner as a clause after "I"; None when another part already says it (its stimulus, goal or prediction)."""
     events = [r.id for r in thought.refs if r.type == "event"]
     if thought.process == "perception":
         if events and events[0] in quoted:
             return None
-        return f"took in {trim(thought.summary.split(': ', 1)[-1])}"
+        try:
+            event = get_event(db, events[0]) if events else None
+        except NotFound:
+            event = None
+        return f"thought over what {_stimulus(db, event)}" if event is not None else "thought over something I was told"
     if thought.process == "evidence" and events:
         try:
             event = get_event(db, events[0])
         except NotFound:
-            return trim(thought.summary)
+            return None
+        if event.subject is not None:
+            named.add(event.subject.id)
         return _belief_event(db, event)
     if thought.process == "goals":
         if any(Ref("event", e) in resolving for e in events):
             return None
-        return f"kept in mind {thought.summary}"
+        goal = int(thought.key.split(":", 1)[1]) if ":" in thought.key else None
+        return f"kept in mind the goal {_goal_title(db, goal)}"
     if thought.process == "predictions":
         prediction = int(thought.key.split(":", 1)[1]) if ":" in thought.key else None
         if prediction is not None and prediction in expected:
             return None
-        return f"checked on {thought.summary}"
+        return f"checked whether {_prediction_text(db, prediction)} has come true" if prediction is not None else None
     if thought.process == "metacognition":
-        return f"noticed that {trim(thought.summary, MAX_ITEM - 13)}"
-    return trim(thought.summary)
+        return _warned(db, str(thought.detail.get("check", thought.kind)), thought.detail, named)
+    return None
 
 
 def _when(at: str) -> str:
@@ -314,12 +491,23 @@ def _window_start(db: Database, mind: str) -> int:
     return int(row[0]) - 1 if row else 0
 
 
+def _belief_of(db: Database, thought: Thought) -> tuple[int, int] | None:
+    """(belief, event) an evidence winner tells of; None for any other winner."""
+    if thought.process != "evidence":
+        return None
+    beliefs = [r.id for r in thought.refs if r.type == "belief"]
+    events = [r.id for r in thought.refs if r.type == "event"]
+    return (beliefs[0], events[0]) if beliefs and events else None
+
+
 def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Narrative:
     """The mind's narrative from its state and the cycle's admitted thoughts (no side effects).
 
     The refs are collected from the same things in the same order whatever
     the prose says of them: a winner whose stimulus, goal or prediction
-    another part already tells is left out of `doing`, never out of the refs.
+    another part already tells is left out of `doing`, never out of the refs;
+    so is a belief change a newer change of the same belief supersedes (a
+    missed bet is split, then rejected: it is told once, as rejected).
     """
     n = Narrative()
     refs: list[Ref] = []
@@ -327,45 +515,91 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
     for thought in admitted:
         refs.extend(thought.refs)
     stimuli = latest_events(db, mind, kinds=STIMULUS_KINDS, limit=MAX_ITEMS)
-    for event in stimuli:
-        n.why.append(clip(_stimulus(db, event)))
-        refs.append(Ref("event", event.id))
-    notable: list[tuple[str, Event]] = []
-    for event in list_events(db, mind, kinds=NOTABLE, since=_window_start(db, mind), limit=WINDOW):
-        phrase = _notable(db, event)
-        if phrase is not None:
-            notable.append((phrase, event))
-    recent = notable[-MAX_ITEMS:]
-    refs.extend(Ref("event", event.id) for _, event in recent)
+    n.why = [clip(item) for item in _stimuli(db, stimuli)]
+    refs.extend(Ref("event", event.id) for event in stimuli)
+    notable = [e for e in list_events(db, mind, kinds=NOTABLE, since=_window_start(db, mind), limit=WINDOW) if _is_notable(e)]
+    newest: dict[int, int] = {}  # belief -> its newest change told anywhere
+    for belief, event_id in [b for b in (_belief_of(db, t) for t in admitted) if b is not None] + [
+        (e.subject.id, e.id) for e in notable if e.kind in BELIEF_EVENTS and e.subject is not None
+    ]:
+        newest[belief] = max(newest.get(belief, 0), event_id)
+    notable = [
+        e for e in notable
+        if not (e.kind in BELIEF_EVENTS and e.subject is not None and newest.get(e.subject.id) != e.id)  # superseded
+        and not (e.kind == "prediction_resolved" and Resolution.of(e).belief in newest)  # its belief's change tells it
+    ]
+    recent = _folded(db, notable)[-MAX_ITEMS:]
+    refs.extend(Ref("event", event.id) for event, _ in recent)
     resolving_refs: set[Ref] = set()
     for belief in list_beliefs(db, mind, status="contested", limit=MAX_ITEMS):
-        n.resolving.append(clip(f"have not settled whether {trim(belief.proposition)} (contested, {belief.confidence:.2f})"))
+        n.resolving.append(clip(f"have not settled whether {_prop(belief.proposition)}"))
         refs.append(Ref("belief", belief.id))
     for goal in active_goals(db, mind)[: MAX_ITEMS - len(n.resolving)]:
-        n.resolving.append(clip(f"am working on {_quote(goal.title)} ({goal.progress:.0%} done)"))
+        n.resolving.append(clip(f"am working on {_quote(goal.title)}, {goal.progress:.0%} done"))
         if goal.event_id is not None:
             refs.append(Ref("event", goal.event_id))
             resolving_refs.add(Ref("event", goal.event_id))
     expected: set[int] = set()
+    betting: set[int] = set()  # beliefs an open prediction stands on: `next` tells the bet
     for prediction in list_predictions(db, mind, status="open", limit=MAX_ITEMS):
         expected.add(prediction.id)
-        sure = f"{prediction.stated_confidence:.2f} sure"
+        if prediction.belief_id is not None:
+            betting.add(prediction.belief_id)
+        sure = sureness(prediction.stated_confidence)
         if parse_iso(prediction.due_at) <= now:
-            item = f"am still waiting to learn whether {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
+            item = f"am still waiting to learn whether {_prop(prediction.proposition)} (due {_when(prediction.due_at)})"
         else:
-            item = f"expect that {trim(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
+            item = f"expect that {_prop(prediction.proposition)} (due {_when(prediction.due_at)}, {sure})"
         n.next.append(clip(item))
         refs.extend(r for r in (
             Ref("belief", prediction.belief_id) if prediction.belief_id is not None else None,
             Ref("event", prediction.event_id) if prediction.event_id is not None else None,
         ) if r is not None)
     quoted = {e.id for e in stimuli}
+    # Where each thing is told (part, index, the newest event it tells), so a warning a winner told is
+    # not told again and a notification about something told before it reads "… and told an operator"
+    # on that item (an older notification is not pinned on a newer change: it is told on its own).
+    where: dict[Any, tuple[list[str], int, int]] = {}
+    named: set[int] = set()
     for thought in admitted:
-        phrase = _doing(db, thought, quoted, resolving_refs, expected)
+        belief_told = _belief_of(db, thought)
+        if belief_told is not None and (newest.get(belief_told[0]) != belief_told[1] or (belief_told[0] in betting and thought.kind == "belief_created")):
+            continue  # a newer change of this belief is told instead, or the open bet `next` tells
+        phrase = _doing(db, thought, quoted, resolving_refs, expected, named)
         if phrase is not None:
-            n.doing.append(clip(phrase))
-    told = set(n.doing)
-    n.recently = [item for item in (clip(phrase) for phrase, _ in recent) if item not in told]  # not what `doing` tells
+            n.doing.append(phrase)
+            keys: set[Any] = set(thought.refs)
+            if thought.process == "metacognition":
+                keys.add((thought.detail.get("check"), thought.detail.get("ref")))
+            told_event = max((r.id for r in thought.refs if r.type == "event"), default=0)
+            for key in keys:
+                where.setdefault(key, (n.doing, len(n.doing) - 1, told_event))
+    # A belief still contested is told in `resolving`: a notification that it is, with nothing newer, rides there.
+    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(list_beliefs(db, mind, status="contested", limit=MAX_ITEMS))}
+    recent_named: set[int] = set()
+    for event, times in recent:
+        about = _about(event)
+        if event.kind == "metacognition" and about & where.keys():
+            for key in about:
+                where.setdefault(key, where[next(iter(about & where.keys()))])
+            continue  # the winner that raised it is told in `doing`
+        if event.kind == "notification":
+            about_it = sorted(_raised_about(event), key=str)
+            told = next((where[key] for key in about_it if key in where and where[key][2] < event.id), None)
+            told = told or next((unsettled[key] for key in about_it if key in unsettled and not any(key in where for key in about_it)), None)
+            if told is not None:
+                part, i, _ = told
+                suffix = " and warned an operator" if Raised.of(event).rule == "warning" else " and told an operator"
+                part[i] = part[i] if part[i].endswith(suffix) else part[i] + suffix
+                continue
+        phrase = _replied(_reply_to(db, event), event.text, times) if times > 1 else _notable(db, event, recent_named)
+        if phrase in n.doing:
+            continue  # not what `doing` tells
+        n.recently.append(phrase)
+        for key in about:
+            where.setdefault(key, (n.recently, len(n.recently) - 1, event.id))
+    n.doing = [clip(item) for item in n.doing]
+    n.recently = [clip(item) for item in n.recently]
     n.refs = list(dict.fromkeys(refs))[:MAX_REFS]
     return n
 
@@ -374,10 +608,38 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
 
 
 def _and(items: Sequence[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
+    """"a", "a and b", "a, b and c"; a verb said again is left out ("noticed that a and that b")."""
+    items = _fold(items)
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _lead(item: str) -> str:
+    """The verb an item opens with: the words before its "that"/"whether" (within four words), else its first word."""
+    words = item.split(" ")
+    for i, word in enumerate(words[:5]):
+        if word in ("that", "whether") and i > 0:
+            return " ".join(words[:i])
+    return words[0]
+
+
+def _fold(items: Sequence[str]) -> list[str]:
+    """Items in a row that open with the same verb as one: "noticed that a", "noticed that b" -> "noticed that a and that b"."""
+    runs: list[tuple[str, list[str]]] = []
+    for item in items:
+        lead = _lead(item)
+        if runs and runs[-1][0] == lead:
+            runs[-1][1].append(item[len(lead):].lstrip())
+        else:
+            runs.append((lead, [item[len(lead):].lstrip()]))
+    out = []
+    for lead, rests in runs:
+        # A serial comma when a folded clause has an "and" of its own, so the last one reads apart.
+        last = ", and " if any(" and " in rest for rest in rests[:-1]) else " and "
+        joined = rests[0] if len(rests) == 1 else ", ".join(rests[:-1]) + last + rests[-1]
+        out.append(f"{lead} {joined}".rstrip())
+    return out
 
 
 def _sentence(text: str) -> str:

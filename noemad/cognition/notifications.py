@@ -69,7 +69,7 @@ from noemad.cognition.predictions import Resolution
 from noemad.cognition.thoughts import Thought
 from noemad.config import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
-from noemad.events import Event, EventDraft, Ref, append, get_events
+from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 from noemad.stimuli import Observation
 from noemad.wire import wire
 
@@ -341,6 +341,24 @@ def evaluate(
             seen.add((candidate.key, candidate.cause))
             out.append(candidate)
     return out
+
+
+# the notification event ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The data of a `notification` event: the one definition of its fields (what the narrative reads)."""
+
+    notification: int
+    rule: str
+    key: str
+    values: dict[str, Any]
+
+    @classmethod
+    def of(cls, event: Event) -> Raised:
+        data = data_of(event, "notification")
+        return cls(int(data["notification"]), str(data["rule"]), str(data["key"]), dict(data.get("values") or {}))
 
 
 # the notifications table -------------------------------------------------------------

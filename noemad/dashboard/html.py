@@ -116,5 +116,18 @@ def section(title: str, anchor: str, *children: Any) -> Markup:
     return tag("section", tag("h2", title, id=anchor), *children, aria_labelledby=anchor)
 
 
+def when(at: str | None, empty: str = "–") -> Markup:
+    """A stored time as a person reads it: a `<time>` the script shows in local time (relative when recent), the exact time on hover.
+
+    Without the script it reads `2026-01-01 00:00 UTC`, and the title holds the
+    exact stored time to the second.
+    """
+    if not at:
+        return h(empty)
+    plain = f"{at[:10]} {at[11:16]} UTC" if len(at) >= 16 and at[10] == "T" else at
+    exact = f"{at[:10]} {at[11:19]} UTC" if len(at) >= 19 and at[10] == "T" else at
+    return tag("time", plain, datetime=at, title=exact)
+
+
 def pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:.0f}%"

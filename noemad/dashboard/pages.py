@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from noemad.dashboard.html import Markup, h, href, join, page, pct, section, seg, short, table, tag
+from noemad.dashboard.html import Markup, h, href, join, page, pct, section, seg, short, table, tag, when
+from noemad.rules.shape import behaviour_words, extras_words, match_words
 from noemad.dashboard.layout import lay_out
 from noemad.dashboard.reads import Reader
 from noemad.dashboard.svg import calibration, edge_list, timeline
@@ -46,7 +47,8 @@ def _status_line(status: dict[str, Any], schedules: list[dict[str, Any]]) -> Mar
         f"schedules paused: {', '.join(paused)}" if paused else "schedules running",
         f"jobs running: {len(status['jobs']['running'])}" if isinstance(status["jobs"]["running"], list) else f"jobs running: {status['jobs']['running']}",
     ]
-    return tag("p", join(parts, " · "), class_="status", id="daemon-status")
+    # The daemon's now: the script tells times relative to it (a manual clock included).
+    return tag("p", join(parts, " · "), class_="status", id="daemon-status", data_now=status.get("now"))
 
 
 def _span(seconds: float) -> str:
@@ -84,16 +86,16 @@ async def minds_page(api: Reader) -> str:
         ])
     body = table(["Mind", "Mode", "Events", "Last turn", "Open notifications", "Newest warnings"], rows, "Every mind", "No minds yet: create one with `noemactl mind create NAME` or play the demo with `noemactl demo`.")
     live = tag("div", body, data_modes="/api/v1/minds")  # the script keeps each mode current
-    return page("Minds", section("Minds", "minds", live), [("Minds", None)], await status_line(api))
+    return page("Minds", live, [("Minds", None)], await status_line(api))  # the page's heading names it once
 
 
-async def _last_turn(api: Reader, name: str) -> str:
+async def _last_turn(api: Reader, name: str) -> Markup:
     """When the mind's newest cycle completed: the events API reads oldest first, so page to the end."""
     since, newest = 0, None
     while True:
         page_ = await api.get(f"/minds/{seg(name)}/events", kind="cycle_completed", since=since, limit=1000)
         if not page_["events"]:
-            return newest["at"] if newest else "no turn yet"
+            return when(newest["at"]) if newest else h("no turn yet")
         newest, since = page_["events"][-1], page_["next_since"]
 
 
@@ -125,14 +127,15 @@ async def mind_page(api: Reader, name: str, query: dict[str, str]) -> str:
     warnings = overview["warnings"]
     parts.append(section("Warnings", "warnings", table(
         ["When", "Check", "About", "What it did", "Walk"],
-        [[w["at"], w["check"], _ref(w.get("ref")), w["text"], tag("a", f"#{w['event']}", href=f"/events/{w['event']}/timeline")] for w in warnings],
+        [[when(w["at"]), w["check"], _ref(w.get("ref")), w["text"], tag("a", f"#{w['event']}", href=f"/events/{w['event']}/timeline")] for w in warnings],
         "The newest metacognition warnings", "No warnings: no check has fired for this mind.")))
     parts.append(await _beliefs(api, m, query.get("status")))
     parts.append(await _memories(api, m, query))
     goals = (await api.get(f"/minds/{m}/goals"))["goals"]
     parts.append(section("Goals", "goals", table(
-        ["#", "Goal", "Status", "Priority", "Progress"],
-        [[g["id"], g.get("text") or g.get("description") or "", g.get("status"), g.get("priority", ""), pct(g.get("progress"))] for g in goals],
+        ["#", "Goal", "Status", "Progress", "Set by", "Updated"],
+        [[g["id"], g["title"], g["status"], pct(g["progress"]), "an operator" if g["origin"] == "operator" else "the mind", when(g["updated_at"])]
+         for g in goals],
         "Goals, oldest first", "No goals.")))
     parts.append(await _predictions(api, m))
     parts.append(await _notifications(api, m))
@@ -188,7 +191,7 @@ async def _memories(api: Reader, m: str, query: dict[str, str]) -> Markup:
 async def _predictions(api: Reader, m: str) -> Markup:
     listed = (await api.get(f"/minds/{m}/predictions"))["predictions"]
     cal = await api.get(f"/minds/{m}/calibration")
-    rows = [[p["id"], p["proposition"], f"{p['stated_confidence']:.2f}", p["status"] + (" (overdue)" if p.get("overdue") else ""), p["due_at"], p.get("observed") or ""] for p in listed]
+    rows = [[p["id"], p["proposition"], f"{p['stated_confidence']:.2f}", p["status"] + (" (overdue)" if p.get("overdue") else ""), when(p["due_at"]), p.get("observed") or ""] for p in listed]
     brier = "no resolved predictions yet" if cal.get("brier") is None else f"Brier score {cal['brier']:.3f} over {cal['resolved']} resolved ({cal['hits']} hit, mean stated {cal['mean_stated']:.2f}, hit rate {pct(cal['hit_rate'])})" + ("; overconfident" if cal.get("overconfident") else "")
     return section("Predictions", "predictions",
                    table(["#", "Prediction", "Stated", "Status", "Due", "Observed"], rows, "Predictions, soonest due first", "No predictions."),
@@ -198,26 +201,27 @@ async def _predictions(api: Reader, m: str) -> Markup:
 async def _notifications(api: Reader, m: str) -> Markup:
     listed = (await api.get(f"/minds/{m}/notifications"))["notifications"]
     rows = [[n["id"], n["title"], n["rule"], n["count"], n["status"], tag("a", f"#{n['event_id']}", href=f"/events/{n['event_id']}/timeline"),
-             action("Acknowledge", "POST", f"/notifications/{n['id']}/ack") if n["status"] == "open" else f"acked {n.get('acked_at') or ''}"] for n in listed]
+             action("Acknowledge", "POST", f"/notifications/{n['id']}/ack") if n["status"] == "open" else join(["acked ", when(n.get("acked_at"), "")])] for n in listed]
     return section("Notifications", "notifications", table(["#", "Title", "Rule", "Times", "Status", "Event", ""], rows, "Notifications, newest first", "No notifications."))
 
 
 async def _gate(api: Reader, m: str) -> Markup:
     rules = await api.get(f"/minds/{m}/rules")
     gate = await api.get(f"/minds/{m}/gate")
-    rows = [[n + 1, r.get("name"), json.dumps(r.get("when") or r.get("match") or {k: v for k, v in r.items() if k not in ("name", "then", "action")}, sort_keys=True),
-             json.dumps(r.get("then") or r.get("action") or "", sort_keys=True)] for n, r in enumerate(rules["rules"])]
+    # Worded as `noemactl rules list` words them (noemad.rules.shape holds the one phrasing).
+    rows = [[n + 1, r.get("name"), join([match_words(r.get("match"))] + ([f"; {extras_words(r)}"] if extras_words(r) else [])),
+             behaviour_words(r.get("behaviour"))] for n, r in enumerate(rules["rules"])]
     sleeping = gate.get("sleeping")
-    facts = [
-        f"default: {json.dumps(rules['default'], sort_keys=True)}",
-        f"sleeping until {sleeping.get('until')}" if isinstance(sleeping, dict) else "awake",
+    facts: list[Any] = [
+        join([tag("strong", "default: "), behaviour_words(rules["default"]), " (for stimuli no rule matches)"]),
+        join(["sleeping until ", when(sleeping.get("until"))]) if isinstance(sleeping, dict) else "awake",
         f"held {gate.get('held', 0)}, dropped {gate.get('dropped', 0)}, absorbed {gate.get('absorbed', 0)}",
     ]
     governance = gate.get("governance") or {}
     if governance.get("off"):
         facts.append(f"governance off: {governance['off']}")
     return section("Rules and gate", "gate", tag("ul", join(tag("li", f) for f in facts)),
-                   table(["Order", "Rule", "When", "Then"], rows, "Wake rules in the order they are asked", "No wake rules: the default decides."))
+                   table(["Order", "Rule", "Matches", "Behaviour"], rows, "Wake rules in the order they are asked", "No wake rules: the default decides."))
 
 
 # --- Background ------------------------------------------------------------------------------
@@ -230,11 +234,11 @@ async def background_page(api: Reader, name: str) -> str:
     schedules = (await api.get("/schedules"))["schedules"]
     run = tag("p", action("Run reflection now", "POST", f"/minds/{m}/jobs", {"kind": "reflection"}), " ",
               action("Run consolidation now", "POST", f"/minds/{m}/jobs", {"kind": "consolidation"}), class_="actions")
-    sched_rows = [[s["kind"], "paused" + (f" by {s['actor']} at {s['paused_at']}" if s.get("actor") else "") if s["paused"] else "running", s["every"],
+    sched_rows = [[s["kind"], join(["paused"] + ([f" by {s['actor']}, ", when(s.get("paused_at"))] if s.get("actor") else [])) if s["paused"] else "running", s["every"],
                    action("Resume" if s["paused"] else "Pause", "PUT", f"/schedules/{s['kind']}", {"paused": not s["paused"]})] for s in schedules]
     made = {c["memory"] for j in jobs for c in (j.get("outputs") or {}).get("clusters") or [] if c.get("memory")}
     retracted = {m for m in made if (await api.get(f"/memories/{m}")).get("status") == "retracted"}
-    job_rows = [[j["id"], j["kind"], j["trigger"], j["started_at"], _progress(j), _found(j, retracted)] for j in jobs]
+    job_rows = [[j["id"], j["kind"], j["trigger"], when(j["started_at"]), _progress(j), _found(j, retracted)] for j in jobs]
     body = join([
         _tabs(name, "Background"),
         section("Run now", "run", run, tag("p", "A job starts at once and its progress shows below.", class_="hint")),
@@ -300,7 +304,7 @@ async def timeline_page(api: Reader, event_id: int, controls: dict[str, int | No
                  tag("li", tag("span", "·······", class_="key key-cited"), " cited"), tag("li", "dashed frame: one cycle (correlation, not causation)"),
                  tag("li", "◆ a model call the event cites"), class_="legend")
     body = join([
-        tag("p", f"Event #{root['id']} {root['kind']} of ", tag("a", root["mind"], href=f"/minds/{seg(root['mind'])}"), f" by {root['actor']} at {root['at']}: ", tag("q", root.get("text") or ""), class_="lead"),
+        tag("p", f"Event #{root['id']} {root['kind']} of ", tag("a", root["mind"], href=f"/minds/{seg(root['mind'])}"), f" by {root['actor']}, ", when(root["at"]), ": ", tag("q", root.get("text") or ""), class_="lead"),
         tag("p", "Causes on the left, consequences on the right. Every arrow is a link stored with the events; where nothing says why, no arrow is drawn. Select an event to walk from it.", class_="hint"),
         form,
         tag("p", said, class_="cut-note"),

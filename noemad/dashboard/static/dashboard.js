@@ -115,7 +115,34 @@ function modes(box) {
   window.setTimeout(tick, 3000);
 }
 
+// Times: stored in UTC, shown as a person reads them — relative to the daemon's now (its clock, manual
+// or not, from the status line) when within a day, else the local date and time; the exact local
+// time to the second on hover.
+function localTime(el) {
+  const at = new Date(el.getAttribute("datetime"));
+  if (Number.isNaN(at.getTime())) return;
+  const status = document.getElementById("daemon-status");
+  const now = status && status.dataset.now ? new Date(status.dataset.now) : new Date();
+  const seconds = (at.getTime() - now.getTime()) / 1000;
+  el.title = at.toLocaleString(undefined, { dateStyle: "full", timeStyle: "long" });
+  if (Math.abs(seconds) < 45) {
+    el.textContent = "just now";
+    return;
+  }
+  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  if (Math.abs(seconds) < 3600) {
+    el.textContent = relative.format(Math.round(seconds / 60), "minute");
+    return;
+  }
+  if (Math.abs(seconds) < 86400) {
+    el.textContent = relative.format(Math.round(seconds / 3600), "hour");
+    return;
+  }
+  el.textContent = at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("time[datetime]").forEach(localTime);
   document.querySelectorAll("[data-modes]").forEach(modes);
   document.querySelectorAll("button.action").forEach((b) => b.addEventListener("click", () => act(b)));
   document.querySelectorAll("[data-stream]").forEach(follow);
