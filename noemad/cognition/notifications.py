@@ -18,6 +18,8 @@ candidates, each with an explicit threshold and an *aggregate key*:
 |                     | '{"salience": 0.95}'`) and that of its perception thought if attention admitted it                  |                                      |
 
 Every threshold is inclusive (a miss at 0.7 notifies, one at 0.69 does not).
+A belief changed more than once in a cycle (evidence, then a warning lifted
+by it) is a strong belief once, from the first admitted change that fires.
 A missed hypothesis is contradicted and then rejected in the same cycle; it
 ends rejected, not contested, so it notifies once, as a prediction miss.
 Hypotheses are left to the prediction rules, so a stated prediction is not
@@ -200,19 +202,21 @@ def _strong_belief(ctx: _Context) -> None:
     person = ctx.personality
     if not person.notify_proactively:
         return
+    told: set[int] = set()
     for thought in ctx.winners:
         if thought.process != "evidence":
             continue
         beliefs = [r.id for r in thought.refs if r.type == "belief"]
         events = [r.id for r in thought.refs if r.type == "event"]
-        if not beliefs or not events or thought.salience < person.notify_min_salience:
-            continue
+        if not beliefs or not events or thought.salience < person.notify_min_salience or beliefs[0] in told:
+            continue  # a belief changed twice in a cycle (evidence, then a lifted warning) is told of once
         belief = find_belief(ctx.db, beliefs[0])
         if belief is None:
             continue
         proposition, kind, confidence, status = belief.proposition, belief.kind, float(belief.confidence), belief.status
         if status != "active" or kind == "hypothesis" or confidence < person.notify_min_confidence:
             continue
+        told.add(beliefs[0])
         ctx.add(
             "strong_belief",
             f"strong_belief:belief:{beliefs[0]}",
