@@ -359,12 +359,17 @@ def belief(data: dict[str, Any]) -> list[RenderableType]:
     ]
     evidence = data.get("evidence") or []
     if evidence:
-        out.append(Text(f"evidence ({len(evidence)})", style="bold"))
+        withdrawn = [e for e in evidence if e.get("withdrawn_by") is not None]
+        head = f"evidence ({len(evidence)}" + (f", {len(withdrawn)} withdrawn: no longer counted)" if withdrawn else ")")
+        out.append(Text(head, style="bold"))
         out.extend(
             columns(
-                ["STANCE", "WEIGHT", "CRED", "SOURCE", "KIND", "EVENT"],
+                ["STANCE", "WEIGHT", "CRED", "SOURCE", "KIND", "EVENT", *(["WITHDRAWN"] if withdrawn else [])],
                 [
-                    [e["stance"], f"{e['weight']:.2f}", f"{e['credibility']:.2f}", e["source"], e["kind"], f"#{e['event_id']}"]
+                    [
+                        e["stance"], f"{e['weight']:.2f}", f"{e['credibility']:.2f}", e["source"], e["kind"], f"#{e['event_id']}",
+                        *([f"by #{e['withdrawn_by']}" if e.get("withdrawn_by") is not None else ""] if withdrawn else []),
+                    ]
                     for e in evidence
                 ],
                 right=[1, 2],

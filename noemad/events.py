@@ -341,7 +341,7 @@ KNOWN_KINDS: tuple[str, ...] = (
     "mind_slept", "mind_woke", "self_wake_set", "self_wake_cancelled", "judge_verdict",
     # a turn
     "cycle_started", "cycle_completed", "attention", "reply", "reply_skipped", "reply_failed", "turn_failed",
-    "tool_called", "governance", "metacognition", "narrative_updated", "narrative_rephrased",
+    "tool_called", "action_denied", "governance", "metacognition", "narrative_updated", "narrative_rephrased",
     # beliefs, memories, goals, predictions, notifications
     "belief_created", "belief_updated", "memory_created", "memory_retrieved", "memory_retracted",
     "goal_created", "goal_progressed", "goal_completed", "goal_abandoned",

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from noemad.cognition.actions import ActionDenied
 from noemad.cognition.beliefs import BeliefChange, EvidenceBatch
 from noemad.cognition.goals import GoalChange
 from noemad.cognition.metacognition import MetacognitionWarning
@@ -156,6 +157,15 @@ PAYLOADS: list[tuple[str, Any, str]] = [
         '"status":{"from":"active","to":"active"}}',
     ),
     (
+        "belief_updated",
+        BeliefChange(0.75, 0.9975, "active", "active", withdrawn=(3,), check="single_source", lifted_by=4,
+                     reason="single_source lifted: sensor-2 supports “the reactor is hot” too"),
+        '{"check":"single_source","confidence":{"from":0.75,"to":0.9975},"lifted_by":4,'
+        '"reason":"single_source lifted: sensor-2 supports \\u201cthe reactor is hot\\u201d too","status":{"from":"active","to":"active"},"withdrawn":[3]}',
+    ),
+    ("action_denied", ActionDenied("wake_add_rule", "a rule of bad shape"), '{"action":"wake_add_rule","reason":"a rule of bad shape"}'),
+    ("action_denied", ActionDenied("shell"), '{"action":"shell"}'),
+    (
         "metacognition",
         MetacognitionWarning("single_source", "belief:4", "counter_evidence", 0.7, {"belief": 4, "source": "ci"}),
         '{"belief":4,"check":"single_source","effect":"counter_evidence","ref":"belief:4","salience":0.7,"source":"ci"}',
@@ -242,7 +252,6 @@ WRITERS = {
 # (module, function) that read event data by hand outside a payload's module, and why.
 DATA_READS: dict[tuple[str, str], str] = {
     ("noemad/cognition/narrative.py", "latest"): "narrative_rephrased is written in narrative.py itself",
-    ("noemad/cognition/notifications.py", "_denied_action"): "action_denied has no writer yet; its payload comes with it",
     ("noemad/background/reflection/job.py", "run"): "the reflection package reads back its own `reflection` event (written in recording.py)",
 }
 

@@ -198,3 +198,30 @@ def test_event_cuts_migration_keys_each_cut_by_its_runs_mind(tmp_path: Path) -> 
     db.execute("DELETE FROM minds WHERE name = 'ada'")  # a mind's cuts go with it
     assert [r[0] for r in db.execute("SELECT DISTINCT mind FROM event_cuts")] == ["bo"]
     db.close()
+
+
+def test_withdrawn_evidence_migration_keeps_every_item_counted(tmp_path: Path) -> None:
+    """m019: evidence stored before it has nothing withdrawn; the belief reads and is recomputed as it was."""
+    from noemad.cognition.beliefs import correct, get_belief
+    from noemad.store.connection import open_db
+
+    db = open_db(tmp_path / "old.db")
+    migrations.apply(db, stop_before="m019_withdrawn_evidence")
+    at = "2026-01-01T00:00:00Z"
+    db.execute("INSERT INTO minds (name, created_at) VALUES ('ada', ?)", [at])
+    cause = db.execute("INSERT INTO events (mind, kind, actor, at, data) VALUES ('ada', 'observation', 'source:ci', ?, '{}')", [at]).lastrowid
+    belief = db.execute(
+        "INSERT INTO beliefs (mind, proposition, proposition_key, subject, kind, confidence, status, created_at) VALUES ('ada', 'the build is green', 'build is green', 'build', 'observation', 0.675, 'active', ?)",
+        [at],
+    ).lastrowid
+    db.conn.executemany(
+        "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at) VALUES ('ada', ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(belief, "support", 1.0, 0.9, "ci", "observation", cause, at), (belief, "contradict", 0.25, 1.0, "metacognition", "inference", cause, at)],
+    )
+    db.conn.commit()
+    migrations.apply(db)
+    held = get_belief(db, belief)
+    assert [e.withdrawn_by for e in held.evidence] == [None, None] and (held.support, held.contradict) == (1, 1)
+    _, event = correct(db, belief_id=belief, status="active", confidence_value=None, reason="recompute", brought_by=cause, now=0.0, actor="operator")
+    assert event.data["confidence"]["to"] == 0.675  # both items still count
+    db.close()

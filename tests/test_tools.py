@@ -20,6 +20,7 @@ from fake_messages_api import FakeMessagesAPI
 from inprocess import InProcess, start_app
 
 from noemad.clock import ManualClock, parse_iso
+from noemad.cognition.actions import ActionDenied
 from noemad.config import Config, MindSettings, parse_config
 from noemad.errors import ConfigError, InvalidRequest, RateLimited, RuleRefused, ToolRoundsExhausted
 from noemad.events import EventDraft, append, get_event, list_events
@@ -329,6 +330,15 @@ match = "(?i)list your rules"
 tool = "wake_rules_list"
 
 [[respond.rules]]
+match = "(?i)peek at the rules"
+tool = "wake_rules_list"
+input = { verbose = true }
+
+[[respond.rules]]
+match = "takes no input"
+text = "I could not look."
+
+[[respond.rules]]
 match = '^\\{"rules"'
 text = "Listed."
 
@@ -398,6 +408,33 @@ def test_a_refused_rule_goes_back_to_the_model_as_its_sentence(engine: InProcess
     assert [tuple(r) for r in rows] == [(calls[0], "tool_use"), (calls[1], "end_turn")]
     # The tool call cites the model call that asked for it.
     assert called["refs"] == [{"type": "model_call", "id": calls[0]}]
+
+
+def test_a_refused_action_is_a_denied_action_that_notifies(engine: InProcess) -> None:
+    message = say(engine, "Please make a bad rule")
+    reply = engine.wait_for("ada", "reply", since=message["id"])
+    [called] = events_of(engine, "tool_called", message["id"])
+    [denied] = events_of(engine, "action_denied", message["id"])
+    # Caused by the refused call, citing the model call that asked for it, in the turn's cycle.
+    assert (denied["causation_id"], denied["actor"], denied["cycle_id"], denied["refs"]) == (
+        called["id"], "model:respond", reply["cycle_id"], called["refs"]
+    )
+    reason = called["data"]["result"]
+    assert ActionDenied.of(get_event(engine.sup.store.reader(), denied["id"])) == ActionDenied("wake_add_rule", reason)
+    assert denied["text"] == f"wake_add_rule refused: {reason}"
+    # The denied_action rule fires on it: a notification caused by the denial.
+    [note] = events_of(engine, "notification", message["id"])
+    assert (note["causation_id"], note["data"]["rule"]) == (denied["id"], "denied_action")
+    [shown] = engine.api("GET", "/minds/ada/notifications").json()["notifications"]
+    assert (shown["rule"], shown["key"], shown["title"]) == ("denied_action", "denied_action:action:wake_add_rule", f"action denied: wake_add_rule ({reason})")
+    assert shown["values"] == {"action": "wake_add_rule", "reason": reason, "actor": "model:respond"}
+
+    # A refused listing would have changed nothing: a mistake the model reads, not a denied action.
+    peek = say(engine, "peek at the rules")
+    assert engine.wait_for("ada", "reply", since=peek["id"])["text"] == "I could not look."
+    [looked] = events_of(engine, "tool_called", peek["id"])
+    assert looked["data"]["is_error"] is True
+    assert events_of(engine, "action_denied", peek["id"]) == []
 
 
 def test_an_answer_with_no_text_is_no_reply_but_a_failure_that_says_so(engine: InProcess) -> None:

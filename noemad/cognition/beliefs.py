@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 from sqlite_utils import Database
@@ -34,7 +34,7 @@ from noemad.cognition.confidence import Item, assessed
 from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.store import savepoint
-from noemad.wire import computed, wire
+from noemad.wire import OMIT_NONE, computed, wire
 
 Kind = Literal["observation", "assertion", "inference", "hypothesis", "model_output", "note"]
 KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis", "model_output", "note")
@@ -42,6 +42,7 @@ FLUENT_KINDS: tuple[str, ...] = ("model_output", "note")  # what a mind said or 
 Status = Literal["active", "contested", "rejected", "pinned"]
 OPERATOR_STATUSES = ("active", "rejected", "pinned")
 DEFAULT_TRUST = 0.6  # how far a mind trusts a source it has not been told about
+COUNTER_SOURCE = "metacognition"  # the source of metacognition's counter-evidence, the one kind of item ever withdrawn
 MAX_PROPOSITION = 1000
 
 _ARTICLES = re.compile(r"^(the|a|an)\s+")
@@ -89,9 +90,21 @@ class Evidence:
     kind: str
     event_id: int
     at: str
+    withdrawn_by: Annotated[int | None, OMIT_NONE] = None
+    """The event that withdrew it, if it was: it is kept but no longer counts (metacognition's counter-evidence once its warning lifted)."""
+
+    @property
+    def standing(self) -> bool:
+        """Whether it counts: not withdrawn."""
+        return self.withdrawn_by is None
 
     def item(self) -> Item:
         return Item(self.stance, self.weight, self.credibility, self.source)
+
+
+def standing_items(evidence: Iterable[Evidence]) -> list[Item]:
+    """The items the confidence is computed from: every item not withdrawn."""
+    return [e.item() for e in evidence if e.standing]
 
 
 @wire
@@ -113,14 +126,14 @@ class Belief:
     @computed
     @property
     def support(self) -> int:
-        """How many evidence items support it."""
-        return sum(1 for e in self.evidence if e.stance == "support")
+        """How many evidence items support it (withdrawn items are not counted)."""
+        return sum(1 for e in self.evidence if e.stance == "support" and e.standing)
 
     @computed
     @property
     def contradict(self) -> int:
-        """How many evidence items contradict it."""
-        return sum(1 for e in self.evidence if e.stance == "contradict")
+        """How many evidence items contradict it (withdrawn items are not counted)."""
+        return sum(1 for e in self.evidence if e.stance == "contradict" and e.standing)
 
 
 @dataclass(frozen=True)
@@ -146,8 +159,11 @@ class BeliefChange:
     moving. What brought it gives the rest: one item of evidence
     (`evidence_id`, `stance`, `weight`, `credibility`, `source`), many
     (`evidence`, `sources`, `sources_total`), an operator's correction
-    (`correction`, `reason`), or an outcome that rejects a hypothesis
-    (`rejected_by`, `prediction`, `reason`).
+    (`correction`, `reason`), an outcome that rejects a hypothesis
+    (`rejected_by`, `prediction`, `reason`), or a warning that lifted
+    (`withdrawn`: the ids of the items it withdrew; `check`, the warning's
+    check; `lifted_by`, the id of the item of support that lifted it;
+    `reason`).
     """
 
     confidence_from: float
@@ -167,6 +183,9 @@ class BeliefChange:
     reason: str | None = None
     rejected_by: str | None = None
     prediction: int | None = None
+    withdrawn: tuple[int, ...] | None = None
+    check: str | None = None
+    lifted_by: int | None = None
 
     @property
     def status_changed(self) -> bool:
@@ -194,6 +213,9 @@ class BeliefChange:
             ("evidence", self.evidence.to_data() if self.evidence else None),
             ("sources", self.sources),
             ("sources_total", self.sources_total),
+            ("withdrawn", list(self.withdrawn) if self.withdrawn is not None else None),
+            ("check", self.check),
+            ("lifted_by", self.lifted_by),
         ]
         return {
             **{k: v for k, v in head if v is not None},
@@ -230,6 +252,9 @@ class BeliefChange:
             reason=data.get("reason"),
             rejected_by=data.get("rejected_by"),
             prediction=data.get("prediction"),
+            withdrawn=tuple(data["withdrawn"]) if isinstance(data.get("withdrawn"), list) else None,
+            check=data.get("check"),
+            lifted_by=data.get("lifted_by"),
         )
 
 
@@ -249,7 +274,7 @@ def _evidence(db: Database, belief_ids: Sequence[int]) -> dict[int, list[Evidenc
         return out
     marks = ",".join("?" * len(belief_ids))
     for row in db.execute(
-        f"SELECT belief_id, id, stance, weight, credibility, source, kind, event_id, at FROM evidence"
+        f"SELECT belief_id, id, stance, weight, credibility, source, kind, event_id, at, withdrawn_by FROM evidence"
         f" WHERE belief_id IN ({marks}) ORDER BY id",
         list(belief_ids),
     ):
@@ -394,7 +419,7 @@ def add_evidence(
         ).lastrowid
         or 0
     )
-    items = [e.item() for e in _evidence(db, [belief_id]).get(belief_id, [])]
+    items = standing_items(_evidence(db, [belief_id]).get(belief_id, []))
     new_conf, new_status = _recompute(before_status, items)
     if new_conf is not None:
         db.execute(
@@ -764,7 +789,9 @@ def _recorded(
     if b.created:
         every = b.counted()
     else:
-        every = Counter(db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ?", [b.belief_id]).fetchall())
+        every = Counter(
+            db.execute("SELECT stance, weight, credibility, source FROM evidence WHERE belief_id = ? AND withdrawn_by IS NULL", [b.belief_id]).fetchall()
+        )
     new_conf, new_status = _recompute(b.before_status, _items_that_count(every))
     if new_conf is not None:
         db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, b.belief_id])
@@ -827,7 +854,7 @@ def correct(
     if confidence_value is not None and not 0.0 <= confidence_value <= 1.0:
         raise InvalidInput(f"confidence is between 0 and 1, not {confidence_value}")
     if status == "active":
-        new_conf, new_status = _recompute("active", [e.item() for e in belief.evidence])
+        new_conf, new_status = _recompute("active", standing_items(belief.evidence))
         assert new_conf is not None
     else:
         new_conf = belief.confidence if confidence_value is None else confidence_value
@@ -849,6 +876,61 @@ def correct(
         ),
         now,
     )
+    return get_belief(db, belief_id), event
+
+
+def withdraw_evidence(
+    db: Database,
+    *,
+    belief_id: int,
+    evidence_ids: Sequence[int],
+    reason: str,
+    cause: int,
+    now: float,
+    actor: str,
+    cycle_id: str | None = None,
+    parents: Sequence[int] = (),
+    check: str | None = None,
+    lifted_by: int | None = None,
+) -> tuple[Belief, Event]:
+    """Withdraw items of a belief's evidence (a writer job): kept, marked with the event that withdrew them, no longer counted.
+
+    The `belief_updated` event is caused by `cause` (what made the items
+    stand no more: the event that brought the evidence that lifted a
+    warning), has `parents` (the warnings whose items these were), says
+    the confidence before and after and `reason` in its text, and gives
+    them in its data. A pinned or rejected belief records
+    the withdrawal without moving, as it records new evidence.
+    """
+    belief = get_belief(db, belief_id)
+    wanted = set(evidence_ids)
+    mine = {e.id for e in belief.evidence if e.standing}
+    if not wanted or not wanted <= mine:
+        raise InvalidInput(f"belief {belief_id} has no standing evidence {sorted(wanted - mine) or '(none named)'} to withdraw")
+    new_conf, new_status = _recompute(belief.status, standing_items(e for e in belief.evidence if e.id not in wanted))
+    after = new_conf if new_conf is not None else belief.confidence
+    event = append(
+        db,
+        EventDraft(
+            mind=belief.mind,
+            kind="belief_updated",
+            actor=actor,
+            text=f"{belief.confidence:.2f} -> {after:.2f}: {reason}",  # front-loaded: a timeline shows the first 60 characters
+            cycle_id=cycle_id,
+            causation_id=cause,
+            parents=sorted(set(parents)),
+            subject=Ref("belief", belief_id),
+            data=BeliefChange(
+                belief.confidence, after, belief.status, new_status, held=_held(belief.status, new_conf is not None),
+                withdrawn=tuple(sorted(wanted)), check=check, lifted_by=lifted_by, reason=reason,
+            ).to_data(),
+        ),
+        now,
+    )
+    marks = ",".join("?" * len(wanted))
+    db.execute(f"UPDATE evidence SET withdrawn_by = ? WHERE id IN ({marks})", [event.id, *sorted(wanted)])
+    if new_conf is not None:
+        db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, iso(now), belief_id])
     return get_belief(db, belief_id), event
 
 
@@ -905,9 +987,10 @@ def find_by_proposition(db: Database, mind: str, proposition: str) -> Belief | N
 
 
 def evidence_counts(db: Database, belief_id: int) -> tuple[int, int]:
-    """How many items support and how many contradict a belief."""
+    """How many items support and how many contradict a belief (those withdrawn are not counted)."""
     support, contradict = db.execute(
-        "SELECT coalesce(sum(stance = 'support'), 0), coalesce(sum(stance = 'contradict'), 0) FROM evidence WHERE belief_id = ?",
+        "SELECT coalesce(sum(stance = 'support'), 0), coalesce(sum(stance = 'contradict'), 0) FROM evidence"
+        " WHERE belief_id = ? AND withdrawn_by IS NULL",
         [belief_id],
     ).fetchone()
     return int(support), int(contradict)
@@ -923,6 +1006,22 @@ def support_items(db: Database, belief_ids: Sequence[int]) -> list[tuple[int, st
         for b, source, event in db.execute(
             f"SELECT belief_id, source, event_id FROM evidence WHERE belief_id IN ({marks}) AND stance = 'support' ORDER BY id",
             list(belief_ids),
+        )
+    ]
+
+
+def with_standing_counter(db: Database, belief_ids: Iterable[int]) -> list[int]:
+    """Those of these beliefs that hold counter-evidence from COUNTER_SOURCE not withdrawn, by id (found on a partial index)."""
+    ids = sorted(set(belief_ids))
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return [
+        int(b)
+        for (b,) in db.execute(
+            f"SELECT DISTINCT belief_id FROM evidence WHERE belief_id IN ({marks})"
+            f" AND source = '{COUNTER_SOURCE}' AND stance = 'contradict' AND withdrawn_by IS NULL ORDER BY belief_id",
+            ids,
         )
     ]
 

@@ -6,7 +6,8 @@ the newest up to an event's link limit; its text names the rule that woke
 the mind, and its data which rule held back each other stimulus it takes);
 perceive (episodes; evidence and corrections applied to
 beliefs); retrieve (the memories most worth recalling for what arrived,
-recorded as `memory_retrieved`); deliberate (the processes propose thoughts —
+recorded as `memory_retrieved`); deliberate (the warnings whose cause is gone
+lift, their counter-evidence withdrawn; the processes propose thoughts —
 perception, evidence, goals, due predictions, metacognition —, attention admits the most salient few
 and records the competition, the admitted warnings take effect);
 `cycle_completed`; then notifications for what the cycle did. Every event of
@@ -134,16 +135,17 @@ def _proposition(db: Database, belief_id: int) -> str | None:
 def deliberate(
     db: Database, *, mind: str, stimuli: list[Event], perception: Perception, size: int, cause: int, cycle_id: str, now: float
 ) -> tuple[list[Thought], list[Event]]:
-    """Propose, attend, and let the admitted warnings take effect (one writer job)."""
+    """Lift the warnings whose cause is gone, propose, attend, and let the admitted warnings take effect (one writer job)."""
+    lifted = metacognition.lift(db, mind, perception.beliefs, cycle_id, now)
     thoughts = [
         *perception_thoughts(mind, stimuli),
-        *evidence_thoughts(perception.events, lambda belief: _proposition(db, belief)),
+        *evidence_thoughts([*perception.events, *lifted], lambda belief: _proposition(db, belief)),
         *goal_thoughts(active_goals(db, mind)),
         *prediction_thoughts(due_predictions(db, mind, now), now),
         *metacognition.propose(db, mind, perception.beliefs, now),
     ]
     winners, attention = attend(db, mind=mind, thoughts=thoughts, size=size, cause=cause, cycle_id=cycle_id, now=now)
-    effects: list[Event] = [attention] if attention else []
+    effects: list[Event] = [*lifted, *([attention] if attention else [])]
     for thought in winners:
         if thought.process == "metacognition" and attention is not None:
             effects.extend(metacognition.apply(db, mind, thought, attention.id, cycle_id, now))

@@ -41,6 +41,20 @@ What each check looks at:
 Pinned and rejected beliefs are the operator's and are left alone.
 Counter-evidence comes from the source `metacognition` with credibility 1,
 so two warnings on one belief count with the same-source discount.
+
+A warning lifts when its cause is gone (`lift`, every cycle, on the beliefs
+the cycle changed, before the checks): its condition, without the
+confidence threshold the warning itself pushed down, no longer holds —
+insufficient_evidence once a second item of support arrived,
+single_source once another source supports the belief, and
+fluent_without_evidence once support other than the mind's own words or
+notes did (support counts when its weight and credibility are above zero).
+Its counter-evidence is then withdrawn (`beliefs.withdraw_evidence`): a
+`belief_updated` event caused by the event that brought the support that
+lifted it, with the warning as its parent, so the timeline shows why the
+confidence rose. Support only grows, so a lifted warning does not return:
+a belief with enough independent credible support ends at the confidence
+its evidence alone gives.
 """
 
 from __future__ import annotations
@@ -52,16 +66,28 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import FLUENT_KINDS, Belief, add_evidence, contested_since, fluent_beliefs, get_belief, rejected_hypotheses
+from noemad.cognition.beliefs import (
+    COUNTER_SOURCE,
+    FLUENT_KINDS,
+    Belief,
+    Evidence,
+    add_evidence,
+    contested_since,
+    fluent_beliefs,
+    get_belief,
+    rejected_hypotheses,
+    with_standing_counter,
+    withdraw_evidence,
+)
 from noemad.cognition.calibration import calibration
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought
-from noemad.events import Event, EventDraft, Ref, append, data_of
+from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 
 DAY = 86_400.0
 MONTH = 30 * DAY
 COUNTER_WEIGHT = 0.25
-SOURCE = "metacognition"
+SOURCE = COUNTER_SOURCE
 ACTOR = "process:metacognition"
 
 
@@ -251,4 +277,67 @@ def apply(db: Database, mind: str, thought: Thought, cause: int, cycle_id: str, 
             db, mind=mind, title=f"investigate: {belief.proposition}", origin="mind", cause=warning.id, cycle_id=cycle_id, now=now
         )
         events.append(goal_event)
+    return events
+
+
+def lifted_by(check: str, belief: Belief, warned_source: str | None = None) -> Evidence | None:
+    """The item of support that makes a counter-evidence warning hold no more, or None while it holds.
+
+    Each check's condition without its confidence threshold (that confidence
+    is what the warning lowered): `insufficient_evidence` holds while a
+    single item supports the belief, and the second lifts it;
+    `single_source` while one source (`warned_source`, else the first) gives
+    all the support, and the first item from another lifts it;
+    `fluent_without_evidence` while the support is only the mind's own words
+    or notes, and the first other item lifts it. Support from no source (a
+    bet, an outcome) lifts none of the first two, as it never fired them;
+    support with no weight or no credibility says nothing and lifts nothing.
+    """
+    said = [e for e in belief.evidence if e.stance == "support" and e.standing and e.item().strength > 0]
+    if check == "fluent_without_evidence":
+        return next((e for e in said if e.kind not in FLUENT_KINDS), None)
+    sourced = [e for e in said if e.source not in NOT_A_SOURCE]
+    if check == "insufficient_evidence":
+        return sourced[1] if len(sourced) > 1 else None
+    if check == "single_source":
+        first = warned_source if warned_source is not None else (sourced[0].source if sourced else None)
+        return next((e for e in sourced if e.source != first), None)
+    return None
+
+
+def _lift_reason(check: str, belief: Belief, by: Evidence) -> str:
+    too = "" if check == "fluent_without_evidence" else " too"
+    return f"{check} lifted: {by.source} supports “{belief.proposition}”{too}"
+
+
+def lift(db: Database, mind: str, changed: Iterable[int], cycle_id: str, now: float) -> list[Event]:
+    """Withdraw the counter-evidence of each warning on the changed beliefs whose cause is gone (a writer job); the events.
+
+    One `belief_updated` per lifted warning, oldest warning first, caused by
+    the event that brought the support that lifted it, the warning its parent.
+    """
+    events: list[Event] = []
+    for belief_id in with_standing_counter(db, changed):
+        belief = get_belief(db, belief_id)
+        if belief.status in ("pinned", "rejected"):
+            continue  # the operator's
+        counters: dict[int, list[int]] = {}  # warning event -> its items of counter-evidence
+        for e in belief.evidence:
+            if e.standing and e.source == SOURCE and e.stance == "contradict":
+                counters.setdefault(e.event_id, []).append(e.id)
+        found = get_events(db, sorted(counters))
+        for warning_id in sorted(counters):
+            if warning_id not in found or found[warning_id].kind != "metacognition":
+                continue  # archived, or not a warning's: nothing says which condition to test
+            warning = MetacognitionWarning.of(found[warning_id])
+            source = warning.detail.get("source")
+            warned = source if isinstance(source, str) else None
+            by = lifted_by(warning.check, belief, warned)
+            if by is None:
+                continue
+            belief, event = withdraw_evidence(
+                db, belief_id=belief_id, evidence_ids=counters[warning_id], reason=_lift_reason(warning.check, belief, by),
+                cause=by.event_id, parents=[warning_id], check=warning.check, lifted_by=by.id, now=now, actor=ACTOR, cycle_id=cycle_id,
+            )
+            events.append(event)
     return events

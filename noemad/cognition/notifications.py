@@ -12,12 +12,14 @@ candidates, each with an explicit threshold and an *aggregate key*:
 |                     | salience >= `notify_min_salience` (default 0.7)                                                     |                                      |
 | goal_completed      | a `goal_completed` event                                                                            | `goal_completed:goal:<id>`           |
 | warning             | a `metacognition` event of check `overconfidence` or `repeated_failure`                             | `warning:<check>:<ref>`              |
-| denied_action       | an `action_denied` event (nothing writes one yet: the rule waits for tools and governance)          | `denied_action:action:<action>`      |
+| denied_action       | an `action_denied` event: a tool call of the mind's that was refused (`noemad.cognition.actions`)   | `denied_action:action:<action>`      |
 | salient_observation | an observation perceived in the cycle whose salience >= 0.9 (OBSERVATION_SALIENCE): the larger of   | `salient_observation:source:<source>`|
 |                     | the salience its source states (a number in its `data.salience`, e.g. `noemactl observe --data     |                                      |
 |                     | '{"salience": 0.95}'`) and that of its perception thought if attention admitted it                  |                                      |
 
 Every threshold is inclusive (a miss at 0.7 notifies, one at 0.69 does not).
+A belief changed more than once in a cycle (evidence, then a warning lifted
+by it) is a strong belief once, from the first admitted change that fires.
 A missed hypothesis is contradicted and then rejected in the same cycle; it
 ends rejected, not contested, so it notifies once, as a prediction miss.
 Hypotheses are left to the prediction rules, so a stated prediction is not
@@ -49,6 +51,9 @@ After a cycle completes, in one writer job:
            candidates=evaluate(db, mind=mind, settings=settings,
                                events=[*result.perception.events, *result.effects],
                                winners=result.winners))
+
+and after a turn's tool call is denied, in the writer job that records it,
+with `events=[the action_denied event]` and no winners.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.cognition.actions import ActionDenied
 from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, evidence_counts, find_belief
 from noemad.cognition.goals import GoalChange
 from noemad.cognition.metacognition import MetacognitionWarning
@@ -200,19 +206,21 @@ def _strong_belief(ctx: _Context) -> None:
     person = ctx.personality
     if not person.notify_proactively:
         return
+    told: set[int] = set()
     for thought in ctx.winners:
         if thought.process != "evidence":
             continue
         beliefs = [r.id for r in thought.refs if r.type == "belief"]
         events = [r.id for r in thought.refs if r.type == "event"]
-        if not beliefs or not events or thought.salience < person.notify_min_salience:
-            continue
+        if not beliefs or not events or thought.salience < person.notify_min_salience or beliefs[0] in told:
+            continue  # a belief changed twice in a cycle (evidence, then a lifted warning) is told of once
         belief = find_belief(ctx.db, beliefs[0])
         if belief is None:
             continue
         proposition, kind, confidence, status = belief.proposition, belief.kind, float(belief.confidence), belief.status
         if status != "active" or kind == "hypothesis" or confidence < person.notify_min_confidence:
             continue
+        told.add(beliefs[0])
         ctx.add(
             "strong_belief",
             f"strong_belief:belief:{beliefs[0]}",
@@ -265,16 +273,15 @@ def _warning(ctx: _Context) -> None:
 
 
 def _denied_action(ctx: _Context) -> None:
-    # No `action_denied` event is written yet; the rule is ready for when tools and governance write one.
     for event in ctx.events:
         if event.kind != "action_denied":
             continue
-        action = str(event.data.get("action") or event.data.get("tool") or "action")
+        denied = ActionDenied.of(event)
         ctx.add(
             "denied_action",
-            f"denied_action:action:{action}",
-            f"action denied: {action}" + (f" ({event.data['reason']})" if event.data.get("reason") else ""),
-            {"action": action, "reason": event.data.get("reason"), "actor": event.actor},
+            f"denied_action:action:{denied.action}",
+            f"action denied: {denied.action}" + (f" ({denied.reason})" if denied.reason else ""),
+            {"action": denied.action, "reason": denied.reason, "actor": event.actor},
             event.id,
         )
 

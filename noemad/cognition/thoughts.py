@@ -71,7 +71,9 @@ def evidence_thoughts(changes: list[Event], proposition: Callable[[int], str | N
 
     A thought is labelled by its belief's proposition (`proposition(belief id)`):
     the event's text is the proposition for evidence, but an operator's reason
-    for a correction and a sentence for a rejected hypothesis.
+    for a correction and a sentence for a rejected hypothesis. A lifted
+    warning (its counter-evidence withdrawn) counts as a status change does:
+    the mind no longer holds the belief under a doubt it had raised.
     """
     out = []
     for event in changes:
@@ -80,7 +82,7 @@ def evidence_thoughts(changes: list[Event], proposition: Callable[[int], str | N
         change = BeliefChange.of(event)
         label = proposition(event.subject.id) or event.text
         delta = abs(change.confidence_to - change.confidence_from)
-        salience = min(1.0, 0.3 + delta + (0.3 if change.status_changed else 0.0))
+        salience = min(1.0, 0.3 + delta + (0.3 if change.status_changed or change.withdrawn else 0.0))
         out.append(
             Thought(
                 process="evidence",

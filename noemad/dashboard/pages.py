@@ -161,7 +161,10 @@ async def _beliefs(api: Reader, m: str, status: str | None) -> Markup:
         if n < EVIDENCE_SHOWN:
             full = await api.get(f"/beliefs/{b['id']}")
             items = [tag("li", f"{e['stance']}: {e['source']} ({e['kind']}, weight {e['weight']:.2f}, credibility {e['credibility']:.2f}) ",
-                         tag("a", f"event #{e['event_id']}", href=f"/events/{e['event_id']}/timeline")) for e in full.get("evidence") or []]
+                         tag("a", f"event #{e['event_id']}", href=f"/events/{e['event_id']}/timeline"),
+                         *([" withdrawn (no longer counted) by ", tag("a", f"event #{e['withdrawn_by']}", href=f"/events/{e['withdrawn_by']}/timeline")]
+                           if e.get("withdrawn_by") is not None else []))
+                     for e in full.get("evidence") or []]
             evidence = tag("details", tag("summary", evidence), tag("ul", join(items)))
         rows.append([b["id"], b["proposition"], b["subject"], b["status"], f"{b['confidence']:.2f}", evidence])
     choose = tag("form", tag("label", "Status ", tag("select", join(

@@ -572,3 +572,21 @@ def m018_event_cuts_mind(db: Database) -> None:
         CREATE INDEX event_cuts_mind ON event_cuts(mind, archive_id);
         """,
     )
+
+
+@migrations()
+def m019_withdrawn_evidence(db: Database) -> None:
+    # An item of evidence may be withdrawn: metacognition's counter-evidence
+    # when the warning that added it no longer holds (a second independent
+    # source arrived). The row stays, with the event that withdrew it, and
+    # no longer counts (written by noemad.cognition.beliefs). Stores from
+    # before read as they were: nothing is withdrawn. Each cycle looks for
+    # the standing counter-evidence of the beliefs it changed: a partial
+    # index holds just those few rows.
+    _run(
+        db,
+        """
+        ALTER TABLE evidence ADD COLUMN withdrawn_by INTEGER;
+        CREATE INDEX evidence_standing_counter ON evidence(belief_id) WHERE source = 'metacognition' AND stance = 'contradict' AND withdrawn_by IS NULL;
+        """,
+    )

@@ -79,7 +79,7 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
             message = get_event(store.reader(), turn.answer)
     tools: MindTools | None = None
     if message is not None:
-        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id) if gateway.config().gate.mind_tools else None
+        tools = MindTools(store, clock, turn.mind, message, turn.cycle_id, settings=turn.settings) if gateway.config().gate.mind_tools else None
         context = respond_context(store.reader(), turn.mind, turn.settings, gateway.model_for(turn.mind, "respond"))
         drafted = await draft_reply(gateway, context, tools)
         if drafted is not None and not (tools and tools.skip):

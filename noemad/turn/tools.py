@@ -18,6 +18,12 @@ through `noemad.rules.table` on the writer with actor "mind" (each a
 `gate_rules_changed` event), and every call is a `tool_called` event caused
 by the message the turn answers and citing the model call that asked for it,
 in the same writer job as the change it made.
+
+A refused call of a tool that acts (every tool but `wake_rules_list`, and a
+tool the mind does not have) is a denied action: an `action_denied` event
+(`noemad.cognition.actions`) caused by the `tool_called` event, and the
+notification rules run on it in the same writer job, so the operator hears
+of it as of anything a cycle does (`denied_action`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
+from noemad.cognition import notifications
+from noemad.cognition.actions import ActionDenied, record_denied
+from noemad.config import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.models import ModelResponse, Tool, ToolResult, ToolUse
@@ -152,6 +161,7 @@ SKIP_REPLY = Tool(
 )
 
 MIND_TOOLS: tuple[Tool, ...] = (WAKE_RULES_LIST, WAKE_ADD_RULE, WAKE_REMOVE_RULE, SKIP_REPLY)
+READS_ONLY: frozenset[str] = frozenset({WAKE_RULES_LIST.name})  # a refused call of any other tool is a denied action
 JUDGE_MIND_TOOLS: tuple[Tool, ...] = (WAKE_RULES_LIST, JUDGE_WAKE_ADD_RULE, WAKE_REMOVE_RULE, SKIP_REPLY)
 
 
@@ -210,8 +220,11 @@ def _only(data: dict[str, Any], keys: tuple[str, ...], tool: str) -> None:
 class MindTools:
     """The tools of one turn: runs each call on the writer and remembers what the turn must do after."""
 
-    def __init__(self, store: Store, clock: Clock, mind: str, answered: Event, cycle_id: str, judge: bool = False) -> None:
+    def __init__(
+        self, store: Store, clock: Clock, mind: str, answered: Event, cycle_id: str, judge: bool = False, settings: MindSettings | None = None
+    ) -> None:
         self._store = store
+        self._settings = settings or MindSettings()  # the mind's personality: what a denied action notifies
         self.judge = judge  # [gate.judge] enabled: judge rules are read, and the definitions say so (set by draft_reply)
         self._clock = clock
         self._mind = mind
@@ -237,9 +250,23 @@ class MindTools:
         try:
             result, is_error = await self._store.writer.run(lambda db: self._record(db, use, call, job(db), False))
         except (InvalidInput, NotFound, Conflict) as exc:  # the mind's mistakes; a failing store still fails the turn
-            # The change (if any) was rolled back with its job; the call is still recorded.
-            result, is_error = await self._store.writer.run(lambda db: self._record(db, use, call, exc.detail, True))
+            # The change (if any) was rolled back with its job; the call is still recorded, and a refused action as denied.
+            result, is_error = await self._store.writer.run(lambda db: self._refused(db, use, call, exc.detail))
         return ToolResult(use.id, result, is_error)
+
+    def _refused(self, db: Database, use: ToolUse, call: int | None, reason: str) -> tuple[str, bool]:
+        """Record a refused call; if it would have acted, its denied action, and notify of it."""
+        result, is_error = self._record(db, use, call, reason, True)
+        if use.name in READS_ONLY:
+            return result, is_error
+        now = self._clock.now()
+        denied = record_denied(
+            db, mind=self._mind, denied=ActionDenied(use.name, reason), actor=ACTOR, cause=self.calls[-1], now=now,
+            cycle_id=self._cycle_id, channel=self._answered.channel, refs=(Ref("model_call", call),) if call is not None else (),
+        )
+        found = notifications.evaluate(db, mind=self._mind, settings=self._settings, events=[denied], winners=[])
+        notifications.notify(db, mind=self._mind, candidates=found, cycle_id=self._cycle_id, now=now)
+        return result, is_error
 
     def _job(self, use: ToolUse) -> Callable[[Database], str]:
         tools: dict[str, Callable[[Database, dict[str, Any]], str]] = {
