@@ -238,6 +238,24 @@ def test_upcoming_wakes_list_other_rules_judging_held_and_queued_as_maybe_and_he
     assert "a batch of 1 stimulus its judge rule room will ask a judge about" in whats
 
 
+def test_a_verdict_reached_while_the_mind_sleeps_is_held_and_goes_when_it_wakes() -> None:
+    gate = wired(judge_rule())
+    [start] = fire(gate, [1])
+    gate.sleep(T0 + 3600, "night")
+    delivery, record = gate.verdict("room", start.token, REPLY, T0 + 3)
+    assert delivery is None and record is not None and record.verdict == "reply"
+    assert gate.due(T0 + 10) == [] and gate.held == 1
+    status = gate.status(T0 + 10)
+    assert status.sleeping is not None and status.held == 1
+    [held] = [w for w in status.upcoming if "waiting to wake it" in w.what]
+    assert (held.at, held.what) == (T0 + 3600, "1 stimulus waiting to wake it when its sleep ends")
+    failed_gate = wired(judge_rule())
+    [start] = fire(failed_gate, [1])
+    failed_gate.sleep(T0 + 3600, None)
+    assert failed_gate.verdict("room", start.token, FAILED, T0 + 3, on_error="wake")[0] is None
+    assert failed_gate.held == 1
+
+
 # --- reading a judge rule ------------------------------------------------------------------------
 
 import pytest  # noqa: E402

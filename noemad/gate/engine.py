@@ -34,7 +34,7 @@ when its rule is removed or changed still wakes the mind at its time (the
 stimuli were promised a turn); it is listed among the upcoming wakes.
 
 Sleep: stimuli are stored and reach no rule; pending batches and the
-self-wake wait. The sleep's end (its time, or `wake_up`) delivers what was
+self-wake wait, and a judge's verdict reached during it is held. The sleep's end (its time, or `wake_up`) delivers what was
 stored during it; a privileged author's stimulus ends it at once with the
 same. Self-wake: the mind's own timer (skip_reply); any turn start cancels
 it (`turn_started`); due together with a batch, it goes with that batch as
@@ -572,9 +572,20 @@ class Gate:
         A call that was stopped is no verdict, unless it answered REPLY: then
         a turn overtook a REPLY (superseded, traced woke: false, not counted
         as a wake); it is judged again after the turn at most REJUDGES times,
-        then delivered as it stands.
+        then delivered as it stands. While the mind sleeps the delivery is
+        held, not returned: it goes when the mind wakes (a verdict never
+        wakes a sleeping mind).
         """
         self._saw(now)
+        delivery, record = self._verdict(rule, token, outcome, now, on_error)
+        if delivery is not None and self.sleeping(now):
+            self.hold(delivery)
+            return None, record
+        return delivery, record
+
+    def _verdict(
+        self, rule: str, token: int, outcome: JudgeOutcome, now: float, on_error: str
+    ) -> tuple[Delivery | None, VerdictRecord | None]:
         slot = self._slots.get(rule)
         if slot is None:
             return None, None
@@ -841,7 +852,9 @@ class Gate:
                     at = max(now, slot.refused_until or now, end or now)
                     wakes.append(UpcomingWake(at, f"a batch of {_count(len(waiting.stimuli))} {how} (rule {slot.rule})", slot.rule, True))
         if self._held:
-            wakes.append(UpcomingWake(now, f"{_count(self.held)} waiting to wake it as soon as the running turn ends"))
+            # Held while a turn runs, the mind is paused, or it sleeps: during a sleep they wait for its end.
+            when = "when its sleep ends" if end is not None else "as soon as the running turn ends"
+            wakes.append(UpcomingWake(end or now, f"{_count(self.held)} waiting to wake it {when}"))
         return sorted(wakes, key=lambda w: w.at)
 
     def status(self, now: float) -> GateStatus:

@@ -19,8 +19,10 @@ turns run, one at a time.
 Judge rules: the actor asks the judge (`noemad.gate.judging.Judge`) about a
 judge rule's due batch only while the mind is free (no turn running or
 about to, not paused, not asleep, not shutting down), one call per rule at a
-time. A turn that starts, or a pause, stops every call in flight: no
-verdict, not a failure, and the batch is judged once after. Each verdict is
+time. A turn that starts, a pause or a sleep stops every call in flight:
+no verdict, not a failure, and the batch is judged once after. While the
+mind sleeps no delivery starts a turn (a judge's verdict, what was held for
+a turn, a retry): they are held and go with the sleep's end as one turn. Each verdict is
 a `judge_verdict` event (`noemad.gate.verdicts`); a REPLY wakes the mind for
 its batch even if another turn took those stimuli meanwhile (it answers the
 batch's newest message). A turn's outcome is told to the gate: a failed one
@@ -181,8 +183,14 @@ class MindActor:
         self._maybe_judge()
 
     def slept(self, until: float, note: str | None) -> None:
-        """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule."""
+        """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule.
+
+        Judge calls in flight stop, as at a pause: a verdict must not wake a
+        sleeping mind, and one reached before the sleep is stale after it.
+        Their batches are held and judged once the mind wakes.
+        """
         self.gate.sleep(until, note)
+        self._stop_judging()
         self._arm()
 
     def woke(self) -> None:
@@ -246,11 +254,18 @@ class MindActor:
     # delivery -----------------------------------------------------------------------
 
     def _deliver(self, delivery: Delivery) -> None:
-        """Hand a delivery to the loop, or to the gate to hold while a turn runs or the mind is paused."""
+        """Hand a delivery to the loop, or to the gate to hold while a turn runs, the mind is paused or it sleeps.
+
+        A delivery that finds others held goes with them as one turn: the
+        sleep's end takes what waited through the sleep.
+        """
         if self._closed:
             return
-        if self.turn_running or self.paused or self._ready is not None:
+        if self.turn_running or self.paused or self._ready is not None or self.gate.sleeping(self._clock.now()):
             self.gate.hold(delivery)
+        elif self.gate.holding:
+            self.gate.hold(delivery)
+            self._ready = self.gate.release()
         else:
             self._ready = delivery
         self._wake.set()
@@ -306,6 +321,13 @@ class MindActor:
             self._wake.clear()
             if self.paused or self._closed:
                 continue  # resume() wakes the loop again; after close nothing starts
+            if self.gate.sleeping(self._clock.now()):
+                # Nothing starts a turn while the mind sleeps (what was held for a turn that ran into the sleep,
+                # too): its end, or a privileged author, delivers what waits.
+                if self._ready is not None:
+                    self.gate.hold(self._ready)
+                    self._ready = None
+                continue
             delivery, self._ready = self._ready, None
             if delivery is None:
                 delivery = self.gate.release()
