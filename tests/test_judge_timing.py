@@ -397,6 +397,34 @@ def test_the_judge_is_told_of_another_rules_call_in_flight(ada: InProcess, judge
     assert "is deciding on now" in ops.upcoming[0].what
 
 
+def test_the_judge_is_told_of_a_failed_turns_retry(ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> None:
+    add(ada, ROOM)
+    real = actor_module.run_turn
+    calls = 0
+
+    async def failing_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("injected write failure")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+    say(ada, "are you there?", channel="dm")  # the default wakes the mind; its turn fails, retried in 5 s
+    ada.settle(MIND)
+    judge.answers = [JudgeOutcome("wait", "the retry will answer")]
+    say(ada, "chatter", channel="cli")
+    ada.advance(2)
+    ada.settle(MIND)
+    [request] = judge.requests
+    assert [(w.what, w.at - ada.clock.now()) for w in request.upcoming] == [("the retry of a turn that failed (1 stimulus)", 3.0)]
+    retry = [w for w in gate_of(ada)["upcoming"] if w["what"].startswith("the retry")]
+    assert len(retry) == 1
+    ada.advance(3)
+    ada.settle(MIND)
+    assert [w for w in gate_of(ada)["upcoming"] if w["what"].startswith("the retry")] == []
+
+
 def test_without_a_judge_a_judge_rule_runs_as_a_debounce_and_gate_status_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Supervisor, "judge_for", lambda self, mind: None)
     app = start(tmp_path)

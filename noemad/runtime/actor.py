@@ -431,6 +431,7 @@ class MindActor:
         attempt = (self.retry.attempt if self.retry else 0) + 1
         failed = TurnFailed(tuple(sorted(unperceived)), attempt, now + backoff(attempt), str(exc) or type(exc).__name__)
         self.retry = failed
+        self.gate.set_retry(failed.retry_at, len(failed.stimuli))
         if self._retry_timer is not None:
             self._retry_timer.cancel()
         self._retry_timer = asyncio.get_running_loop().create_task(self._retry_at(failed), name=f"retry:{self.name}")
@@ -446,6 +447,7 @@ class MindActor:
     async def _retry_at(self, failed: TurnFailed) -> None:
         await self._clock.sleep(failed.retry_at - self._clock.now())
         self._retry_timer = None
+        self.gate.set_retry(None)  # delivered now: held or run, it is no longer to come
         self._deliver(Delivery(rule=None, stimuli=failed.stimuli, addressed=(), reason=RETRY_REASON))
 
     def _self_wake(self, delivery: Delivery, now: float) -> tuple[int | None, int | None]:
