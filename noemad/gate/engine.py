@@ -583,6 +583,8 @@ class Gate:
         wakes a sleeping mind).
         """
         self._saw(now)
+        if outcome.ratio is not None:
+            self.judge_ratio = outcome.ratio
         delivery, record = self._verdict(rule, token, outcome, now, on_error)
         if delivery is not None and self.sleeping(now):
             self.hold(delivery)

@@ -54,6 +54,7 @@ from noemad.gate.judged import JudgeStart
 from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.models.ledger import ON_BEHALF_OF
+from noemad.models.ratios import calibrated
 from noemad.operator import is_operator
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
@@ -74,9 +75,11 @@ def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
     return count_events(db, mind, "cycle_started"), without_episode(db, mind, STIMULUS_KINDS)
 
 
-def mind_gate(db: Database, mind: str, privileged: frozenset[str], now: float) -> Gate:
-    """A mind's gate as stored: its rules, and its sleep and self-wake if they are still to come."""
+def mind_gate(db: Database, mind: str, privileged: frozenset[str], now: float, judge_model: str | None = None) -> Gate:
+    """A mind's gate as stored: its rules, its sleep and self-wake if they are still to come, its judge's calibrated ratio."""
     gate = Gate(mind, stored_rules(db, mind), privileged=privileged, since=now)
+    if judge_model:
+        gate.judge_ratio = calibrated(db, mind, judge_model)  # stored per mind and model: it survives a restart
     state = gate_sleep.sleep_state(db, mind)
     if state is not None:
         if state.until is not None and state.until > now:

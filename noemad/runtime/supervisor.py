@@ -222,7 +222,8 @@ class Supervisor(Reads, Gating, Archiving):
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
         privileged = frozenset(self.config.gate.privileged)
-        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
+        judge_model = self.gateway.model_for(mind.name, "judge")
+        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now(), judge_model)
         actor = MindActor(
             mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused",
             judge=self.judge_for(mind.name),
