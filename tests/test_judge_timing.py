@@ -442,6 +442,26 @@ def test_without_a_judge_a_judge_rule_runs_as_a_debounce_and_gate_status_says_so
         app.stop()
 
 
+def test_turning_judging_off_and_reloading_shows_the_debounce_notice_at_once(tmp_path: Path, judge: FakeJudge) -> None:
+    from noemad.config import load_config
+
+    app = start(tmp_path)
+    try:
+        add(app, ROOM)
+        assert not any("runs as a debounce" in n for n in judge_status(app)["notices"])
+        config = app.paths.config_file
+        config.write_text(config.read_text().replace("enabled = true", "enabled = false"))
+
+        async def reload() -> None:
+            app.sup.apply_config(load_config(config))
+
+        app.run(reload())
+        notices = judge_status(app)["notices"]
+        assert "runs as a debounce of its quiet period: judging is off on this host ([gate.judge] enabled = false)" in notices
+    finally:
+        app.stop()
+
+
 def test_judging_off_leaves_the_validator_and_the_tools_as_they_were(tmp_path: Path, judge: FakeJudge) -> None:
     app = start(tmp_path, enabled=False)
     try:

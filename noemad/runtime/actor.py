@@ -185,6 +185,14 @@ class MindActor:
         self._arm()
         self._maybe_judge()
 
+    def config_changed(self) -> None:
+        """The config was reloaded: judging is wired again as it says, so gate-status shows it at once.
+
+        Batches held for a judge that is now off go as a debounce would, now rather than at the next timer.
+        """
+        if not self._closed:
+            self._fire()
+
     def slept(self, until: float, note: str | None) -> None:
         """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule.
 
@@ -292,6 +300,10 @@ class MindActor:
         await self._clock.sleep(due - self._clock.now())
         self._timer = None
         self._armed = None
+        self._fire()
+
+    def _fire(self) -> None:
+        """Deliver what is due now, judging wired as the config says, and arm for what comes next."""
         self._wire_judge()
         for delivery in self.gate.due(self._clock.now()):
             self._deliver(delivery)

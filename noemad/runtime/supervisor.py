@@ -592,14 +592,21 @@ class Supervisor(Reads, Gating, Archiving):
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
-            asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
+            swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
+            swap.add_done_callback(lambda _: self._config_changed())  # a judge model comes or goes with the provider
         self.loaded = loaded
         self._config = with_stored(loaded.config, self._stored)
+        self._config_changed()
         self.reload.loaded_at = iso(self.clock.now())
         self.reload.reloads += 1
         self.reload.error = None
         self.reload.error_at = None
         self.refused_stamp = None
+
+    def _config_changed(self) -> None:
+        """Tell every actor the config changed: what gate-status says of judging follows a reload at once."""
+        for actor in list(self.actors.values()):
+            actor.config_changed()
 
     def refuse_config(self, error: str, stamp: FileStamp | None) -> None:
         """Keep the running config and remember why the new one was refused."""
