@@ -879,8 +879,7 @@ class Gate:
         return due if end is None else max(due, end)
 
     def status(self, now: float) -> GateStatus:
-        """The gate now, as gate-status shows it."""
-        self._saw(now)
+        """The gate now, as gate-status shows it: a pure read (what `now` is changes nothing the gate does next)."""
         if self._warnings is None:
             self._warnings = list(shadow_warnings(self._stored.rules, self._stored.default))
         return GateStatus(
