@@ -354,7 +354,7 @@ def say(
         return
     from noemactl import reply
 
-    outcome = reply.wait(s, mind, stored["id"], seconds)
+    outcome = reply.wait(s, mind, stored["id"], seconds, stored.get("gate"))
     if s.wants_json(json):
         s.output.json({"event": stored, "reply": outcome.reply, "why": outcome.why})
     elif outcome.reply is not None:

@@ -5,7 +5,8 @@ is missed however fast the turn is): the `cycle_started` citing the message
 names the turn, and that turn's `reply`, `reply_skipped` or `reply_failed`
 ends the wait; `turn_failed` naming the message, or a `judge_verdict` over
 it that did not wake the mind, ends it too. What the gate said at once
-(deferred, denied, asleep, batched) comes from `GET /events/{id}/turn`.
+(deferred, denied, asleep, batched) comes with the ingest answer (`gate`);
+from a noemad whose answer lacks it, from `GET /events/{id}/turn`.
 """
 
 from __future__ import annotations
@@ -40,13 +41,28 @@ def cites(event: dict[str, Any], stimulus: int) -> bool:
     return stimulus in event.get("parents", ()) or any(r["type"] == "event" and r["id"] == stimulus for r in event.get("refs", ()))
 
 
-def wait(s: Session, mind: str, stimulus: int, timeout: float) -> Outcome:
-    """Wait up to `timeout` seconds (this machine's) for the turn that takes `stimulus` to end."""
+def _decided(gate: dict[str, Any]) -> dict[str, Any]:
+    """The ingest answer's `gate` as the state `GET /events/{id}/turn` gives: just stored, so still waiting."""
+    verdict = gate.get("verdict")
+    return {
+        "waiting": True,
+        "verdict": None if verdict == "wake" else verdict,
+        "rule": gate.get("rule"),
+        "paused": bool(gate.get("paused")),
+        "respond_model": bool(gate.get("respond_model")),
+    }
+
+
+def wait(s: Session, mind: str, stimulus: int, timeout: float, gate: dict[str, Any] | None = None) -> Outcome:
+    """Wait up to `timeout` seconds (this machine's) for the turn that takes `stimulus` to end.
+
+    `gate`: the gate's decision from the ingest answer; without it, noemad is asked where the stimulus is.
+    """
     deadline = time.monotonic() + timeout
     cycle: str | None = None
     try:
         with s.client.stream(mind, stimulus, idle=timeout) as messages:  # subscribed (and replaying) before the state is read
-            state = s.client.stimulus_turn(stimulus)
+            state = _decided(gate) if gate is not None else s.client.stimulus_turn(stimulus)
             if state["waiting"] and state["verdict"] in HELD:
                 return Outcome(None, HELD[state["verdict"]].format(rule=_rule(state["rule"])))
             if state["waiting"] and state["verdict"] == "batch":

@@ -24,6 +24,8 @@ def test_ingest_answers_the_committed_event(app: InProcess, mind: str) -> None:
     assert event["channel"] == "discord:guild:general"
     assert event["data"] == {"author": "alice", "mentions": ["ada"]}
     assert event["at"] == "2026-01-01T00:00:00.000Z"  # the daemon's manual clock
+    decided = event.pop("gate")  # the ingest answer is the stored event, with the gate's decision beside it
+    assert decided["verdict"] == "wake" and decided["reason"] == "the default (no rule matched): always wakes the mind"
     assert app.api("GET", f"/events/{event['id']}").json() == event
 
 

@@ -28,6 +28,7 @@ from conftest import NOEMACTL, OPERATOR, Noemad
 TIMEOUT = 30.0  # seconds: a bound on a hung process, never a wait for time to pass
 FORBIDDEN = ("noemad", "fastapi", "anthropic", "pydantic", "pydantic_core", "uvicorn", "starlette")
 EVENT_KEYS = {"id", "mind", "kind", "actor", "at", "channel", "text", "data", "cycle_id", "causation_id", "parents", "refs", "subject"}
+INGESTED_KEYS = EVENT_KEYS | {"gate"}  # what storing a stimulus answers: the event, and the gate's decision beside it
 NOT_RUNNING = "start it with `noemad` or `systemctl --user start noemad`"
 
 
@@ -274,10 +275,10 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     assert list(created) == ["name", "created_at", "settings", "mode"]
     assert noemad.ctl_json("mind", "list") == {"minds": [created]}
     said = noemad.ctl_json("say", "ada", "hello")
-    assert set(said) == EVENT_KEYS and said["kind"] == "message"
+    assert set(said) == INGESTED_KEYS and said["kind"] == "message"
     noemad.wait_for("ada", "cycle_completed", since=said["id"])
     seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
-    assert set(seen) == EVENT_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
+    assert set(seen) == INGESTED_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
     shown = noemad.ctl_json("mind", "show", "ada")
     assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "archived", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])

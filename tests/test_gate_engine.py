@@ -370,3 +370,13 @@ def test_gate_status_warns_of_a_rule_that_swallows_dms_ahead_of_the_rule_for_the
     assert gate.offer(1, DM, T0)[0].rule == "quiet"  # what the warning is about
     gate.set_rules(rules(rule("dms", "always", flags=["dm"]), rule("mentions", "always", flags=["mention"]), rule("quiet", "defer")))
     assert gate.status(T0).warnings == []
+
+
+def test_status_is_a_pure_read() -> None:
+    gate = Gate("ada", StoredRules())
+    gate.sleep(T0 + 600, None)
+    gate.wake_up()  # ended, with no time given: due when the gate next sees the time
+    due, since = gate.next_due(), gate.since
+    shown = gate.status(T0 + 100)
+    assert shown.since == T0 + 100  # shown from `now` ...
+    assert (gate.next_due(), gate.since) == (due, since)  # ... but asking changed nothing the gate does next

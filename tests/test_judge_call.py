@@ -543,6 +543,39 @@ def test_the_daemon_judges_a_judge_rules_batch_with_the_model_and_replies_on_rep
         app.stop()
 
 
+def test_gate_status_shows_the_judges_calibrated_ratio_and_a_restart_keeps_it(tmp_path: Path) -> None:
+    from inprocess import start_app
+
+    script = tmp_path / "script.toml"
+    script.write_text('[judge]\ndefault = "Just chatter.\\nWAIT: talk between others"\n')
+    config = f'[models]\nprovider = "scripted"\n[models.scripted]\nfile = "{script}"\n[gate.judge]\nenabled = true\n'
+
+    def ratio(app: Any) -> Any:
+        status = app.api("GET", f"/minds/{MIND}/gate").json()
+        return next(r for r in status["rules"] if r["name"] == "ambient")["judge"]["ratio"]
+
+    app = start_app(tmp_path, config)
+    try:
+        assert app.api("POST", "/minds", json={"name": MIND}).status_code == 201
+        rule = {"name": "ambient", "behaviour": {"judge": {"debounce_ms": 2000}}}
+        assert app.api("POST", f"/minds/{MIND}/rules", json={"rule": rule}).status_code == 201
+        assert ratio(app) is None  # not calibrated yet
+        said = app.api("POST", f"/minds/{MIND}/events", json={"kind": "message", "author": "eve", "text": "the beans look great"})
+        app.settle(MIND)
+        app.advance(2)
+        app.wait_for(MIND, "judge_verdict", since=said.json()["id"])
+        app.settle(MIND)
+        stored = ratio_for(app.sup.store.reader(), MIND, app.sup.gateway.model_for(MIND, "judge") or "")
+        assert stored.samples == 1 and ratio(app) == stored.chars_per_token
+    finally:
+        app.stop()
+    again = start_app(tmp_path)
+    try:
+        assert ratio(again) == stored.chars_per_token
+    finally:
+        again.stop()
+
+
 # -- the judge's own requests against the fake API's prompt cache ------------------------------
 
 CHAT = "did anyone see the frost warning for tonight, we should cover the seedlings before dark"

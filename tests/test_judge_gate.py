@@ -228,14 +228,74 @@ def test_upcoming_wakes_list_other_rules_judging_held_and_queued_as_maybe_and_he
     starts = {s.rule: s for s in gate.to_judge(T0 + 2)}
     assert set(starts) == {"room", "ops"}
     upcoming = gate.upcoming_wakes(T0 + 2, exclude="ops")
-    assert [(w.what, w.maybe) for w in upcoming] == [("a batch of 1 stimulus its judge rule room is deciding on now", True)]
+    assert [(w.what, w.maybe) for w in upcoming] == [("a batch of 1 stimulus its judge is deciding on now", True)]
     gate.offer(3, said(), T0 + 3)  # a new batch pending on room
     from noemad.gate.engine import Delivery
 
     gate.hold(Delivery(None, (9,), (), "rule dms: always wakes the mind"))
     whats = [w.what for w in gate.upcoming_wakes(T0 + 3, exclude="ops")]
     assert "1 stimulus waiting to wake it as soon as the running turn ends" in whats
-    assert "a batch of 1 stimulus its judge rule room will ask a judge about" in whats
+    assert "a batch of 1 stimulus its judge will be asked about" in whats
+
+
+def test_a_verdict_reached_while_the_mind_sleeps_is_held_and_goes_when_it_wakes() -> None:
+    gate = wired(judge_rule())
+    [start] = fire(gate, [1])
+    gate.sleep(T0 + 3600, "night")
+    delivery, record = gate.verdict("room", start.token, REPLY, T0 + 3)
+    assert delivery is None and record is not None and record.verdict == "reply"
+    assert gate.due(T0 + 10) == [] and gate.held == 1
+    status = gate.status(T0 + 10)
+    assert status.sleeping is not None and status.held == 1
+    [held] = [w for w in status.upcoming if "waiting to wake it" in w.what]
+    assert (held.at, held.what) == (T0 + 3600, "1 stimulus waiting to wake it when its sleep ends")
+    failed_gate = wired(judge_rule())
+    [start] = fire(failed_gate, [1])
+    failed_gate.sleep(T0 + 3600, None)
+    assert failed_gate.verdict("room", start.token, FAILED, T0 + 3, on_error="wake")[0] is None
+    assert failed_gate.held == 1
+
+
+def test_a_wake_names_its_rule_once_in_gate_status_and_in_the_judges_if_you_wait() -> None:
+    from rich.console import Console
+
+    from noemactl.gate_view import gate as render_gate
+    from noemad.gate.judge_prompt import render_if_you_wait
+    from noemad.wire import dump
+
+    gate = wired(judge_rule("room"), {**judge_rule("ops"), "match": {"channel": "irc:*"}})
+    gate.offer(1, said(), T0)
+    assert gate.due(T0 + 2) == []  # room's batch is held for its judge: no call started yet
+    [held] = gate.upcoming_wakes(T0 + 2, exclude="ops")
+    assert (held.what, held.rule, held.maybe) == ("a batch of 1 stimulus held for its judge", "room", True)
+    told = render_if_you_wait("ada", [held], T0 + 2)
+    assert "a batch of 1 stimulus held for its judge (rule room)\n" in told and told.count("rule room") == 1
+    console = Console(width=200, record=True)
+    for part in render_gate(dump(gate.status(T0 + 2))):
+        console.print(part)
+    shown = console.export_text()
+    assert "a batch of 1 stimulus held for its judge (rule room) (maybe)" in shown and shown.count("(rule room)") == 1
+
+
+def test_during_a_sleep_a_batchs_next_delivery_is_the_sleeps_end_not_a_time_past() -> None:
+    gate = Gate("ada", StoredRules(tuple(read_rule({"name": "ambient", "match": {}, "behaviour": {"debounce": {"ms": 2000}}}).rule for _ in [0]), Always()))
+    gate.offer(1, said(), T0)
+    gate.sleep(T0 + 600, None)
+    [rule] = gate.status(T0 + 60).rules
+    assert rule.pending == 1 and rule.next_delivery == T0 + 600
+    assert [w.at for w in gate.upcoming_wakes(T0 + 60) if "debounce" in w.what] == [T0 + 600]
+
+
+def test_a_failed_turns_retry_is_an_upcoming_wake_until_a_turn_takes_its_stimuli() -> None:
+    gate = wired(judge_rule())
+    gate.set_retry(T0 + 5, 2)
+    assert [(w.at, w.what, w.maybe) for w in gate.upcoming_wakes(T0)] == [(T0 + 5, "the retry of a turn that failed (2 stimuli)", False)]
+    gate.sleep(T0 + 60, None)
+    assert [w.at for w in gate.upcoming_wakes(T0) if "retry" in w.what] == [T0 + 60]
+    gate.wake_up(T0 + 1)
+    gate.due(T0 + 1)
+    gate.turn_started(T0 + 1)
+    assert [w for w in gate.upcoming_wakes(T0 + 1) if "retry" in w.what] == []
 
 
 # --- reading a judge rule ------------------------------------------------------------------------

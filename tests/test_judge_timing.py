@@ -48,9 +48,16 @@ class FakeJudge:
         self.answers: list[JudgeOutcome] = []
         self.hang = False
         self.stopped = 0
+        self.held: asyncio.Event | None = None  # set: the call waits for it, then answers
 
     async def decide(self, request: JudgeRequest) -> JudgeOutcome:
         self.requests.append(request)
+        if self.held is not None:
+            try:
+                await self.held.wait()
+            except asyncio.CancelledError:
+                self.stopped += 1
+                raise
         if self.hang:
             try:
                 await asyncio.Event().wait()
@@ -221,6 +228,62 @@ def test_a_pause_stops_the_judge_and_resume_judges_the_batch(ada: InProcess, jud
     assert len(events(ada, "cycle_started")) == 1
 
 
+def gate_of(app: InProcess) -> dict[str, Any]:
+    return dict(app.api("GET", f"/minds/{MIND}/gate").json())
+
+
+def test_a_verdict_that_comes_after_the_mind_went_to_sleep_does_not_wake_it(ada: InProcess, judge: FakeJudge) -> None:
+    add(ada, ROOM)
+    judge.held = answer = asyncio.Event()
+    ambient = say(ada, "ada, are you around?", channel="cli")
+    ada.advance(2)
+    until(ada, lambda: len(judge.requests) == 1)
+    assert ada.api("POST", f"/minds/{MIND}/sleep", json={"for": "1h"}).status_code == 200
+    ada.run(_call(answer.set))  # the judge's REPLY would come now
+    ada.settle(MIND)
+    assert events(ada, "cycle_started") == [] and events(ada, "judge_verdict") == []
+    status = gate_of(ada)
+    assert status["sleeping"] is not None and judge_status(ada)["held"] == 1
+    judge.held = None
+    judge.answers = [JudgeOutcome("wait", "the mind answered it on waking")]
+    assert ada.api("POST", f"/minds/{MIND}/wake").status_code == 200
+    ada.settle(MIND)
+    assert judge.stopped == 1  # the call in flight stopped at the sleep: no verdict, no failure
+    [woke] = events(ada, "cycle_started")  # waking, the mind takes what waited; the batch is judged once after
+    assert woke["data"]["wake"] == "the operator ended its sleep" and woke["data"]["stimuli"] == 1
+    assert [r.batch for r in judge.requests] == [(ambient,), (ambient,)]
+    assert ada.api("GET", f"/events/{ambient}/turn").json()["waiting"] is False
+    assert ada.api("GET", f"/events/{ambient}/turn").json()["waiting"] is False
+
+
+def test_deliveries_held_for_a_turn_that_runs_into_a_sleep_wait_for_its_end(
+    ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = asyncio.Event()
+    real = actor_module.run_turn
+
+    async def slow_turn(*args: Any) -> Any:
+        await release.wait()
+        return await real(*args)
+
+    monkeypatch.setattr(actor_module, "run_turn", slow_turn)
+    say(ada, "a direct question", channel="dm")
+    actor = ada.sup.actors[MIND]
+    until(ada, lambda: actor.turn_running)
+    second = say(ada, "and another", channel="dm")  # the default wakes the mind: held for the running turn
+    assert ada.api("POST", f"/minds/{MIND}/sleep", json={"for": "1h"}).status_code == 200
+    ada.run(_call(release.set))
+    ada.settle(MIND)
+    assert len(events(ada, "cycle_started")) == 1  # the held delivery did not start a turn in the sleep
+    status = gate_of(ada)
+    assert status["sleeping"] is not None and status["held"] == 1
+    assert any(w["what"] == "1 stimulus waiting to wake it when its sleep ends" for w in status["upcoming"])
+    assert ada.api("POST", f"/minds/{MIND}/wake").status_code == 200
+    ada.settle(MIND)
+    [_, woke] = events(ada, "cycle_started")
+    assert woke["parents"] == [second] and "the operator ended its sleep" in woke["data"]["wake"]
+
+
 def test_a_refused_call_under_skip_holds_the_batch_and_the_hold_lifting_judges_it(
     tmp_path: Path, judge: FakeJudge
 ) -> None:
@@ -334,6 +397,34 @@ def test_the_judge_is_told_of_another_rules_call_in_flight(ada: InProcess, judge
     assert "is deciding on now" in ops.upcoming[0].what
 
 
+def test_the_judge_is_told_of_a_failed_turns_retry(ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> None:
+    add(ada, ROOM)
+    real = actor_module.run_turn
+    calls = 0
+
+    async def failing_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("injected write failure")
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+    say(ada, "are you there?", channel="dm")  # the default wakes the mind; its turn fails, retried in 5 s
+    ada.settle(MIND)
+    judge.answers = [JudgeOutcome("wait", "the retry will answer")]
+    say(ada, "chatter", channel="cli")
+    ada.advance(2)
+    ada.settle(MIND)
+    [request] = judge.requests
+    assert [(w.what, w.at - ada.clock.now()) for w in request.upcoming] == [("the retry of a turn that failed (1 stimulus)", 3.0)]
+    retry = [w for w in gate_of(ada)["upcoming"] if w["what"].startswith("the retry")]
+    assert len(retry) == 1
+    ada.advance(3)
+    ada.settle(MIND)
+    assert [w for w in gate_of(ada)["upcoming"] if w["what"].startswith("the retry")] == []
+
+
 def test_without_a_judge_a_judge_rule_runs_as_a_debounce_and_gate_status_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Supervisor, "judge_for", lambda self, mind: None)
     app = start(tmp_path)
@@ -347,6 +438,26 @@ def test_without_a_judge_a_judge_rule_runs_as_a_debounce_and_gate_status_says_so
         assert judge_status(app)["notices"] == [
             "runs as a debounce of its quiet period: no judge model is configured (the judge role in [models] has none)"
         ]
+    finally:
+        app.stop()
+
+
+def test_turning_judging_off_and_reloading_shows_the_debounce_notice_at_once(tmp_path: Path, judge: FakeJudge) -> None:
+    from noemad.config import load_config
+
+    app = start(tmp_path)
+    try:
+        add(app, ROOM)
+        assert not any("runs as a debounce" in n for n in judge_status(app)["notices"])
+        config = app.paths.config_file
+        config.write_text(config.read_text().replace("enabled = true", "enabled = false"))
+
+        async def reload() -> None:
+            app.sup.apply_config(load_config(config))
+
+        app.run(reload())
+        notices = judge_status(app)["notices"]
+        assert "runs as a debounce of its quiet period: judging is off on this host ([gate.judge] enabled = false)" in notices
     finally:
         app.stop()
 

@@ -174,7 +174,8 @@ def test_the_cli_prints_the_same_objects(noemad: Noemad) -> None:
     created = noemad.ctl_json("mind", "create", "ada")
     assert created == noemad.api("GET", "/minds").json()["minds"][0]
     said = noemad.ctl_json("say", "ada", "hello")
-    assert said == noemad.api("GET", f"/events/{said['id']}").json()
+    assert said["gate"]["verdict"] == "wake"  # the ingest answer: the stored event, with the gate's decision beside it
+    assert {k: v for k, v in said.items() if k != "gate"} == noemad.api("GET", f"/events/{said['id']}").json()
     noemad.wait_for("ada", "cycle_completed")
     chain = noemad.ctl_json("timeline", str(said["id"]))
     assert chain == noemad.api("GET", f"/events/{said['id']}/chain").json()

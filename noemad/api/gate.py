@@ -4,6 +4,10 @@ A rule body is taken as any JSON and read by the one validator
 (`noemad.rules.shape.read_rule`, through the supervisor), so the API, the
 config, noemactl and the mind's own tools refuse a bad rule with the same
 sentence; pydantic only checks the envelope around it.
+
+The routes that read a running gate are coroutines: a gate is read and
+changed only on the loop that owns it, never from the thread pool a sync
+route runs in.
 """
 
 from __future__ import annotations
@@ -100,8 +104,8 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
         return await sup.set_default_behaviour(mind, body.behaviour, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/rules/{name}", response_model=RuleView, summary="One wake rule and its position")
-    def rule(mind: MindName, name: RuleName) -> RuleView:
-        return sup.rule(mind, name)
+    async def rule(mind: MindName, name: RuleName) -> RuleView:
+        return await sup.rule(mind, name)
 
     @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Remove a wake rule")
     async def remove_rule(mind: MindName, name: RuleName, op: Op) -> RulesChangeView:
@@ -112,13 +116,13 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
         return await sup.move_rule(mind, name, body.to, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/gate", response_model=GateStatus, summary="A mind's gate now")
-    def gate(mind: MindName) -> GateStatus:
+    async def gate(mind: MindName) -> GateStatus:
         """Per rule its behaviour, match, matches and last match, pending batch and next delivery, buckets and denials, sampling counters; sleep; the self-wake; upcoming wakes, soonest first; held and dropped counts; reading errors, clamp notes and shadow warnings. Counters are since the daemon started."""
-        return sup.gate_status(mind)
+        return await sup.gate_status(mind)
 
     @api.get(V1 + "/gate", response_model=GateOverview, summary="Every mind's gate now")
-    def gates() -> GateOverview:
-        return sup.gate_overview()
+    async def gates() -> GateOverview:
+        return await sup.gate_overview()
 
     @api.post(V1 + "/minds/{mind}/sleep", response_model=SleepState, summary="Put a mind to sleep until a time or for a span")
     async def sleep(mind: MindName, body: SleepIn, op: Op) -> SleepState:

@@ -54,8 +54,9 @@ def add_operations_routes(api: APIRouter, sup: Supervisor) -> None:
         taken = await sup.reloader()
         return ReloadOutcome(taken=taken, source=sup.loaded.source, error=sup.reload.error, reloads=sup.reload.reloads)
 
+    # A coroutine: it lists the running minds, which change on the loop.
     @api.get(V1 + "/config", response_model=ConfigView, summary="The effective config, each value with its source")
-    def config() -> ConfigView:
+    async def config() -> ConfigView:
         """Sources: default, noemad.toml, stored (a mind's own), the command line or `noemactl log-level` for the log level. Secrets show only whether they are set and from where."""
         return config_view(sup)
 

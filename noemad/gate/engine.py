@@ -34,7 +34,7 @@ when its rule is removed or changed still wakes the mind at its time (the
 stimuli were promised a turn); it is listed among the upcoming wakes.
 
 Sleep: stimuli are stored and reach no rule; pending batches and the
-self-wake wait. The sleep's end (its time, or `wake_up`) delivers what was
+self-wake wait, and a judge's verdict reached during it is held. The sleep's end (its time, or `wake_up`) delivers what was
 stored during it; a privileged author's stimulus ends it at once with the
 same. Self-wake: the mind's own timer (skip_reply); any turn start cancels
 it (`turn_started`); due together with a batch, it goes with that batch as
@@ -281,6 +281,7 @@ class Gate:
         self._orphans: list[Batch] = []
         self._sleep: _Sleep | None = None
         self._self_wake: _SelfWake | None = None
+        self._retry: tuple[float, int] | None = None  # a failed turn's retry: when, and how many stimuli it takes
         self._held: list[Delivery] = []
         self._slots: dict[str, JudgeSlot] = {}  # judge rules' fired batches, by rule name (they outlive an edit)
         self._judge_wired = False
@@ -509,11 +510,16 @@ class Gate:
     def cancel_self_wake(self) -> None:
         self._self_wake = None
 
+    def set_retry(self, at: float | None, stimuli: int = 0) -> None:
+        """A failed turn's retry (kept by the actor) is due at `at` with `stimuli`; None: there is none to come."""
+        self._retry = None if at is None else (at, stimuli)
+
     def turn_started(self, now: float) -> bool:
         """A turn started: it cancels the self-wake. True if there was one to cancel."""
         self._saw(now)
         had = self._self_wake is not None
         self._self_wake = None
+        self._retry = None  # the turn takes what a failed turn's retry would have
         for slot in self._slots.values():
             slot.taken_by_turn()
         return had
@@ -572,9 +578,22 @@ class Gate:
         A call that was stopped is no verdict, unless it answered REPLY: then
         a turn overtook a REPLY (superseded, traced woke: false, not counted
         as a wake); it is judged again after the turn at most REJUDGES times,
-        then delivered as it stands.
+        then delivered as it stands. While the mind sleeps the delivery is
+        held, not returned: it goes when the mind wakes (a verdict never
+        wakes a sleeping mind).
         """
         self._saw(now)
+        if outcome.ratio is not None:
+            self.judge_ratio = outcome.ratio
+        delivery, record = self._verdict(rule, token, outcome, now, on_error)
+        if delivery is not None and self.sleeping(now):
+            self.hold(delivery)
+            return None, record
+        return delivery, record
+
+    def _verdict(
+        self, rule: str, token: int, outcome: JudgeOutcome, now: float, on_error: str
+    ) -> tuple[Delivery | None, VerdictRecord | None]:
         slot = self._slots.get(rule)
         if slot is None:
             return None, None
@@ -810,17 +829,15 @@ class Gate:
         end. `exclude`: the judge rule asking, whose own batch is the question.
         """
         wakes: list[UpcomingWake] = []
-        if self._sleep is not None:
-            end = now if self._sleep.ended is not None else self._sleep.until
+        end = self._sleep_end(now)
+        if end is not None:
             wakes.append(UpcomingWake(end, "the end of its sleep"))
-        else:
-            end = None
         # During a sleep, a batch or the self-wake waits for its end.
         for batch in self._batches():
             if batch.rule is not None and batch.rule == exclude:
                 continue
             if isinstance(batch.behaviour, JudgeBehaviour) and self._judge_wired:
-                what = f"a batch of {_count(len(batch.stimuli))} its judge rule {batch.rule} will ask a judge about"
+                what = f"a batch of {_count(len(batch.stimuli))} its judge will be asked about"
                 wakes.append(UpcomingWake(max(batch.due, end or batch.due), what, batch.rule, maybe=True))
                 continue
             what = f"a debounce batch of {_count(len(batch.stimuli))}"
@@ -835,18 +852,34 @@ class Gate:
             if slot.rule == exclude:
                 continue
             if slot.judging is not None:
-                wakes.append(UpcomingWake(now, f"a batch of {_count(len(slot.judging.stimuli))} its judge rule {slot.rule} is deciding on now", slot.rule, True))
+                wakes.append(UpcomingWake(now, f"a batch of {_count(len(slot.judging.stimuli))} its judge is deciding on now", slot.rule, True))
             for waiting, how in ((slot.held, "held for its judge"), (slot.queued, "queued for its judge")):
                 if waiting is not None:
                     at = max(now, slot.refused_until or now, end or now)
-                    wakes.append(UpcomingWake(at, f"a batch of {_count(len(waiting.stimuli))} {how} (rule {slot.rule})", slot.rule, True))
+                    wakes.append(UpcomingWake(at, f"a batch of {_count(len(waiting.stimuli))} {how}", slot.rule, True))
+        if self._retry is not None:
+            # A failed turn's retry is a wake already in motion (R1-6); during a sleep it waits for the end.
+            at, count = self._retry
+            wakes.append(UpcomingWake(max(at, end or at), f"the retry of a turn that failed ({_count(count)})"))
         if self._held:
-            wakes.append(UpcomingWake(now, f"{_count(self.held)} waiting to wake it as soon as the running turn ends"))
+            # Held while a turn runs, the mind is paused, or it sleeps: during a sleep they wait for its end.
+            when = "when its sleep ends" if end is not None else "as soon as the running turn ends"
+            wakes.append(UpcomingWake(end or now, f"{_count(self.held)} waiting to wake it {when}"))
         return sorted(wakes, key=lambda w: w.at)
 
+    def _sleep_end(self, now: float) -> float | None:
+        """When the sleep ends (now, if it was ended early), or None when the mind does not sleep."""
+        if self._sleep is None:
+            return None
+        return now if self._sleep.ended is not None else self._sleep.until
+
+    def _delivered_at(self, due: float, now: float) -> float:
+        """When a batch due at `due` wakes the mind: during a sleep, not before its end."""
+        end = self._sleep_end(now)
+        return due if end is None else max(due, end)
+
     def status(self, now: float) -> GateStatus:
-        """The gate now, as gate-status shows it."""
-        self._saw(now)
+        """The gate now, as gate-status shows it: a pure read (what `now` is changes nothing the gate does next)."""
         if self._warnings is None:
             self._warnings = list(shadow_warnings(self._stored.rules, self._stored.default))
         return GateStatus(
@@ -886,7 +919,7 @@ class Gate:
             matches=state.matches,
             last_match=state.last_match,
             pending=len(batch.stimuli) if batch else 0,
-            next_delivery=batch.due if batch else None,
+            next_delivery=self._delivered_at(batch.due, now) if batch else None,
             buckets=buckets,
             denials=state.denials,
             sampled=Sampled(state.seen, state.woke),

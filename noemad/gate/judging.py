@@ -50,6 +50,7 @@ class JudgeOutcome:
     output_tokens: int = 0
     # Added by JUDGECALL after the contract (defaults keep the contract's constructor calls valid):
     unwired: bool = False  # a refusal because no judge model is configured: asked again, the rule runs as a debounce
+    ratio: float | None = None  # the chars-per-token of the judge's window once the call calibrated it (gate-status shows it)
 
     @property
     def refused(self) -> bool:

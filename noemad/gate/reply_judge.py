@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from noemad.clock import Clock
@@ -46,7 +46,7 @@ from noemad.gate import judge_prompt as text
 from noemad.gate.judging import JudgeOutcome, JudgeRequest, available
 from noemad.models import Block, ModelGateway, ModelResponse, Prompt, Turn
 from noemad.models.gateway import day_start
-from noemad.models.ratios import ratio_for
+from noemad.models.ratios import calibrated, ratio_for
 from noemad.models.settings import role_settings
 from noemad.store import Store
 from noemad.turn.context import DEFAULT_PERSONA
@@ -158,9 +158,9 @@ class ReplyJudge:
         if call.cancelled():
             return JudgeOutcome(None, f"the judge did not answer within {cfg.timeout:g} s; the call was cancelled", failed=True)
         error = call.exception()
-        if error is not None:
-            return self._error(request.mind, error)
-        return self._answer(call.result())
+        outcome = self._error(request.mind, error) if error is not None else self._answer(call.result())
+        # The gateway calibrated the ratio from the answer (or shrank it on a context-length error) before returning.
+        return replace(outcome, ratio=calibrated(self._store.reader(), request.mind, model))
 
     def _answer(self, response: ModelResponse) -> JudgeOutcome:
         usage = response.usage  # the gateway has calibrated the mind's ratio from it (the request carries its window)

@@ -107,6 +107,12 @@ def ratio_for(db: Database, mind: str, model: str) -> TokenRatio:
     return TokenRatio(float(row[0]), int(row[1])) if row else TokenRatio()
 
 
+def calibrated(db: Database, mind: str, model: str) -> float | None:
+    """The mind's characters per token for `model` once an answer has measured it (None: still the conservative start)."""
+    ratio = ratio_for(db, mind, model)
+    return ratio.chars_per_token if ratio.samples else None
+
+
 def anchor_for(db: Database, mind: str, role: str) -> Anchor | None:
     """The anchor of the role's last answered window for the mind, if there was one."""
     row = db.execute("SELECT anchor_id, chunk_chars FROM window_anchors WHERE mind = ? AND role = ?", [mind, role]).fetchone()

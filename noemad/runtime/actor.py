@@ -19,8 +19,10 @@ turns run, one at a time.
 Judge rules: the actor asks the judge (`noemad.gate.judging.Judge`) about a
 judge rule's due batch only while the mind is free (no turn running or
 about to, not paused, not asleep, not shutting down), one call per rule at a
-time. A turn that starts, or a pause, stops every call in flight: no
-verdict, not a failure, and the batch is judged once after. Each verdict is
+time. A turn that starts, a pause or a sleep stops every call in flight:
+no verdict, not a failure, and the batch is judged once after. While the
+mind sleeps no delivery starts a turn (a judge's verdict, what was held for
+a turn, a retry): they are held and go with the sleep's end as one turn. Each verdict is
 a `judge_verdict` event (`noemad.gate.verdicts`); a REPLY wakes the mind for
 its batch even if another turn took those stimuli meanwhile (it answers the
 batch's newest message). A turn's outcome is told to the gate: a failed one
@@ -52,6 +54,7 @@ from noemad.gate.judged import JudgeStart
 from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.models.ledger import ON_BEHALF_OF
+from noemad.models.ratios import calibrated
 from noemad.operator import is_operator
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
@@ -72,9 +75,11 @@ def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
     return count_events(db, mind, "cycle_started"), without_episode(db, mind, STIMULUS_KINDS)
 
 
-def mind_gate(db: Database, mind: str, privileged: frozenset[str], now: float) -> Gate:
-    """A mind's gate as stored: its rules, and its sleep and self-wake if they are still to come."""
+def mind_gate(db: Database, mind: str, privileged: frozenset[str], now: float, judge_model: str | None = None) -> Gate:
+    """A mind's gate as stored: its rules, its sleep and self-wake if they are still to come, its judge's calibrated ratio."""
     gate = Gate(mind, stored_rules(db, mind), privileged=privileged, since=now)
+    if judge_model:
+        gate.judge_ratio = calibrated(db, mind, judge_model)  # stored per mind and model: it survives a restart
     state = gate_sleep.sleep_state(db, mind)
     if state is not None:
         if state.until is not None and state.until > now:
@@ -180,9 +185,23 @@ class MindActor:
         self._arm()
         self._maybe_judge()
 
+    def config_changed(self) -> None:
+        """The config was reloaded: judging is wired again as it says, so gate-status shows it at once.
+
+        Batches held for a judge that is now off go as a debounce would, now rather than at the next timer.
+        """
+        if not self._closed:
+            self._fire()
+
     def slept(self, until: float, note: str | None) -> None:
-        """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule."""
+        """The mind was put to sleep (stored by `noemad.gate.sleep`): stimuli are stored and reach no rule.
+
+        Judge calls in flight stop, as at a pause: a verdict must not wake a
+        sleeping mind, and one reached before the sleep is stale after it.
+        Their batches are held and judged once the mind wakes.
+        """
         self.gate.sleep(until, note)
+        self._stop_judging()
         self._arm()
 
     def woke(self) -> None:
@@ -246,11 +265,18 @@ class MindActor:
     # delivery -----------------------------------------------------------------------
 
     def _deliver(self, delivery: Delivery) -> None:
-        """Hand a delivery to the loop, or to the gate to hold while a turn runs or the mind is paused."""
+        """Hand a delivery to the loop, or to the gate to hold while a turn runs, the mind is paused or it sleeps.
+
+        A delivery that finds others held goes with them as one turn: the
+        sleep's end takes what waited through the sleep.
+        """
         if self._closed:
             return
-        if self.turn_running or self.paused or self._ready is not None:
+        if self.turn_running or self.paused or self._ready is not None or self.gate.sleeping(self._clock.now()):
             self.gate.hold(delivery)
+        elif self.gate.holding:
+            self.gate.hold(delivery)
+            self._ready = self.gate.release()
         else:
             self._ready = delivery
         self._wake.set()
@@ -274,6 +300,10 @@ class MindActor:
         await self._clock.sleep(due - self._clock.now())
         self._timer = None
         self._armed = None
+        self._fire()
+
+    def _fire(self) -> None:
+        """Deliver what is due now, judging wired as the config says, and arm for what comes next."""
         self._wire_judge()
         for delivery in self.gate.due(self._clock.now()):
             self._deliver(delivery)
@@ -306,6 +336,13 @@ class MindActor:
             self._wake.clear()
             if self.paused or self._closed:
                 continue  # resume() wakes the loop again; after close nothing starts
+            if self.gate.sleeping(self._clock.now()):
+                # Nothing starts a turn while the mind sleeps (what was held for a turn that ran into the sleep,
+                # too): its end, or a privileged author, delivers what waits.
+                if self._ready is not None:
+                    self.gate.hold(self._ready)
+                    self._ready = None
+                continue
             delivery, self._ready = self._ready, None
             if delivery is None:
                 delivery = self.gate.release()
@@ -409,6 +446,7 @@ class MindActor:
         attempt = (self.retry.attempt if self.retry else 0) + 1
         failed = TurnFailed(tuple(sorted(unperceived)), attempt, now + backoff(attempt), str(exc) or type(exc).__name__)
         self.retry = failed
+        self.gate.set_retry(failed.retry_at, len(failed.stimuli))
         if self._retry_timer is not None:
             self._retry_timer.cancel()
         self._retry_timer = asyncio.get_running_loop().create_task(self._retry_at(failed), name=f"retry:{self.name}")
@@ -424,6 +462,7 @@ class MindActor:
     async def _retry_at(self, failed: TurnFailed) -> None:
         await self._clock.sleep(failed.retry_at - self._clock.now())
         self._retry_timer = None
+        self.gate.set_retry(None)  # delivered now: held or run, it is no longer to come
         self._deliver(Delivery(rule=None, stimuli=failed.stimuli, addressed=(), reason=RETRY_REASON))
 
     def _self_wake(self, delivery: Delivery, now: float) -> tuple[int | None, int | None]:

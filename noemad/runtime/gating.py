@@ -9,10 +9,15 @@ refusal (`RuleRefused`, 422) carries the sentence the API and noemactl show.
 
 Positions are 1-based everywhere an operator sees them (the API, noemactl,
 the answers): rule 1 is the first one asked.
+
+A running gate is read and changed only on the event loop that owns it (its
+actor's): the reads here that show its state are coroutines, and what they
+read from the store is read in a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any
@@ -147,10 +152,14 @@ class Gating:
         get_mind(db, mind)
         return _rules_view(mind, table.stored_rules(db, mind))
 
-    def rule(self, mind: str, name: str) -> RuleView:
+    def _stored_rules(self, mind: str) -> table.StoredRules:
         db = self.store.reader()
         get_mind(db, mind)
-        stored = table.stored_rules(db, mind)
+        return table.stored_rules(db, mind)
+
+    async def rule(self, mind: str, name: str) -> RuleView:
+        """One rule as stored, with its state in the running gate (read on the gate's loop)."""
+        stored = await asyncio.to_thread(self._stored_rules, mind)
         for index, rule in enumerate(stored.rules):
             if rule.name == name:
                 actor = self.actors.get(mind)
@@ -224,13 +233,14 @@ class Gating:
 
     # the gate's state ------------------------------------------------------------
 
-    def gate_status(self, mind: str) -> GateStatus:
+    async def gate_status(self, mind: str) -> GateStatus:
         """A mind's gate now: its rules' counters, pending batches, buckets, sleep, self-wake, upcoming wakes."""
         actor = self.actors.get(mind)
         if actor is None:
-            get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
+            await asyncio.to_thread(lambda: get_mind(self.store.reader(), mind))  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
-        return self._with_governance(actor.gate.status(self.clock.now()))
+        status = actor.gate.status(self.clock.now())
+        return await asyncio.to_thread(self._with_governance, status)
 
     def _with_governance(self, status: GateStatus) -> GateStatus:
         """`status` with the mind's governance counts since its gate started."""
@@ -238,10 +248,11 @@ class Gating:
         off = why_off(self.gateway, status.mind, self.settings_of(status.mind))
         return replace(status, governance=replace(counts, off=off))
 
-    def gate_overview(self) -> GateOverview:
+    async def gate_overview(self) -> GateOverview:
         """Every running mind's gate, by name."""
         now = self.clock.now()
-        return GateOverview(minds=[self._with_governance(actor.gate.status(now)) for _, actor in sorted(self.actors.items())])
+        statuses = [actor.gate.status(now) for _, actor in sorted(self.actors.items())]
+        return GateOverview(minds=await asyncio.to_thread(lambda: [self._with_governance(s) for s in statuses]))
 
     # sleep -------------------------------------------------------------------
 

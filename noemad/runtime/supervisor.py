@@ -41,11 +41,12 @@ from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
 from noemad.gate.judging import Judge
 from noemad.gate.reply_judge import ReplyJudge
-from noemad.runtime.actor import MindActor, mind_gate, pending_stimuli
+from noemad.runtime.actor import GATE_FAILED, MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.archive.cuts import archived_total
 from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
+from noemad.runtime.ingested import GateDecision, Ingested
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus
@@ -53,6 +54,7 @@ from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
 from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
+from noemad.wire import extend
 
 log = logging.getLogger("noemad")
 WARNINGS_SHOWN = 10  # newest metacognition warnings on a mind's overview
@@ -222,7 +224,8 @@ class Supervisor(Reads, Gating, Archiving):
     def _start_actor(self, mind: Mind, cycles: int = 0, backlog: list[int] | None = None, db: Database | None = None) -> None:
         settings = functools.partial(self.settings_of, mind.name)
         privileged = frozenset(self.config.gate.privileged)
-        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now())
+        judge_model = self.gateway.model_for(mind.name, "judge")
+        gate = mind_gate(db or self.store.reader(), mind.name, privileged, self.clock.now(), judge_model)
         actor = MindActor(
             mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused",
             judge=self.judge_for(mind.name),
@@ -363,17 +366,21 @@ class Supervisor(Reads, Gating, Archiving):
 
         return await self.store.writer.run(job)
 
-    def mind_overview(self, name: str) -> dict[str, Any]:
+    async def mind_overview(self, name: str) -> dict[str, Any]:
+        """A mind with its counts, recent events and warnings (read in a worker thread) and whether a turn runs (read here, on the loop)."""
+        actor = self.actors.get(name)
+        return await asyncio.to_thread(self._overview, name, bool(actor and actor.turn_running))
+
+    def _overview(self, name: str, turn_running: bool) -> dict[str, Any]:
         db = self.store.reader()
         mind = get_mind(db, name)
-        actor = self.actors.get(name)
         (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
         return {
             **vars(mind),  # the API shows the overview as the mind with these added
             "events": self.counts.by_mind.get(name, 0),
             "last_event_id": last,
             "archived": dict(zip(("events", "archives"), archived_total(db, name))),
-            "turn_running": bool(actor and actor.turn_running),
+            "turn_running": turn_running,
             "settings_problems": list(mind.problems),
             "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
             "recent": latest_events(db, name, limit=10),
@@ -434,8 +441,8 @@ class Supervisor(Reads, Gating, Archiving):
 
     # stimuli and events --------------------------------------------------
 
-    async def ingest(self, mind: str, stimulus: Stimulus, operator: Operator | None = None) -> Event:
-        """Store a stimulus (answered once committed), then offer it to the mind's gate.
+    async def ingest(self, mind: str, stimulus: Stimulus, operator: Operator | None = None) -> Ingested:
+        """Store a stimulus (answered once committed), then offer it to the mind's gate; the answer carries its decision.
 
         An operator's stimulus (a correction, a goal, a prediction, an outcome)
         names `operator` as its actor; a message or observation names its author or source.
@@ -457,17 +464,23 @@ class Supervisor(Reads, Gating, Archiving):
 
         event, facts = await self.store.writer.run(store)
         try:
-            actor.offer(event, facts)
+            decision = actor.offer(event, facts)
+            verdict, rule, reason, due = decision.verdict.value, decision.rule, decision.reason, decision.due
         except Exception:
             # Committed: the answer is 201 whatever the gate does (a 500 would make the client store it twice),
             # and a stimulus the gate could not judge wakes the mind rather than wait unperceived.
             log.exception("mind %s: the gate failed on stimulus %d; it wakes the mind", mind, event.id)
             actor.offer_failed(event)
-        return event
+            verdict, rule, reason, due = "wake", None, GATE_FAILED, None
+        gate = GateDecision(verdict, rule, reason, due, actor.paused, self.gateway.configured(mind, "respond"))  # type: ignore[arg-type]
+        return extend(event, Ingested, gate=gate)
 
-    def stimulus_turn(self, event_id: int) -> dict[str, Any]:
-        """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies."""
-        event = get_event(self.store.reader(), event_id)
+    async def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+        """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
+
+        The event is read in a worker thread; the actor's state only here, on the loop that changes it.
+        """
+        event = await asyncio.to_thread(self.event, event_id)
         actor = self.actors.get(event.mind)
         waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
         return {
@@ -591,14 +604,21 @@ class Supervisor(Reads, Gating, Archiving):
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
-            asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
+            swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
+            swap.add_done_callback(lambda _: self._config_changed())  # a judge model comes or goes with the provider
         self.loaded = loaded
         self._config = with_stored(loaded.config, self._stored)
+        self._config_changed()
         self.reload.loaded_at = iso(self.clock.now())
         self.reload.reloads += 1
         self.reload.error = None
         self.reload.error_at = None
         self.refused_stamp = None
+
+    def _config_changed(self) -> None:
+        """Tell every actor the config changed: what gate-status says of judging follows a reload at once."""
+        for actor in list(self.actors.values()):
+            actor.config_changed()
 
     def refuse_config(self, error: str, stamp: FileStamp | None) -> None:
         """Keep the running config and remember why the new one was refused."""
