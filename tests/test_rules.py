@@ -103,6 +103,10 @@ def test_a_minimal_rule_matches_everything() -> None:
         ({"behaviour": "always"}, "rule needs a name (unique in the mind)"),
         ({"name": "no spaces", "behaviour": "always"}, "rule.name: 'no spaces' is not a rule name; write 1-64 letters, digits"),
         ({"name": "x" * 65, "behaviour": "always"}, "is not a rule name"),
+        ({"name": "..", "behaviour": "always"}, "rule.name: '..' cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is a directory"),
+        ({"name": ".", "behaviour": "always"}, "'.' cannot name a rule"),
+        ({"name": "default", "behaviour": "always"}, "'default' cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is the default"),
+        ({"name": "x", "behaviour": "always", "resets": [".."]}, "rule 'x': resets: '..' cannot name a rule"),
         ({"name": "x"}, "rule 'x' needs a behaviour, one of always, defer, debounce, rate_limit, passive_sample"),
         (
             {"name": "x", "behaviour": {"always": {}, "defer": {}}},

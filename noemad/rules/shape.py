@@ -242,11 +242,23 @@ def describe_behaviour(b: Behaviour) -> str:
     return b.kind
 
 
+# A rule's name is a segment of its URL (/minds/MIND/rules/NAME): "." and ".." are
+# that URL's own directory and its parent, so a client resolves them away before
+# sending, and "default" is the route that sets the default behaviour.
+RESERVED_NAMES: frozenset[str] = frozenset({".", "..", "default"})
+
+
 def check_name(name: Any, where: str) -> str:
-    """A rule's name, or `RuleRefused`: 1-64 letters, digits, '_', '.', ':' or '-'."""
+    """A rule's name, or `RuleRefused`: 1-64 letters, digits, '_', '.', ':' or '-', and not one the URLs reserve."""
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise RuleRefused(
             f"{where}: {name!r} is not a rule name; write 1-64 letters, digits, '_', '.', ':' or '-', such as \"ambient\""
+        )
+    if name in RESERVED_NAMES:
+        meaning = "the default behaviour's own address" if name == "default" else "a directory in a URL, not a name"
+        raise RuleRefused(
+            f"{where}: {name!r} cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is {meaning},"
+            " so the rule could not be shown, edited, moved or removed; pick a name with a letter or digit in it, such as \"ambient\""
         )
     return name
 
