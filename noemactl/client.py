@@ -416,6 +416,13 @@ class Client:
             body["position"] = position
         return self.request("POST", f"/minds/{_segment(mind)}/rules", json=body)
 
+    def edit_rule(self, mind: str, name: str, rule: Any, position: int | None) -> dict[str, Any]:
+        """Replace a wake rule in one change (in its place, or at `position`); the change with its probe table."""
+        body: dict[str, Any] = {"rule": rule}
+        if position is not None:
+            body["position"] = position
+        return self.request("PUT", f"/minds/{_segment(mind)}/rules/{_segment(name)}", json=body)
+
     def remove_rule(self, mind: str, name: str) -> dict[str, Any]:
         """Remove a wake rule; the change with its probe table."""
         return self.request("DELETE", f"/minds/{_segment(mind)}/rules/{_segment(name)}")

@@ -165,11 +165,11 @@ def rule(data: dict[str, Any]) -> list[RenderableType]:
 
 # a change ---------------------------------------------------------------------------
 
-VERBS = {"add": "added", "remove": "removed", "move": "moved", "default": "set the default of"}
+VERBS = {"add": "added", "edit": "changed", "remove": "removed", "move": "moved", "default": "set the default of"}
 
 
 def change(data: dict[str, Any]) -> list[RenderableType]:
-    """After rules add/rm/move/default: what was done, notes, the probe table, shadow warnings."""
+    """After rules add/edit/rm/move/default: what was done, notes, the probe table, shadow warnings."""
     action = data["action"]
     if action == "default":
         head = f"{data['mind']}: default is now {behaviour(data['default'])}"

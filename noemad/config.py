@@ -610,7 +610,7 @@ def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
         raise InvalidInput(f"{where} must be a JSON object such as {{\"persona\": \"You are Ada.\"}}, not {raw!r:.60}")
     if "gate" in raw:
         raise InvalidInput(
-            f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, rm, move, default)"
+            f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, edit, rm, move, default)"
             " or the rules API, /api/v1/minds/NAME/rules"
         )
     try:

@@ -382,7 +382,7 @@ def test_rules_are_added_in_order_and_each_change_is_an_event(store: Store) -> N
 
 def test_a_duplicate_name_is_a_conflict(store: Store) -> None:
     write(store, lambda db: add_rule(db, "ada", rule("a"), position=None, actor="operator", now=20.0))
-    with pytest.raises(RuleExists, match=r"mind 'ada' already has a wake rule named 'a'; pick another name, or remove it first \(noemactl rules rm ada a\)"):
+    with pytest.raises(RuleExists, match=r"mind 'ada' already has a wake rule named 'a'; pick another name, or change it in place \(noemactl rules edit ada a ...\)"):
         write(store, lambda db: add_rule(db, "ada", rule("a", "defer"), position=None, actor="operator", now=20.0))
     assert RuleExists.status == 409
     write(store, lambda db: add_rule(db, "bea", rule("a"), position=None, actor="operator", now=20.0))  # another mind may
