@@ -17,6 +17,7 @@ import typer
 
 from noemactl.app import JsonFlag, MindArg, app, complete_mind, session
 from noemactl.errors import BadInput
+from noemactl.inputs import span_ahead
 from noemactl.params import PlainCommand, default_group
 from noemactl.session import Session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
@@ -472,6 +473,8 @@ def sleep(
     """
     if (span is None) == (until is None):
         raise BadInput("say how long the mind sleeps: --for DURATION (30m, 8h) or --until TIME, one of them")
+    if span is not None:
+        span = span_ahead(span, "--for")
     s = session(ctx)
     data = s.client.sleep(mind, until, span, note)
     s.present(data, json, lambda: _view().slept(data))

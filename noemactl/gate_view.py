@@ -160,6 +160,7 @@ def rule(data: dict[str, Any]) -> list[RenderableType]:
     return [
         Text.assemble(("rule ", "bold"), (r["name"], "bold cyan"), f" of {data['mind']}"),
         *(Text.assemble((k.ljust(width), "bold"), v) for k, v in rows),
+        *_lines("note", data.get("notes") or [], "yellow"),
     ]
 
 

@@ -113,7 +113,13 @@ def test_a_minimal_rule_matches_everything() -> None:
             "rule 'x': behaviour: a rule has exactly one behaviour, and this names 2 (always, defer); keep one",
         ),
         ({"name": "x", "behaviour": {"debounse": {"ms": 2000}}}, "'debounse' is not a behaviour; did you mean 'debounce'?"),
-        ({"name": "x", "behaviour": "judge"}, "'judge' is not a behaviour (one of always, defer, debounce, rate_limit, passive_sample"),
+        ({"name": "x", "behaviour": "judge"}, "judge rules need judging, which is off on this noemad; set [gate.judge] enabled = true"),
+        ({"name": "x", "behaviour": "always", "resets": ["y", "x"]}, "rule 'x': resets names the rule itself; resets clears other rules' state"),
+        (
+            {"name": "x", "behaviour": "always", "match": {"text": "(?:\\pL|\\pN){1000}[^a]{1000}", "regex": True}},
+            "is too large for RE2 once compiled (pattern too large - compile failed): its repeats multiply out",
+        ),
+        ({"name": "x", "behaviour": "always", "match": {"text": "(a{100}){100}", "regex": True}}, "repeats too much for RE2 (invalid repetition size"),
         ({"name": "x", "behaviour": "debounce"}, 'rule \'x\': behaviour: debounce needs its settings; write {"debounce": {"ms": 2000}}'),
         ({"name": "x", "behaviour": {}}, "a behaviour is one of always, defer"),
         ({"name": "x", "behaviour": {"debounce": {}}}, "behaviour.debounce needs ms, the quiet period in milliseconds"),
@@ -148,7 +154,7 @@ def test_a_minimal_rule_matches_everything() -> None:
         ({"name": "x", "behaviour": "always", "match": {"text": "(?<!un)done", "regex": True}}, "uses a backreference or lookaround"),
         (
             {"name": "x", "behaviour": "always", "match": {"text": "(deploy", "regex": True}},
-            "is not a pattern RE2 takes (missing ): (deploy); RE2 matches in linear time",
+            "is not a pattern RE2 takes (missing ): (deploy). Fix the pattern, or set regex to false",
         ),
         ({"name": "x", "behaviour": "always", "match": {"tags_any": "urgent", "tags_all": [1]}}, "match.tags_all is a list of tags"),
         ({"name": "x", "behaviour": "always", "resets": ["ok", "not ok"]}, "rule 'x': resets: 'not ok' is not a rule name"),

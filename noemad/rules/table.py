@@ -65,6 +65,7 @@ class StoredRules:
     default: Behaviour = field(default_factory=Always)
     errors: tuple[str, ...] = ()  # a sentence per stored rule (or default) left out
     notes: tuple[str, ...] = ()  # bounds read at their nearest value; resets that name no rule
+    rule_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by rule name: its own bounds' notes (rules show)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
     rules: list[Rule] = []
     errors: list[str] = []
     notes: list[str] = []
+    rule_notes: dict[str, tuple[str, ...]] = {}
     for name, body, stored_notes in _rows(db, mind):
         where = f"stored rule {name!r}"
         try:
@@ -123,7 +125,9 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
             )
             continue
         rules.append(read.rule)
-        notes += _loads_list(stored_notes) + [n for n in read.notes if n not in stored_notes]
+        own = _loads_list(stored_notes) + [n for n in read.notes if n not in stored_notes]
+        rule_notes[name] = tuple(own)
+        notes += own
     names = {r.name for r in rules}
     for rule in rules:
         for target in rule.resets:
@@ -138,7 +142,7 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
         except (ValueError, RuleRefused) as exc:
             detail = exc.detail if isinstance(exc, RuleRefused) else "stored default: it is not JSON"
             errors.append(f"{detail}. The default is read as always; set it again (noemactl rules default {mind} ...)")
-    return StoredRules(tuple(rules), default, tuple(errors), tuple(notes))
+    return StoredRules(tuple(rules), default, tuple(errors), tuple(notes), rule_notes)
 
 
 def _loads_list(text: str) -> list[str]:

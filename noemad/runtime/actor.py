@@ -44,7 +44,6 @@ from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
-from noemad.config import JUDGE_MIN_INPUT
 from noemad.gate import sleep as gate_sleep
 from noemad.gate import verdicts
 from noemad.gate.engine import Decision, Delivery, Gate, Verdict
@@ -456,10 +455,8 @@ class MindActor:
         """Tell the gate whether judge rules are judged now, and if not, why (the config may have been reloaded)."""
         settings = self._gateway.config().gate.judge
         notes: list[str] = []
-        if settings.budget_clamped:
-            notes.append(
-                f"[gate.judge] max_input_tokens {settings.max_input_tokens} is under {JUDGE_MIN_INPUT}: read as {JUDGE_MIN_INPUT}"
-            )
+        if settings.budget_note is not None:
+            notes.append(settings.budget_note)
             if not self._budget_logged:
                 self._budget_logged = True
                 log.warning("mind %s: %s", self.name, notes[-1])

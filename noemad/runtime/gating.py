@@ -14,7 +14,7 @@ the answers): rule 1 is the first one asked.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 from sqlite_utils import Database
@@ -104,6 +104,8 @@ class RuleView:
     rule: dict[str, Any]
     state: RuleStatus | None = None
     """Its counters, batch and buckets in the running gate (as gate-status shows them)."""
+    notes: list[str] = field(default_factory=list)
+    """Its bounds read at their nearest value when it was written (the notes its add or edit answered)."""
 
 
 @wire
@@ -156,7 +158,10 @@ class Gating:
                 actor = self.actors.get(mind)
                 running = actor.gate.status(self.clock.now()).rules if actor is not None else []
                 state = next((r for r in running if r.name == name), None)
-                return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data(), state=state)
+                return RuleView(
+                    mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data(), state=state,
+                    notes=list(stored.rule_notes.get(name, ())),
+                )
         raise RuleNotFound(_no_rule(mind, name, stored))
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
