@@ -351,6 +351,10 @@ def test_new_message_fields_are_stored_only_when_set(store: Store) -> None:
     full = put(store, Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",)).draft("ada"))
     assert full.data == {"author": "zoe", "mentions": [], "dm": True, "reply_to": plain.id, "bot": True, "tags": ["a"]}
     assert Message.of(full) == Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",))
+    assert Message.of(plain).operator is None  # stored before the operator was kept: reads as none
+    kept = put(store, Message("zoe", "hi", operator="operator:root").draft("ada"))
+    assert kept.data == {"author": "zoe", "mentions": [], "operator": "operator:root"} and kept.actor == "user:zoe"
+    assert Message.of(kept).operator == "operator:root"
 
 
 # The table. ---------------------------------------------------------------------------

@@ -51,12 +51,11 @@ from noemad.gate.judged import JudgeStart
 from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.models.ledger import ON_BEHALF_OF
-from noemad.operator import is_operator
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
 from noemad.runtime.stats import MindStats
 from noemad.runtime.retry import RETRY_REASON, TurnFailed, backoff, record_turn_failed
-from noemad.stimuli import STIMULUS_KINDS
+from noemad.stimuli import STIMULUS_KINDS, operator_of
 from noemad.store import Store
 from noemad.turn.context import answered
 from noemad.turn.run import Turn, TurnResult, run_turn
@@ -386,13 +385,15 @@ class MindActor:
     def _operator_of(self, delivery: Delivery) -> str | None:
         """The operator whose stimulus woke this turn (the newest, if several did), or None.
 
+        An operator's own stimulus is theirs; a message they stored (`say --from alice`) is too.
+
         Only the stimuli that asked for the wake count: an operator's goal
         held by a rule and taken along by someone else's message caused nothing.
         """
         if delivery.self_wake or not delivery.stimuli:
             return None
         woke = get_events(self._store.reader(), delivery.stimuli)
-        return next((e.actor for _, e in sorted(woke.items(), reverse=True) if is_operator(e.actor)), None)
+        return next((op for _, e in sorted(woke.items(), reverse=True) if (op := operator_of(e)) is not None), None)
 
     def _failed(self, taken: dict[int, HeldBack | None], exc: Exception) -> None:
         """A turn failed: what it took and did not perceive is untaken again, and retried after a backoff."""
