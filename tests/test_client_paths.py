@@ -106,3 +106,16 @@ def test_an_empty_name_is_refused_before_anything_is_sent() -> None:
     with pytest.raises(BadInput, match="empty"):
         _client(seen).remove_rule("ada", "")
     assert seen == []
+
+
+def test_a_name_holding_a_slash_or_dots_reaches_its_route_as_the_client_sends_it(app: Any, mind: str) -> None:
+    """Names may hold "/" (sensor/3) and be all dots: the daemon routes what the client encodes to the right place."""
+    from noemactl.client import _segment
+
+    for source in ("sensor/3", "..", "user:alice"):
+        resp = app.api("PUT", f"/minds/{mind}/trust/{_segment(source)}", json={"value": 0.5})
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["source"] == source
+    listed = {t["source"] for t in app.api("GET", f"/minds/{mind}/trust").json()["trust"]}
+    assert listed >= {"sensor/3", "..", "user:alice"}
+    assert app.api("GET", f"/minds/{mind}").status_code == 200
