@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import quote
 
-from noemactl.errors import ApiError, CtlError, DaemonUnreachable
+from noemactl.errors import ApiError, BadInput, CtlError, DaemonUnreachable
 from noemactl.sse import Message, parse_sse
 
 # httpx imports its own command-line client (click, rich.progress, ...) when
@@ -105,7 +105,16 @@ class StreamIdle(CtlError):
 
 
 def _segment(value: str) -> str:
-    return quote(value, safe="")
+    """`value` as one path segment of a URL, exactly: every reserved character percent-encoded.
+
+    "." and ".." would be resolved away (as "this directory" and "its parent")
+    before the request is sent, so their dots are encoded too; an empty value
+    is no segment at all and is refused before anything is sent.
+    """
+    if not value:
+        raise BadInput("a name in the command is empty; give the name of the mind, rule or source")
+    encoded = quote(value, safe="")
+    return encoded.replace(".", "%2E") if encoded in (".", "..") else encoded
 
 
 class Client:
@@ -376,11 +385,11 @@ class Client:
 
     def set_schedule(self, kind: str, paused: bool) -> dict[str, Any]:
         """Pause or resume a kind's scheduled runs for every mind."""
-        return self.request("PUT", f"/schedules/{kind}", json={"paused": paused})
+        return self.request("PUT", f"/schedules/{_segment(kind)}", json={"paused": paused})
 
     def news(self, kind: str) -> dict[str, Any]:
         """For each mind, whether it has had news since its last job of `kind`."""
-        return self.request("GET", f"/schedules/{kind}/news")
+        return self.request("GET", f"/schedules/{_segment(kind)}/news")
 
     def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Reject a generalisation: memory retracted, belief rejected."""
@@ -410,6 +419,13 @@ class Client:
         if position is not None:
             body["position"] = position
         return self.request("POST", f"/minds/{_segment(mind)}/rules", json=body)
+
+    def edit_rule(self, mind: str, name: str, rule: Any, position: int | None) -> dict[str, Any]:
+        """Replace a wake rule in one change (in its place, or at `position`); the change with its probe table."""
+        body: dict[str, Any] = {"rule": rule}
+        if position is not None:
+            body["position"] = position
+        return self.request("PUT", f"/minds/{_segment(mind)}/rules/{_segment(name)}", json=body)
 
     def remove_rule(self, mind: str, name: str) -> dict[str, Any]:
         """Remove a wake rule; the change with its probe table."""

@@ -1,4 +1,4 @@
-"""The gate's commands: `rules list|add|rm|move|show|default`, `gate-status`, `sleep`, `wake`.
+"""The gate's commands: `rules list|add|edit|rm|move|show|default`, `gate-status`, `sleep`, `wake`.
 
 noemactl never reads a rule itself: it builds the rule's JSON from the flags
 (or takes it whole from `--rule` / `--file`) and noemad's one validator
@@ -17,6 +17,7 @@ import typer
 
 from noemactl.app import JsonFlag, MindArg, app, complete_mind, session
 from noemactl.errors import BadInput
+from noemactl.inputs import span_ahead
 from noemactl.params import PlainCommand, default_group
 from noemactl.session import Session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
@@ -177,72 +178,124 @@ def rules_show(ctx: typer.Context, mind: MindArg, name: RuleNameArg, json: JsonF
     s.present(data, json, lambda: _view().rule(data))
 
 
+RuleJsonOpt = Annotated[
+    str | None,
+    typer.Option("--rule", metavar="JSON", help='The whole rule as JSON, e.g. \'{"name": "dms", "match": {"flags": ["dm"]}, "behaviour": {"always": {}}}\'.', show_default=False),
+]
+FileOpt = Annotated[
+    str | None, typer.Option("--file", metavar="PATH", help="Read the whole rule as JSON from PATH ('-' for stdin).", show_default=False)
+]
+KindOpt = Annotated[
+    list[str] | None, typer.Option("--kind", metavar="KIND", help=f"Match only this stimulus kind (repeatable): {', '.join(KINDS)}.")
+]
+ChannelOpt = Annotated[str | None, typer.Option("--channel", metavar="GLOB", help="Match channels like this glob, e.g. 'discord:*'.", show_default=False)]
+AuthorOpt = Annotated[
+    str | None, typer.Option("--author", metavar="GLOB", help="Match authors (a message's) or sources like this glob.", show_default=False)
+]
+FlagOpt = Annotated[list[str] | None, typer.Option("--flag", metavar="FLAG", help=f"Match any of these (repeatable): {', '.join(FLAGS)}.")]
+TextOpt = Annotated[str | None, typer.Option("--text", metavar="TEXT", help="Match text containing this (case-insensitive).", show_default=False)]
+RegexOpt = Annotated[bool, typer.Option("--regex", help="--text is a regular expression (RE2: linear time, no backreferences or lookaround).")]
+AlwaysOpt = Annotated[bool, typer.Option("--always", help="Wake for every matching stimulus.")]
+DeferOpt = Annotated[bool, typer.Option("--defer", help="Store it, in context for the next turn; wake for nothing.")]
+DebounceOpt = Annotated[
+    int | None,
+    typer.Option("--debounce", metavar="MS", help="Gather a batch; wake once MS milliseconds pass with no new match (100-300000).", show_default=False),
+]
+RateLimitOpt = Annotated[
+    str | None,
+    typer.Option("--rate-limit", metavar="TOKENS/REFILL_MS", help="Wake while a token is left; one comes back every REFILL_MS ms.", show_default=False),
+]
+SampleOpt = Annotated[
+    int | None, typer.Option("--sample", metavar="EVERY", help="Wake for one matching stimulus in EVERY (the first of each run).", show_default=False)
+]
+KeyByOpt = Annotated[
+    str | None, typer.Option("--key-by", metavar="KEY", help="Count --rate-limit or --sample per channel, author or none.", show_default=False)
+]
+JudgeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--judge",
+        metavar="MS",
+        help="Gather a batch as --debounce does, then let the judge model decide: REPLY wakes the mind, WAIT does not"
+        " (needs [gate.judge] enabled = true on the daemon).",
+        show_default=False,
+    ),
+]
+MaxWaitOpt = Annotated[
+    int | None,
+    typer.Option("--max-wait", metavar="MS", help="With --judge: judge the batch by MS ms even while messages keep coming.", show_default=False),
+]
+InstructionsOpt = Annotated[
+    str | None,
+    typer.Option("--instructions", metavar="TEXT", help="With --judge: what the judge should wake the mind for (at most 4,000 characters).", show_default=False),
+]
+PassthroughOpt = Annotated[bool, typer.Option("--passthrough", help="When --rate-limit or --sample denies, let later rules decide.")]
+ResetsOpt = Annotated[
+    list[str] | None, typer.Option("--resets", metavar="NAME", help="A rule whose state is cleared when this one fires (repeatable).")
+]
+
+
+def _rule_body(
+    name: str | None,
+    rule_json: str | None,
+    file: str | None,
+    kinds: list[str] | None,
+    channel: str | None,
+    author: str | None,
+    flags: list[str] | None,
+    text: str | None,
+    regex: bool,
+    chosen: tuple[bool, bool, int | None, str | None, int | None, str | None, int | None, int | None, str | None],
+    passthrough: bool,
+    resets: list[str] | None,
+    *,
+    edit: str | None = None,
+) -> Any:
+    """The rule add or edit sends: whole from --rule/--file, or built from the flags (`edit`: the name edited)."""
+    always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions = chosen
+    valued = (name, channel, author, text, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
+    flags_given = any(v is not None for v in valued) or any((kinds, flags, resets, regex, always, defer, passthrough))
+    if rule_json is not None or file is not None:
+        if rule_json is not None and file is not None:
+            raise BadInput("--rule and --file both give the whole rule; pick one")
+        if flags_given:
+            raise BadInput("--rule and --file give the whole rule; drop the other rule flags (only --position goes with them)")
+        return rule_from_text(rule_json, "--rule") if rule_json is not None else rule_from_text(_read_file(file or "-"), f"--file {file}")
+    if not flags_given:
+        if edit is not None:
+            raise BadInput(
+                f"say what rule {edit} becomes: its behaviour (--always, --defer, --debounce MS, ...) and match flags, or --rule JSON;"
+                " the flags give the whole rule, as `rules add` takes them"
+            )
+        raise BadInput("say what the rule is: --name and a behaviour (--always, --defer, --debounce MS, ...), or --rule JSON")
+    found = behaviour(always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
+    return rule_from_flags(name if edit is None else edit, kinds or [], channel, author, flags or [], text, regex, found, passthrough, resets or [])
+
+
 @rules_app.command("add", cls=PlainCommand)
 def rules_add(
     ctx: typer.Context,
     mind: MindArg,
-    rule_json: Annotated[
-        str | None,
-        typer.Option("--rule", metavar="JSON", help='The whole rule as JSON, e.g. \'{"name": "dms", "match": {"flags": ["dm"]}, "behaviour": {"always": {}}}\'.', show_default=False),
-    ] = None,
-    file: Annotated[
-        str | None, typer.Option("--file", metavar="PATH", help="Read the whole rule as JSON from PATH ('-' for stdin).", show_default=False)
-    ] = None,
+    rule_json: RuleJsonOpt = None,
+    file: FileOpt = None,
     name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="The rule's name: 1-64 letters, digits, _ . : -", show_default=False)] = None,
-    kinds: Annotated[
-        list[str] | None, typer.Option("--kind", metavar="KIND", help=f"Match only this stimulus kind (repeatable): {', '.join(KINDS)}.")
-    ] = None,
-    channel: Annotated[str | None, typer.Option("--channel", metavar="GLOB", help="Match channels like this glob, e.g. 'discord:*'.", show_default=False)] = None,
-    author: Annotated[
-        str | None, typer.Option("--author", metavar="GLOB", help="Match authors (a message's) or sources like this glob.", show_default=False)
-    ] = None,
-    flags: Annotated[
-        list[str] | None, typer.Option("--flag", metavar="FLAG", help=f"Match any of these (repeatable): {', '.join(FLAGS)}.")
-    ] = None,
-    text: Annotated[
-        str | None, typer.Option("--text", metavar="TEXT", help="Match text containing this (case-insensitive).", show_default=False)
-    ] = None,
-    regex: Annotated[bool, typer.Option("--regex", help="--text is a regular expression (RE2: linear time, no backreferences or lookaround).")] = False,
-    always: Annotated[bool, typer.Option("--always", help="Wake for every matching stimulus.")] = False,
-    defer: Annotated[bool, typer.Option("--defer", help="Store it, in context for the next turn; wake for nothing.")] = False,
-    debounce: Annotated[
-        int | None,
-        typer.Option("--debounce", metavar="MS", help="Gather a batch; wake once MS milliseconds pass with no new match (100-300000).", show_default=False),
-    ] = None,
-    rate_limit: Annotated[
-        str | None,
-        typer.Option("--rate-limit", metavar="TOKENS/REFILL_MS", help="Wake while a token is left; one comes back every REFILL_MS ms.", show_default=False),
-    ] = None,
-    sample: Annotated[
-        int | None, typer.Option("--sample", metavar="EVERY", help="Wake for one matching stimulus in EVERY (the first of each run).", show_default=False)
-    ] = None,
-    key_by: Annotated[
-        str | None, typer.Option("--key-by", metavar="KEY", help="Count --rate-limit or --sample per channel, author or none.", show_default=False)
-    ] = None,
-    judge: Annotated[
-        int | None,
-        typer.Option(
-            "--judge",
-            metavar="MS",
-            help="Gather a batch as --debounce does, then let the judge model decide: REPLY wakes the mind, WAIT does not"
-            " (needs [gate.judge] enabled = true on the daemon).",
-            show_default=False,
-        ),
-    ] = None,
-    max_wait: Annotated[
-        int | None,
-        typer.Option("--max-wait", metavar="MS", help="With --judge: judge the batch by MS ms even while messages keep coming.", show_default=False),
-    ] = None,
-    instructions: Annotated[
-        str | None,
-        typer.Option("--instructions", metavar="TEXT", help="With --judge: what the judge should wake the mind for (at most 4,000 characters).", show_default=False),
-    ] = None,
-    passthrough: Annotated[
-        bool, typer.Option("--passthrough", help="When --rate-limit or --sample denies, let later rules decide.")
-    ] = False,
-    resets: Annotated[
-        list[str] | None, typer.Option("--resets", metavar="NAME", help="A rule whose state is cleared when this one fires (repeatable).")
-    ] = None,
+    kinds: KindOpt = None,
+    channel: ChannelOpt = None,
+    author: AuthorOpt = None,
+    flags: FlagOpt = None,
+    text: TextOpt = None,
+    regex: RegexOpt = False,
+    always: AlwaysOpt = False,
+    defer: DeferOpt = False,
+    debounce: DebounceOpt = None,
+    rate_limit: RateLimitOpt = None,
+    sample: SampleOpt = None,
+    key_by: KeyByOpt = None,
+    judge: JudgeOpt = None,
+    max_wait: MaxWaitOpt = None,
+    instructions: InstructionsOpt = None,
+    passthrough: PassthroughOpt = False,
+    resets: ResetsOpt = None,
     position: Annotated[
         int | None, typer.Option("--position", metavar="N", min=1, help="Put it at position N (1 is asked first).", show_default="last")
     ] = None,
@@ -252,21 +305,50 @@ def rules_add(
 
     The answer is a probe table: what a DM, a mention, a reply to the mind, ambient human talk, ambient bot talk and an observation would do before and after.
     """
-    valued = (name, channel, author, text, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
-    flags_given = any(v is not None for v in valued) or any((kinds, flags, resets, regex, always, defer, passthrough))
-    if rule_json is not None or file is not None:
-        if rule_json is not None and file is not None:
-            raise BadInput("--rule and --file both give the whole rule; pick one")
-        if flags_given:
-            raise BadInput("--rule and --file give the whole rule; drop the other rule flags (only --position goes with them)")
-        body = rule_from_text(rule_json, "--rule") if rule_json is not None else rule_from_text(_read_file(file or "-"), f"--file {file}")
-    else:
-        if not flags_given:
-            raise BadInput("say what the rule is: --name and a behaviour (--always, --defer, --debounce MS, ...), or --rule JSON")
-        chosen = behaviour(always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
-        body = rule_from_flags(name, kinds or [], channel, author, flags or [], text, regex, chosen, passthrough, resets or [])
+    chosen = (always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
+    body = _rule_body(name, rule_json, file, kinds, channel, author, flags, text, regex, chosen, passthrough, resets)
     s = session(ctx)
     data = s.client.add_rule(mind, body, position)
+    s.present(data, json, lambda: _view().change(data))
+
+
+@rules_app.command("edit", cls=PlainCommand)
+def rules_edit(
+    ctx: typer.Context,
+    mind: MindArg,
+    name: RuleNameArg,
+    rule_json: RuleJsonOpt = None,
+    file: FileOpt = None,
+    kinds: KindOpt = None,
+    channel: ChannelOpt = None,
+    author: AuthorOpt = None,
+    flags: FlagOpt = None,
+    text: TextOpt = None,
+    regex: RegexOpt = False,
+    always: AlwaysOpt = False,
+    defer: DeferOpt = False,
+    debounce: DebounceOpt = None,
+    rate_limit: RateLimitOpt = None,
+    sample: SampleOpt = None,
+    key_by: KeyByOpt = None,
+    judge: JudgeOpt = None,
+    max_wait: MaxWaitOpt = None,
+    instructions: InstructionsOpt = None,
+    passthrough: PassthroughOpt = False,
+    resets: ResetsOpt = None,
+    position: Annotated[
+        int | None, typer.Option("--position", metavar="N", min=1, help="Move it to position N too (1 is asked first).", show_default="where it is")
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Replace a wake rule in one change, from the flags `rules add` takes or whole as JSON; show what it changes.
+
+    The flags give the whole new rule (a match flag left out matches any). It keeps its position (unless --position) and its counters in the running gate, and no stimulus meets the rules without it, as one between `rules rm` and `rules add` would. One gate_rules_changed event records the rule before and after.
+    """
+    chosen = (always, defer, debounce, rate_limit, sample, key_by, judge, max_wait, instructions)
+    body = _rule_body(None, rule_json, file, kinds, channel, author, flags, text, regex, chosen, passthrough, resets, edit=name)
+    s = session(ctx)
+    data = s.client.edit_rule(mind, name, body, position)
     s.present(data, json, lambda: _view().change(data))
 
 
@@ -391,6 +473,8 @@ def sleep(
     """
     if (span is None) == (until is None):
         raise BadInput("say how long the mind sleeps: --for DURATION (30m, 8h) or --until TIME, one of them")
+    if span is not None:
+        span = span_ahead(span, "--for")
     s = session(ctx)
     data = s.client.sleep(mind, until, span, note)
     s.present(data, json, lambda: _view().slept(data))

@@ -165,16 +165,17 @@ def rule(data: dict[str, Any]) -> list[RenderableType]:
     return [
         Text.assemble(("rule ", "bold"), (r["name"], "bold cyan"), f" of {data['mind']}"),
         *(Text.assemble((k.ljust(width), "bold"), v) for k, v in rows),
+        *_lines("note", data.get("notes") or [], "yellow"),
     ]
 
 
 # a change ---------------------------------------------------------------------------
 
-VERBS = {"add": "added", "remove": "removed", "move": "moved", "default": "set the default of"}
+VERBS = {"add": "added", "edit": "changed", "remove": "removed", "move": "moved", "default": "set the default of"}
 
 
 def change(data: dict[str, Any]) -> list[RenderableType]:
-    """After rules add/rm/move/default: what was done, notes, the probe table, shadow warnings."""
+    """After rules add/edit/rm/move/default: what was done, notes, the probe table, shadow warnings."""
     action = data["action"]
     if action == "default":
         head = f"{data['mind']}: default is now {behaviour(data['default'])}"

@@ -151,6 +151,17 @@ def due(value: str, option: str) -> str:
     return value
 
 
+def span_ahead(value: str, option: str) -> str:
+    """A span of time from now given to `option` (90s, 30m, 8h, 1.5d), more than none; noemad reads it and bounds it."""
+    value = value.strip()
+    number, unit = value[:-1], value[-1:]
+    if unit not in _SPAN_UNITS or not number.replace(".", "", 1).isdigit() or number.startswith(".") or number.endswith("."):
+        raise BadInput(f"{option} {value!r} is not a span; write a number and a unit such as 90s, 30m, 8h or 1.5d")
+    if float(number) == 0:
+        raise BadInput(f"{option} {value} is no time at all; give a span such as 30m or 8h")
+    return value
+
+
 def seconds(value: str, option: str, low: float, high: float) -> float:
     """A number of seconds from `low` to `high` given to `option`."""
     try:

@@ -241,9 +241,16 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
 # events ---------------------------------------------------------------------
 
 
+def stored_by(event: dict[str, Any]) -> str | None:
+    """`stored by operator:root` for a message (observation, assertion) an operator's connection stored; None otherwise."""
+    data = event.get("data")
+    operator = data.get("operator") if isinstance(data, dict) else None
+    return f"stored by {operator}" if isinstance(operator, str) and operator != event.get("actor") else None
+
+
 def links(event: dict[str, Any]) -> str:
-    """The links an event was written with: `caused by #2; parents #2, #5; cites #7, memory 3`."""
-    parts = []
+    """Who stored it and the links it was written with: `stored by operator:root; caused by #2; parents #2, #5; cites #7, memory 3`."""
+    parts = [by] if (by := stored_by(event)) else []
     if event.get("causation_id") is not None:
         parts.append(f"caused by #{event['causation_id']}")
     if event.get("parents"):

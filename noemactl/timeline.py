@@ -20,7 +20,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
-from noemactl.render import clip, kind_style, plural
+from noemactl.render import clip, kind_style, plural, stored_by
 
 TEXT_WIDTH = 60  # characters of an event's text on its node
 MAX_HOPS, MAX_EVENTS = 6, 200  # the most any noemad walks; its answer says its own bounds (`limits`)
@@ -41,6 +41,8 @@ def node_label(node: Node, root: bool = False) -> Text:
         label.append(f" [{node['channel']}]")
     if node.get("text"):
         label.append(' "' + clip(node["text"], TEXT_WIDTH) + '"')
+    if by := stored_by(node):
+        label.append(f"  ({by})", style="dim")
     if node.get("cycle_id"):
         label.append(f"  cycle {node['cycle_id']}", style="dim")
     return label

@@ -391,6 +391,13 @@ class JudgeSettings(_Section):
     def budget_clamped(self) -> bool:
         return self.max_input_tokens < JUDGE_MIN_INPUT
 
+    @property
+    def budget_note(self) -> str | None:
+        """The sentence gate-status, the log and `--check-config` give a budget read at the least; None when it is not."""
+        if not self.budget_clamped:
+            return None
+        return f"[gate.judge] max_input_tokens {self.max_input_tokens} is under {JUDGE_MIN_INPUT}: read as {JUDGE_MIN_INPUT}"
+
 
 class GateSettings(_Section):
     """`[gate]`: the event gate on every mind (each mind's wake rules are in [minds.NAME.gate] and the database)."""
@@ -610,7 +617,7 @@ def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
         raise InvalidInput(f"{where} must be a JSON object such as {{\"persona\": \"You are Ada.\"}}, not {raw!r:.60}")
     if "gate" in raw:
         raise InvalidInput(
-            f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, rm, move, default)"
+            f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, edit, rm, move, default)"
             " or the rules API, /api/v1/minds/NAME/rules"
         )
     try:
@@ -991,6 +998,20 @@ def _toml_value(value: Any) -> str:
 
 def _toml_key(key: str) -> str:
     return key if key.replace("-", "").replace("_", "").isalnum() else json.dumps(key)
+
+
+def config_notes(config: Config) -> list[str]:
+    """Values the file gives that are read as another (a bound at its nearest value), each as a sentence.
+
+    `noemad --check-config` prints them, so a clamp is seen before the daemon runs.
+    """
+    notes = [n for n in (config.gate.judge.budget_note,) if n is not None]
+    for name, mind in sorted(config.minds.items()):
+        if mind.gate is not None:
+            reads, _, default_notes = mind.gate.read()
+            notes += [f"[minds.{name}.gate] {note}" for read in reads for note in read.notes]
+            notes += [f"[minds.{name}.gate] default: {note}" for note in default_notes]
+    return notes
 
 
 def render_config(config: BaseModel, prefix: str = "") -> str:

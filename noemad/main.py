@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
-from noemad.config import LOG_LEVELS, Config, LoadedConfig, load_config, render_config
+from noemad.config import LOG_LEVELS, Config, LoadedConfig, config_notes, load_config, render_config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
 from noemad.process.logs import setup_logging
@@ -96,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         except NoemaError as exc:
             print(f"noemad: {exc.detail}", file=sys.stderr)
             return EXIT_CONFIG
+        # TOML comments, so the output stays a config file; a clamp is seen before the daemon runs.
+        notes = "".join(f"# note: {note}\n" for note in config_notes(loaded.config))
         _print_to_reader(
-            f"# config: {loaded.source}\n# data:   {paths.data_dir}\n# socket: {paths.socket}\n{render_config(loaded.config)}\n"
+            f"# config: {loaded.source}\n# data:   {paths.data_dir}\n# socket: {paths.socket}\n{notes}{render_config(loaded.config)}\n"
         )
         return 0
     level = args.log_level or loaded.config.daemon.log_level

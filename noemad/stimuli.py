@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Literal
 
@@ -27,6 +27,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
 from noemad.events import Event, EventDraft, data_of
+from noemad.operator import is_operator
 
 STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
@@ -66,6 +67,7 @@ class Message:
     reply_to: int | None = None  # the event it answers (a mind's reply, for the `reply` flag)
     bot: bool = False  # the author is a bot
     tags: tuple[str, ...] = ()
+    operator: str | None = None  # the operator whose connection stored it (`operator:root`); None when not known
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"author": self.author, "mentions": list(self.mentions)}
@@ -77,6 +79,8 @@ class Message:
             data["bot"] = True
         if self.tags:
             data["tags"] = list(self.tags)
+        if self.operator is not None:
+            data["operator"] = self.operator
         return data
 
     def draft(self, mind: str) -> EventDraft:
@@ -94,6 +98,7 @@ class Message:
             reply_to=_event_id(data.get("reply_to")),
             bot=data.get("bot") is True,
             tags=_tags(data.get("tags")),
+            operator=_operator(data.get("operator")),
         )
 
 
@@ -105,6 +110,10 @@ def _tags(value: Any) -> tuple[str, ...]:
     return tuple(str(t) for t in value) if isinstance(value, list) else ()
 
 
+def _operator(value: Any) -> str | None:
+    return value if isinstance(value, str) and is_operator(value) else None
+
+
 @dataclass(frozen=True)
 class Observation:
     """A sensed fact from a named source; it may state a proposition it supports or contradicts."""
@@ -114,6 +123,7 @@ class Observation:
     data: dict[str, Any] = field(default_factory=dict)
     claim: Claim | None = None
     tags: tuple[str, ...] = ()  # for wake rules; stored only when set
+    operator: str | None = None  # the operator whose connection stored it; None when not known
 
     def to_data(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"source": self.source}
@@ -123,6 +133,8 @@ class Observation:
             extra["claim"] = self.claim.to_data()
         if self.tags:
             extra["tags"] = list(self.tags)
+        if self.operator is not None:
+            extra["operator"] = self.operator
         return extra
 
     def draft(self, mind: str) -> EventDraft:
@@ -146,6 +158,7 @@ class Observation:
             data=dict(given) if isinstance(given, dict) else {},
             claim=Claim.from_data(data.get("claim")),
             tags=_tags(data.get("tags")),
+            operator=_operator(data.get("operator")),
         )
 
 
@@ -156,9 +169,13 @@ class Assertion:
     source: str
     claim: Claim
     channel: str = "cli"
+    operator: str | None = None  # the operator whose connection stored it; None when not known
 
     def to_data(self) -> dict[str, Any]:
-        return {"source": self.source, "claim": self.claim.to_data()}
+        data: dict[str, Any] = {"source": self.source, "claim": self.claim.to_data()}
+        if self.operator is not None:
+            data["operator"] = self.operator
+        return data
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(
@@ -169,7 +186,7 @@ class Assertion:
     def of(cls, event: Event) -> Assertion:
         data = data_of(event, "assertion")
         claim = Claim.from_data(data.get("claim")) or Claim(event.text or "", "")
-        return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli")
+        return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli", operator=_operator(data.get("operator")))
 
 
 @dataclass(frozen=True)
@@ -274,6 +291,25 @@ class OutcomeStimulus:
 
 
 Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus
+# Stimuli whose actor is who they claim to be from; the operator who stored one is kept beside it.
+CLAIMED: tuple[type[Message], type[Observation], type[Assertion]] = (Message, Observation, Assertion)
+_CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] = {
+    "message": Message, "observation": Observation, "assertion": Assertion,
+}
+
+
+def stored_by(stimulus: Stimulus, operator: str) -> Stimulus:
+    """`stimulus` as the operator `operator` (`operator:root`) stored it: kept beside what it claims (an operator's own are theirs already)."""
+    return replace(stimulus, operator=operator) if isinstance(stimulus, CLAIMED) else stimulus
+
+
+def operator_of(event: Event) -> str | None:
+    """The operator behind a stored stimulus: its actor when it is an operator's own (a goal, a correction),
+    else the operator whose connection stored it (a message's, an observation's, an assertion's), else None."""
+    if is_operator(event.actor):
+        return event.actor
+    claimed = _CLAIMED_KINDS.get(event.kind)
+    return claimed.of(event).operator if claimed is not None else None
 
 
 def named(event: Event) -> str | None:

@@ -840,7 +840,7 @@ An unknown key or a bad value is refused with a message that names the key and w
 
 
 CONFIG_GATE = """\
-Each mind's wake rules decide when a stored stimulus wakes it for a turn: the first rule whose match holds decides, and a stimulus no rule matches meets the mind's default behaviour. They are stored in the database and changed at run time with noemactl rules (list, add, rm, move, show, default), the rules API (/api/v1/minds/MIND/rules) and the mind's own tools; each change is a gate_rules_changed event on the mind's timeline.
+Each mind's wake rules decide when a stored stimulus wakes it for a turn: the first rule whose match holds decides, and a stimulus no rule matches meets the mind's default behaviour. They are stored in the database and changed at run time with noemactl rules (list, add, edit, rm, move, show, default), the rules API (/api/v1/minds/MIND/rules) and the mind's own tools; each change is a gate_rules_changed event on the mind's timeline.
 
 [minds.NAME.gate] seeds them: default = "always" (or "defer", or a table such as { debounce = { ms = 2000 } }) and one [[minds.NAME.gate.rules]] table per rule, in the order they are asked, of the same shape as the API's: name, match (kinds, channel, author, flags, text, regex, tags_any, tags_all, tags_none), behaviour (one of always, defer, debounce, rate_limit, passive_sample), passthrough, resets. They are read by the same validator when the file is loaded: a rule of bad shape makes the file invalid, with the sentence the API would answer, and a bound out of range is read at its nearest value.
 

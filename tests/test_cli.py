@@ -244,7 +244,7 @@ def test_say_and_observe_then_list_events_with_filters(noemad: Noemad, mind: str
         "message", "cycle_started", "memory_created", "attention", "cycle_completed", "narrative_updated",
         "observation", "cycle_started", "memory_created", "attention", "cycle_completed", "narrative_updated",
     ]  # fmt: skip
-    assert lines[1].split()[4:] == ["user:alice", "discord:g:c", '"hello', 'there"']
+    assert lines[1].split()[4:] == ["user:alice", "discord:g:c", '"hello', 'there"', "(stored", "by", f"{OPERATOR})"]
     assert lines[2].endswith(f"(caused by #{said}; parents #{said})")
     assert lines[5].endswith(f"(caused by #{said + 1})")
 
@@ -278,7 +278,7 @@ def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
     assert set(said) == INGESTED_KEYS and said["kind"] == "message"
     noemad.wait_for("ada", "cycle_completed", since=said["id"])
     seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
-    assert set(seen) == INGESTED_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo"})
+    assert set(seen) == INGESTED_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo", "operator": OPERATOR})
     shown = noemad.ctl_json("mind", "show", "ada")
     assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "archived", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])

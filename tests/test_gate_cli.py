@@ -114,6 +114,26 @@ def test_a_refusal_is_the_validators_sentence_not_a_traceback(noemad: Noemad, mi
     assert noemad.api("GET", "/minds/ada/rules").json()["rules"][0]["name"] == "ambient"
 
 
+def test_rules_edit_changes_a_rule_in_place_and_odd_names_never_reach_another_route(noemad: Noemad, mind: str) -> None:
+    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
+    ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
+    lines = ok(noemad.ctl("rules", "edit", mind, "ambient", "--kind", "message", "--debounce", "5000")).splitlines()
+    assert lines[0].startswith("ada: changed rule ambient at position 1 of 2  (event #")
+    rule = noemad.ctl_json("rules", "show", mind, "ambient")["rule"]
+    assert rule["behaviour"] == {"debounce": {"ms": 5000}} and rule["match"]["channel"] is None
+    assert noemad.ctl_json("rules", "edit", mind, "dms", "--rule", '{"behaviour": "defer"}', "--position", "1")["position"] == 1
+    bare = noemad.ctl("rules", "edit", mind, "dms")
+    assert bare.returncode == 2 and "say what rule dms becomes" in bare.stderr
+    # `rules rm ada ..` once sent DELETE /minds/ada; every odd name now reaches its own route or is refused.
+    for args in (["show", mind, ".."], ["rm", mind, ".."], ["move", mind, ".", "--to", "1"]):
+        out = noemad.ctl("rules", *args)
+        assert out.returncode == 4 and "no wake rule named" in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)
+    for args in (["add", mind, "--name", "..", "--always"], ["edit", mind, "..", "--always"]):
+        refused = noemad.ctl("rules", *args)
+        assert refused.returncode == 2 and "'..' cannot name a rule" in refused.stderr, (args, refused.stderr)
+    assert noemad.api("GET", "/minds/ada").status_code == 200
+
+
 def test_rules_default_shows_and_sets(noemad: Noemad, mind: str) -> None:
     assert ok(noemad.ctl("rules", "default", mind)) == "default: always (for stimuli no rule matches)\n"
     out = ok(noemad.ctl("rules", "default", mind, "--debounce", "5000")).splitlines()

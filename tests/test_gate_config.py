@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad
+from conftest import OPERATOR, Noemad
 from inprocess import InProcess, start_app
 from noemad.config import Config, parse_config, render_config
 from noemad.errors import ConfigError
@@ -162,9 +162,12 @@ def test_messages_and_observations_carry_what_rules_match(app: InProcess) -> Non
 def test_noemactl_say_and_observe_send_the_rule_fields(noemad: Noemad, mind: str) -> None:
     plain = noemad.ctl_json("say", mind, "hello")
     said = noemad.ctl_json("say", mind, "ping", "--dm", "--bot", "--reply-to", str(plain["id"]), "--tag", "ops", "--tag", "urgent")
-    assert said["data"] == {"author": said["data"]["author"], "mentions": [], "dm": True, "bot": True, "reply_to": plain["id"], "tags": ["ops", "urgent"]}
-    assert set(plain["data"]) == {"author", "mentions"}
+    assert said["data"] == {
+        "author": said["data"]["author"], "mentions": [], "dm": True, "bot": True, "reply_to": plain["id"], "tags": ["ops", "urgent"],
+        "operator": OPERATOR,  # who stored it, beside who it claims to be from
+    }
+    assert set(plain["data"]) == {"author", "mentions", "operator"}
     seen = noemad.ctl_json("observe", mind, "green", "--source", "ci", "--tag", "build")
-    assert seen["data"] == {"source": "ci", "tags": ["build"]}
+    assert seen["data"] == {"source": "ci", "tags": ["build"], "operator": OPERATOR}
     refused = noemad.ctl("say", mind, "x", "--reply-to", "0")
     assert refused.returncode != 0 and "--reply-to" in refused.stderr

@@ -284,10 +284,10 @@ def test_set_rules_keeps_a_rules_state_while_its_behaviour_is_unchanged() -> Non
                          rule("ambient", {"debounce": {"ms": 1000}}, kinds=["observation"])))
     assert gate.offer(3, AMBIENT, T0 + 1)[0].verdict is Verdict.DENY
     assert gate.status(T0 + 0.5).rules[2].pending == 1
-    # A new behaviour starts afresh.
+    # A new behaviour starts afresh (a full bucket), and the rule's counters go on: it is the same rule, edited.
     gate.set_rules(rules(rule("limit", {"rate_limit": {"tokens": 2, "refill_ms": 3600000}})))
     assert gate.offer(4, AMBIENT, T0 + 2)[0].verdict is Verdict.WAKE
-    assert gate.status(T0 + 2).rules[0].matches == 1
+    assert (gate.status(T0 + 2).rules[0].matches, gate.status(T0 + 2).rules[0].denials) == (3, 1)
 
 
 def test_a_batch_whose_rule_is_removed_still_wakes_the_mind_at_its_time() -> None:

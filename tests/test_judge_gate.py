@@ -332,10 +332,14 @@ def test_a_judge_rule_of_bad_shape_is_refused_with_a_sentence(body: dict[str, An
     assert says in refused.value.detail
 
 
-def test_without_judging_a_judge_rule_is_an_unknown_behaviour_and_no_sentence_names_the_judge() -> None:
-    with pytest.raises(RuleRefused) as refused:
-        read_rule(judge_rule())
-    assert refused.value.detail.startswith("rule 'room': behaviour: 'judge' is not a behaviour (one of always, defer, debounce, rate_limit, passive_sample,")
+def test_without_judging_a_judge_rule_is_refused_saying_what_turns_judging_on_and_no_other_sentence_names_the_judge() -> None:
+    for body in (judge_rule(), {"name": "room", "behaviour": "judge"}):
+        with pytest.raises(RuleRefused) as refused:
+            read_rule(body)
+        assert refused.value.detail.startswith(
+            "rule 'room': behaviour: judge rules need judging, which is off on this noemad; set [gate.judge] enabled = true"
+            " in noemad.toml (with a judge model in [models]) and reload it, or use a debounce here"
+        )
     with pytest.raises(RuleRefused) as other:
         read_rule({"name": "x", "behaviour": "sometimes"})
     assert "judge" not in other.value.detail

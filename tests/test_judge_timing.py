@@ -467,8 +467,7 @@ def test_judging_off_leaves_the_validator_and_the_tools_as_they_were(tmp_path: P
     try:
         resp = app.api("POST", f"/minds/{MIND}/rules", json={"rule": ROOM})
         assert resp.status_code == 422
-        assert "judge" not in resp.json()["detail"].replace("'judge' is not a behaviour", "")
-        assert "one of always, defer, debounce, rate_limit, passive_sample," in resp.json()["detail"]
+        assert "set [gate.judge] enabled = true in noemad.toml" in resp.json()["detail"]
     finally:
         app.stop()
     # The tool definitions a host without judging sends are the gate issue's, and name no judge.
@@ -556,3 +555,21 @@ def test_a_budget_under_the_least_is_read_as_4000_and_gate_status_says_so(tmp_pa
         assert judge_status(app)["notices"] == ["[gate.judge] max_input_tokens 1000 is under 4000: read as 4000"]
     finally:
         app.stop()
+
+
+def test_an_edit_of_a_judge_rule_keeps_its_verdict_counters(ada: InProcess, judge: FakeJudge) -> None:
+    add(ada, ROOM)
+    judge.answers = [JudgeOutcome("wait", "banter"), JudgeOutcome(None, "no verdict in the answer", failed=True)]
+    for text in ("lol", "heh"):
+        say(ada, text, channel="cli")
+        ada.advance(2)
+        ada.settle(MIND)
+    before = judge_status(ada)
+    assert (before["verdicts"]["wait"], before["verdicts"]["failed"]) == (1, 1)
+    slower = {**ROOM, "behaviour": {"judge": {"debounce_ms": 5000, "instructions": "only questions"}}}
+    resp = ada.api("PUT", f"/minds/{MIND}/rules/room", json={"rule": slower})
+    assert resp.status_code == 200 and resp.json()["action"] == "edit"
+    after = judge_status(ada)
+    assert after["verdicts"] == before["verdicts"] and after["last"] == before["last"]
+    rule = next(r for r in ada.api("GET", f"/minds/{MIND}/gate").json()["rules"] if r["name"] == "room")
+    assert rule["matches"] == 2  # counted before the edit, still counted

@@ -41,6 +41,12 @@ def test_operator_actions_over_the_socket_name_the_peer_user(noemad: Noemad) -> 
     # The timeline shows who: the events line carries the actor.
     out = noemad.ctl("events", "ada")
     assert out.returncode == 0 and ME in out.stdout
+    # A message keeps the author it claims and the operator whose connection stored it.
+    assert noemad.ctl("say", "ada", "hi", "--from", "alice").returncode == 0
+    [said] = [e for e in events(noemad, "ada") if e["kind"] == "message"]
+    assert (said["actor"], said["data"]["author"], said["data"]["operator"]) == ("user:alice", "alice", ME)
+    line = noemad.ctl("events", "ada", "--kind", "message").stdout
+    assert "user:alice" in line and f"(stored by {ME})" in line
 
 
 def test_a_job_an_operator_runs_names_them_in_jobs_and_mode_changed(noemad: Noemad) -> None:
@@ -113,3 +119,41 @@ def test_the_not_running_hint_names_the_system_service_for_the_system_socket(pat
         pytest.skip("a system noemad socket exists on this machine")
     assert out.returncode == 3
     assert "`sudo systemctl start noemad`" in out.stderr and "--user" not in out.stderr
+
+
+SAY_SCRIPT = '[respond]\ndefault = "Hello."\n'
+
+
+def test_a_message_an_operator_stored_keeps_both_and_its_turn_names_the_operator(tmp_path: Path) -> None:
+    from conftest import SCRIPTED_RESPOND
+    from inprocess import start_app
+    from noemactl.render import event_line
+    from noemactl.timeline import node_label
+    from noemad.events import get_event
+    from noemad.stimuli import Message, operator_of
+
+    (tmp_path / "script.toml").write_text(SAY_SCRIPT)
+    app = start_app(tmp_path, SCRIPTED_RESPOND.format(script=tmp_path / "script.toml"))
+    try:
+        assert app.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        app.settle("ada")
+        root = Operator(user="root", uid=0)  # as the socket's peer would name it
+        said = app.run(app.sup.ingest("ada", Message("alice", "hi"), operator=root))
+        reply = app.wait_for("ada", "reply", since=said.id)
+        app.settle("ada")
+        stored = get_event(app.sup.store.reader(), said.id)
+        assert (stored.actor, Message.of(stored).author, Message.of(stored).operator) == ("user:alice", "alice", "operator:root")
+        assert operator_of(stored) == "operator:root"
+        calls = app.sup.store.reader().execute("SELECT role, actor FROM model_calls").fetchall()
+        assert calls and all(tuple(c) == ("respond", "operator:root") for c in calls)  # the turn it woke is the operator's
+        shown = app.api("GET", f"/events/{said.id}").json()
+        assert "(stored by operator:root)" in event_line(shown).plain
+        assert "(stored by operator:root)" in node_label(shown).plain
+        assert reply["actor"] == "model:respond"
+        # An event stored before the operator was kept reads as before: no operator, and nothing shown.
+        old = {**shown, "data": {"author": "alice", "mentions": []}}
+        assert "stored by" not in event_line(old).plain
+        in_process = app.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "yo"}).json()
+        assert "operator" not in in_process["data"]  # no socket, no peer: nothing claimed about who stored it
+    finally:
+        app.stop()

@@ -103,13 +103,23 @@ def test_a_minimal_rule_matches_everything() -> None:
         ({"behaviour": "always"}, "rule needs a name (unique in the mind)"),
         ({"name": "no spaces", "behaviour": "always"}, "rule.name: 'no spaces' is not a rule name; write 1-64 letters, digits"),
         ({"name": "x" * 65, "behaviour": "always"}, "is not a rule name"),
+        ({"name": "..", "behaviour": "always"}, "rule.name: '..' cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is a directory"),
+        ({"name": ".", "behaviour": "always"}, "'.' cannot name a rule"),
+        ({"name": "default", "behaviour": "always"}, "'default' cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is the default"),
+        ({"name": "x", "behaviour": "always", "resets": [".."]}, "rule 'x': resets: '..' cannot name a rule"),
         ({"name": "x"}, "rule 'x' needs a behaviour, one of always, defer, debounce, rate_limit, passive_sample"),
         (
             {"name": "x", "behaviour": {"always": {}, "defer": {}}},
             "rule 'x': behaviour: a rule has exactly one behaviour, and this names 2 (always, defer); keep one",
         ),
         ({"name": "x", "behaviour": {"debounse": {"ms": 2000}}}, "'debounse' is not a behaviour; did you mean 'debounce'?"),
-        ({"name": "x", "behaviour": "judge"}, "'judge' is not a behaviour (one of always, defer, debounce, rate_limit, passive_sample"),
+        ({"name": "x", "behaviour": "judge"}, "judge rules need judging, which is off on this noemad; set [gate.judge] enabled = true"),
+        ({"name": "x", "behaviour": "always", "resets": ["y", "x"]}, "rule 'x': resets names the rule itself; resets clears other rules' state"),
+        (
+            {"name": "x", "behaviour": "always", "match": {"text": "(?:\\pL|\\pN){1000}[^a]{1000}", "regex": True}},
+            "is too large for RE2 once compiled (pattern too large - compile failed): its repeats multiply out",
+        ),
+        ({"name": "x", "behaviour": "always", "match": {"text": "(a{100}){100}", "regex": True}}, "repeats too much for RE2 (invalid repetition size"),
         ({"name": "x", "behaviour": "debounce"}, 'rule \'x\': behaviour: debounce needs its settings; write {"debounce": {"ms": 2000}}'),
         ({"name": "x", "behaviour": {}}, "a behaviour is one of always, defer"),
         ({"name": "x", "behaviour": {"debounce": {}}}, "behaviour.debounce needs ms, the quiet period in milliseconds"),
@@ -144,7 +154,7 @@ def test_a_minimal_rule_matches_everything() -> None:
         ({"name": "x", "behaviour": "always", "match": {"text": "(?<!un)done", "regex": True}}, "uses a backreference or lookaround"),
         (
             {"name": "x", "behaviour": "always", "match": {"text": "(deploy", "regex": True}},
-            "is not a pattern RE2 takes (missing ): (deploy); RE2 matches in linear time",
+            "is not a pattern RE2 takes (missing ): (deploy). Fix the pattern, or set regex to false",
         ),
         ({"name": "x", "behaviour": "always", "match": {"tags_any": "urgent", "tags_all": [1]}}, "match.tags_all is a list of tags"),
         ({"name": "x", "behaviour": "always", "resets": ["ok", "not ok"]}, "rule 'x': resets: 'not ok' is not a rule name"),
@@ -341,6 +351,10 @@ def test_new_message_fields_are_stored_only_when_set(store: Store) -> None:
     full = put(store, Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",)).draft("ada"))
     assert full.data == {"author": "zoe", "mentions": [], "dm": True, "reply_to": plain.id, "bot": True, "tags": ["a"]}
     assert Message.of(full) == Message("zoe", "hi", dm=True, reply_to=plain.id, bot=True, tags=("a",))
+    assert Message.of(plain).operator is None  # stored before the operator was kept: reads as none
+    kept = put(store, Message("zoe", "hi", operator="operator:root").draft("ada"))
+    assert kept.data == {"author": "zoe", "mentions": [], "operator": "operator:root"} and kept.actor == "user:zoe"
+    assert Message.of(kept).operator == "operator:root"
 
 
 # The table. ---------------------------------------------------------------------------
@@ -378,7 +392,7 @@ def test_rules_are_added_in_order_and_each_change_is_an_event(store: Store) -> N
 
 def test_a_duplicate_name_is_a_conflict(store: Store) -> None:
     write(store, lambda db: add_rule(db, "ada", rule("a"), position=None, actor="operator", now=20.0))
-    with pytest.raises(RuleExists, match=r"mind 'ada' already has a wake rule named 'a'; pick another name, or remove it first \(noemactl rules rm ada a\)"):
+    with pytest.raises(RuleExists, match=r"mind 'ada' already has a wake rule named 'a'; pick another name, or change it in place \(noemactl rules edit ada a ...\)"):
         write(store, lambda db: add_rule(db, "ada", rule("a", "defer"), position=None, actor="operator", now=20.0))
     assert RuleExists.status == 409
     write(store, lambda db: add_rule(db, "bea", rule("a"), position=None, actor="operator", now=20.0))  # another mind may

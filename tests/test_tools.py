@@ -326,6 +326,15 @@ match = "^added rule"
 text = "Done."
 
 [[respond.rules]]
+match = "(?i)wake for bots after all"
+tool = "wake_add_rule"
+input = { name = "bots", match = { flags = ["from_bot"] }, behaviour = "always" }
+
+[[respond.rules]]
+match = "^changed rule"
+text = "Changed."
+
+[[respond.rules]]
 match = "(?i)list your rules"
 tool = "wake_rules_list"
 
@@ -469,6 +478,22 @@ def test_a_rule_the_mind_adds_is_stored_listed_and_removed_by_actor_mind(engine:
     assert removed["actor"] == "mind"
     change = RulesChange.of(get_event(engine.sup.store.reader(), removed["id"]))
     assert (change.action, change.rule, change.rules) == ("remove", "bots", ())
+
+
+def test_adding_a_rule_by_a_name_the_mind_has_edits_it_in_place(engine: InProcess) -> None:
+    message = say(engine, "Be quiet for bots, please")
+    assert engine.wait_for("ada", "reply", since=message["id"])["text"] == "Done."
+    dms = {"name": "dms", "match": {"flags": ["dm"]}, "behaviour": "always"}
+    assert engine.api("POST", "/minds/ada/rules", json={"rule": dms, "position": 1}).status_code == 201
+    again = say(engine, "Wake for bots after all")
+    assert engine.wait_for("ada", "reply", since=again["id"])["text"] == "Changed."
+    rules = stored_rules(engine.sup.store.reader(), "ada").rules
+    assert [(r.name, r.behaviour.kind) for r in rules] == [("dms", "always"), ("bots", "always")]  # in its place
+    [changed] = events_of(engine, "gate_rules_changed", again["id"])  # one change, not a remove and an add
+    assert (changed["actor"], changed["data"]["action"], changed["data"]["position"]) == ("mind", "edit", 2)
+    assert changed["data"]["was"]["behaviour"] == {"defer": {}}
+    [called] = events_of(engine, "tool_called", again["id"])
+    assert called["data"]["is_error"] is False and called["data"]["result"].startswith("changed rule 'bots' at position 2 of 2")
 
 
 def test_skip_reply_leaves_no_reply_but_a_reply_skipped_event(engine: InProcess) -> None:

@@ -246,7 +246,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         # per-response work. tests/test_openapi.py checks answers match the schema.
         return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
 
-    @api.put(V1 + "/minds/{mind}/trust/{source}", response_model=TrustOut, summary="Set how far a mind trusts a source")
+    # `:path`: a source is a name, and a name may hold "/" (sensor/3), sent as %2F and decoded before routing.
+    @api.put(V1 + "/minds/{mind}/trust/{source:path}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn, op: Op) -> dict:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
         await sup.set_trust(mind, source, body.value, actor=op.actor)

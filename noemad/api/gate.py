@@ -37,7 +37,7 @@ RULE_EXAMPLE = {
 
 
 class RuleIn(BodyIn):
-    """A wake rule to add, and where."""
+    """A wake rule to add (or an edited one), and where."""
 
     rule: JsonValue = Field(
         description="The rule in its one shape: name, match (kinds, channel, author, flags, text, regex, tags_any, tags_all,"
@@ -45,7 +45,7 @@ class RuleIn(BodyIn):
         " passive_sample {every, key_by}), passthrough, resets.",
         examples=[RULE_EXAMPLE],
     )
-    position: int | None = Field(default=None, ge=1, le=MAX_ID, description="Where it goes: 1 is asked first; default last.")
+    position: int | None = Field(default=None, ge=1, le=MAX_ID, description="Where it goes: 1 is asked first; default last (an edit: where it stands).")
 
 
 class MoveIn(BodyIn):
@@ -106,6 +106,11 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
     @api.get(V1 + "/minds/{mind}/rules/{name}", response_model=RuleView, summary="One wake rule and its position")
     async def rule(mind: MindName, name: RuleName) -> RuleView:
         return await sup.rule(mind, name)
+
+    @api.put(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Edit a wake rule in place")
+    async def edit_rule(mind: MindName, name: RuleName, body: RuleIn, op: Op) -> RulesChangeView:
+        """Replace the rule in one change: it keeps its position (or moves to `position`) and its counters in the running gate, so no stimulus meets the rules without it, as one between a remove and an add would. The body's rule takes the name in the path when it gives none; another name is refused (422). Read by the one validator, as an added rule is; an unknown rule is 404. One gate_rules_changed event (action edit) records it with the rule before and after."""
+        return await sup.edit_rule(mind, name, body.rule, body.position, actor=op.actor)
 
     @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Remove a wake rule")
     async def remove_rule(mind: MindName, name: RuleName, op: Op) -> RulesChangeView:

@@ -178,7 +178,7 @@ class _Bucket:
 
 @dataclass
 class RuleState:
-    """One rule's state and counters, kept by name while its behaviour is unchanged."""
+    """One rule's state and counters: its state kept by name while its behaviour is unchanged, its counters while its name is."""
 
     behaviour: Behaviour
     batch: Batch | None = None
@@ -299,7 +299,7 @@ class Gate:
     # rules -----------------------------------------------------------------------
 
     def set_rules(self, rules: StoredRules) -> None:
-        """Take a new rule list: a rule keeps its state while its name and behaviour are unchanged."""
+        """Take a new rule list: a rule keeps its state while its name and behaviour are unchanged, its counters while its name is."""
         old = {e.name: e for e in self._entries}
         entries = []
         for rule in rules.rules:
@@ -308,8 +308,11 @@ class Gate:
                 state = before.state
             else:
                 state = RuleState(rule.behaviour)
-                if before is not None:
+                if before is not None:  # an edit to its behaviour: what it held starts afresh, its counters go on
                     self._orphan(before.state)
+                    old_state = before.state
+                    state.matches, state.last_match, state.denials = old_state.matches, old_state.last_match, old_state.denials
+                    state.seen, state.woke = old_state.seen, old_state.woke
             # A match compiles once (globs, RE2): an edit elsewhere in a list of 200 does not compile them all again.
             same = before is not None and before.rule is not None and before.rule.match == rule.match
             matcher = before.matcher if same and before is not None else Matcher(rule.match)

@@ -109,7 +109,8 @@ class JudgeBehaviour:
 Behaviour = Always | Defer | Debounce | RateLimit | PassiveSample | JudgeBehaviour
 # In the order a reader tries them; the judge comes last, so older kinds still win.
 BEHAVIOUR_KINDS: tuple[str, ...] = ("always", "defer", "debounce", "rate_limit", "passive_sample", "judge")
-# Without judging on a host, the readers know only these, and no sentence of theirs names the judge.
+# Without judging on a host, the readers know only these, and no sentence of theirs names the judge
+# but the one refusing a judge behaviour, which says what turns judging on.
 PLAIN_KINDS: tuple[str, ...] = BEHAVIOUR_KINDS[:-1]
 PASSTHROUGH_KINDS: frozenset[str] = frozenset({"rate_limit", "passive_sample"})
 
@@ -289,11 +290,23 @@ def extras_words(rule: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# A rule's name is a segment of its URL (/minds/MIND/rules/NAME): "." and ".." are
+# that URL's own directory and its parent, so a client resolves them away before
+# sending, and "default" is the route that sets the default behaviour.
+RESERVED_NAMES: frozenset[str] = frozenset({".", "..", "default"})
+
+
 def check_name(name: Any, where: str) -> str:
-    """A rule's name, or `RuleRefused`: 1-64 letters, digits, '_', '.', ':' or '-'."""
+    """A rule's name, or `RuleRefused`: 1-64 letters, digits, '_', '.', ':' or '-', and not one the URLs reserve."""
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise RuleRefused(
             f"{where}: {name!r} is not a rule name; write 1-64 letters, digits, '_', '.', ':' or '-', such as \"ambient\""
+        )
+    if name in RESERVED_NAMES:
+        meaning = "the default behaviour's own address" if name == "default" else "a directory in a URL, not a name"
+        raise RuleRefused(
+            f"{where}: {name!r} cannot name a rule: in the rule's address (/minds/MIND/rules/NAME) it is {meaning},"
+            " so the rule could not be shown, edited, moved or removed; pick a name with a letter or digit in it, such as \"ambient\""
         )
     return name
 
@@ -323,11 +336,20 @@ def _key_by(value: Any, where: str) -> KeyBy:
     return value  # type: ignore[no-any-return]
 
 
+def _judging_off(where: str) -> str:
+    """The refusal of a judge behaviour where judging is off: what turns it on, and what works without it."""
+    return (
+        f"{where}: judge rules need judging, which is off on this noemad; set [gate.judge] enabled = true in noemad.toml"
+        f" (with a judge model in [models]) and reload it, or use a debounce here, such as {_EXAMPLES['debounce']}"
+    )
+
+
 def read_behaviour(data: Any, where: str = "default", *, judge: bool = False) -> tuple[Behaviour, list[str]]:
     """A behaviour from its JSON shape ("always", {"always": {}}, {"debounce": {"ms": 2000}}), and the clamp notes.
 
     `judge`: the host has `[gate.judge] enabled = true`; without it a judge
-    behaviour is unknown and no sentence here names it.
+    behaviour is refused with what turns judging on, and no other sentence
+    here names the judge.
     """
     valid = BEHAVIOUR_KINDS if judge else PLAIN_KINDS
     kinds = ", ".join(valid)
@@ -336,6 +358,8 @@ def read_behaviour(data: Any, where: str = "default", *, judge: bool = False) ->
             return (Always() if data == "always" else Defer()), []
         if data in _PARAMS and data in valid:
             raise RuleRefused(f"{where}: {data} needs its settings; write {_EXAMPLES[data]}")
+        if data == "judge":
+            raise RuleRefused(_judging_off(where))
         raise RuleRefused(f"{where}: {data!r:.60} is not a behaviour{_near(data, valid)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
     if not isinstance(data, dict) or not data:
         raise RuleRefused(f"{where}: a behaviour is one of {kinds}, written as \"always\" or a one-key object such as {_EXAMPLES['debounce']}, not {data!r:.60}")
@@ -344,6 +368,8 @@ def read_behaviour(data: Any, where: str = "default", *, judge: bool = False) ->
         raise RuleRefused(f"{where}: a rule has exactly one behaviour, and this names {len(data)} ({names}); keep one, such as {_EXAMPLES['debounce']}")
     ((kind, params),) = data.items()
     if kind not in valid:
+        if kind == "judge":
+            raise RuleRefused(_judging_off(where))
         raise RuleRefused(f"{where}: {kind!r:.60} is not a behaviour{_near(str(kind), valid)} (one of {kinds}, such as {_EXAMPLES['debounce']})")
     at = f"{where}.{kind}"
     if kind in ("always", "defer"):
@@ -451,11 +477,23 @@ def _text(value: Any, regex: bool, where: str) -> str | None:
             compile_text(value, True)
         except re2.error as exc:
             reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-            raise RuleRefused(
-                f"{where}: {value!r:.80} is not a pattern RE2 takes ({reason}); RE2 matches in linear time and has no backreferences"
-                " or lookaround. Fix the pattern, or set regex to false to match it as a substring"
-            ) from None
+            raise RuleRefused(_pattern_refusal(value, reason, where)) from None
     return value
+
+
+def _pattern_refusal(value: str, reason: str, where: str) -> str:
+    """What is wrong with a pattern RE2 refused, and what to write instead, by RE2's reason."""
+    if reason.startswith("pattern too large"):  # the compiled program passed RE2's memory bound: a size, not a syntax
+        return (
+            f"{where}: {value!r:.80} is too large for RE2 once compiled ({reason}): its repeats multiply out to more states than"
+            " a pattern may have. Use smaller repeat counts, or fewer repeats of a class or group, or match a substring instead"
+        )
+    if reason.startswith("invalid repetition size"):  # {n} past 1000, or nested repeats whose product is
+        return (
+            f"{where}: {value!r:.80} repeats too much for RE2 ({reason}): a count is at most 1000, nested counts multiplied"
+            " too. Use smaller counts, or + or * where any number will do"
+        )
+    return f"{where}: {value!r:.80} is not a pattern RE2 takes ({reason}). Fix the pattern, or set regex to false to match it as a substring"
 
 
 def read_match(data: Any, where: str = "match") -> Match:
@@ -512,4 +550,9 @@ def read_rule(data: Any, where: str = "rule", *, judge: bool = False) -> ReadRul
     resets = _names(resets_value, f"{where}: resets", "rule names")
     for reset in resets:
         check_name(reset, f"{where}: resets")
+    if name in resets:
+        raise RuleRefused(
+            f"{where}: resets names the rule itself; resets clears other rules' state when this one fires"
+            f" (its own goes on as its behaviour says). Remove {name!r} from resets"
+        )
     return ReadRule(Rule(name, match, behaviour, passthrough, resets), tuple(f"{where}: {n}" if not n.startswith(where) else n for n in notes))

@@ -1,6 +1,6 @@
 """A mind's wake rules as stored: the one writer of the `gate_rules` and `gate_minds` tables.
 
-Every change (add, remove, move, a new default, the config's seed) runs on
+Every change (add, edit, remove, move, a new default, the config's seed) runs on
 the writer and appends a `gate_rules_changed` event (`RulesChange`) saying
 who changed what, with the rule names in order after it, so the timeline
 shows how a mind's gate came to be. A rule is stored in its one JSON shape
@@ -43,6 +43,7 @@ __all__ = [
     "RulesChange",
     "StoredRules",
     "add_rule",
+    "edit_rule",
     "move_rule",
     "remove_rule",
     "seed_from_config",
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 MAX_RULES = 500  # per mind: far past any sensible list, short of a gate that costs more than the turn it guards
-Action = Literal["add", "remove", "move", "default", "seed"]
+Action = Literal["add", "edit", "remove", "move", "default", "seed"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class StoredRules:
     default: Behaviour = field(default_factory=Always)
     errors: tuple[str, ...] = ()  # a sentence per stored rule (or default) left out
     notes: tuple[str, ...] = ()  # bounds read at their nearest value; resets that name no rule
+    rule_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # by rule name: its own bounds' notes (rules show)
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,15 @@ class RulesChange:
 
     action: Action
     rules: tuple[str, ...]  # every rule's name after the change, in the order they are asked
-    rule: str | None = None  # the rule added, removed or moved
-    position: int | None = None  # where it now stands, 1 first (add, move)
-    body: dict[str, Any] | None = None  # the rule added or removed, in its one shape (to restore it from the timeline)
+    rule: str | None = None  # the rule added, edited, removed or moved
+    position: int | None = None  # where it now stands, 1 first (add, edit, move)
+    body: dict[str, Any] | None = None  # the rule added, removed or as edited, in its one shape (to restore it from the timeline)
     default: dict[str, Any] | None = None  # the default behaviour set or seeded
+    was: dict[str, Any] | None = None  # an edited rule as it was before (its body when stored)
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"action": self.action, "rules": list(self.rules)}
-        for key in ("rule", "position", "body", "default"):
+        for key in ("rule", "position", "body", "default", "was"):
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
@@ -95,6 +98,7 @@ class RulesChange:
             position=data.get("position"),
             body=data.get("body"),
             default=data.get("default"),
+            was=data.get("was"),
         )
 
 
@@ -107,6 +111,7 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
     rules: list[Rule] = []
     errors: list[str] = []
     notes: list[str] = []
+    rule_notes: dict[str, tuple[str, ...]] = {}
     for name, body, stored_notes in _rows(db, mind):
         where = f"stored rule {name!r}"
         try:
@@ -120,7 +125,9 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
             )
             continue
         rules.append(read.rule)
-        notes += _loads_list(stored_notes) + [n for n in read.notes if n not in stored_notes]
+        own = _loads_list(stored_notes) + [n for n in read.notes if n not in stored_notes]
+        rule_notes[name] = tuple(own)
+        notes += own
     names = {r.name for r in rules}
     for rule in rules:
         for target in rule.resets:
@@ -135,7 +142,7 @@ def stored_rules(db: Database, mind: str) -> StoredRules:
         except (ValueError, RuleRefused) as exc:
             detail = exc.detail if isinstance(exc, RuleRefused) else "stored default: it is not JSON"
             errors.append(f"{detail}. The default is read as always; set it again (noemactl rules default {mind} ...)")
-    return StoredRules(tuple(rules), default, tuple(errors), tuple(notes))
+    return StoredRules(tuple(rules), default, tuple(errors), tuple(notes), rule_notes)
 
 
 def _loads_list(text: str) -> list[str]:
@@ -184,8 +191,8 @@ def add_rule(
     names = _names(db, mind)
     if rule.name in names:
         raise RuleExists(
-            f"mind {mind!r} already has a wake rule named {rule.name!r}; pick another name, or remove it first"
-            f" (noemactl rules rm {mind} {rule.name})"
+            f"mind {mind!r} already has a wake rule named {rule.name!r}; pick another name, or change it in place"
+            f" (noemactl rules edit {mind} {rule.name} ...)"
         )
     if len(names) >= MAX_RULES:
         raise RuleRefused(f"mind {mind!r} has {len(names)} wake rules, the most a mind may have; remove one before adding another")
@@ -226,6 +233,40 @@ def remove_rule(db: Database, mind: str, name: str, *, actor: str, now: float) -
         removed = None
     change = RulesChange("remove", tuple(names), name, body=removed if isinstance(removed, dict) else None)
     return _record(db, mind, change, actor, f"wake rule {name!r} removed", now)
+
+
+def edit_rule(
+    db: Database, mind: str, rule: Rule, *, position: int | None = None, actor: str, now: float, notes: Sequence[str] = ()
+) -> Event:
+    """Replace the rule named `rule.name` with `rule` in one change (a writer job); `RuleNotFound` if there is none.
+
+    It keeps its place, or moves to index `position` when given (past the
+    end: last), so no stimulus ever meets the list without it, as one
+    between a remove and an add would; the running gate keeps its counters
+    by name.
+    """
+    get_mind(db, mind)
+    names = _names(db, mind)
+    if rule.name not in names:
+        raise _no_rule(mind, rule.name, names)
+    (body,) = db.execute("SELECT body FROM gate_rules WHERE mind = ? AND name = ?", [mind, rule.name]).fetchone()
+    db.execute(
+        "UPDATE gate_rules SET body = ?, notes = ? WHERE mind = ? AND name = ?",
+        [json.dumps(rule.to_data(), sort_keys=True), json.dumps(list(notes)), mind, rule.name],
+    )
+    if position is not None:
+        names.remove(rule.name)
+        names.insert(_index(position, len(names)), rule.name)
+        _renumber(db, mind, names)
+    index = names.index(rule.name)
+    _mark_seeded(db, mind, now)
+    try:
+        was = json.loads(body)
+    except ValueError:
+        was = None
+    change = RulesChange("edit", tuple(names), rule.name, index + 1, body=rule.to_data(), was=was if isinstance(was, dict) else None)
+    text = f"wake rule {rule.name!r} edited at position {index + 1}: {describe_behaviour(rule.behaviour)}"
+    return _record(db, mind, change, actor, text, now)
 
 
 def move_rule(db: Database, mind: str, name: str, *, to: int, actor: str, now: float) -> Event:

@@ -46,7 +46,6 @@ from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
-from noemad.config import JUDGE_MIN_INPUT
 from noemad.gate import sleep as gate_sleep
 from noemad.gate import verdicts
 from noemad.gate.engine import Decision, Delivery, Gate, Verdict
@@ -55,12 +54,11 @@ from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.models.ledger import ON_BEHALF_OF
 from noemad.models.ratios import calibrated
-from noemad.operator import is_operator
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules
 from noemad.runtime.stats import MindStats
 from noemad.runtime.retry import RETRY_REASON, TurnFailed, backoff, record_turn_failed
-from noemad.stimuli import STIMULUS_KINDS
+from noemad.stimuli import STIMULUS_KINDS, operator_of
 from noemad.store import Store
 from noemad.turn.context import answered
 from noemad.turn.run import Turn, TurnResult, run_turn
@@ -424,13 +422,15 @@ class MindActor:
     def _operator_of(self, delivery: Delivery) -> str | None:
         """The operator whose stimulus woke this turn (the newest, if several did), or None.
 
+        An operator's own stimulus is theirs; a message they stored (`say --from alice`) is too.
+
         Only the stimuli that asked for the wake count: an operator's goal
         held by a rule and taken along by someone else's message caused nothing.
         """
         if delivery.self_wake or not delivery.stimuli:
             return None
         woke = get_events(self._store.reader(), delivery.stimuli)
-        return next((e.actor for _, e in sorted(woke.items(), reverse=True) if is_operator(e.actor)), None)
+        return next((op for _, e in sorted(woke.items(), reverse=True) if (op := operator_of(e)) is not None), None)
 
     def _failed(self, taken: dict[int, HeldBack | None], exc: Exception) -> None:
         """A turn failed: what it took and did not perceive is untaken again, and retried after a backoff."""
@@ -495,10 +495,8 @@ class MindActor:
         """Tell the gate whether judge rules are judged now, and if not, why (the config may have been reloaded)."""
         settings = self._gateway.config().gate.judge
         notes: list[str] = []
-        if settings.budget_clamped:
-            notes.append(
-                f"[gate.judge] max_input_tokens {settings.max_input_tokens} is under {JUDGE_MIN_INPUT}: read as {JUDGE_MIN_INPUT}"
-            )
+        if settings.budget_note is not None:
+            notes.append(settings.budget_note)
             if not self._budget_logged:
                 self._budget_logged = True
                 log.warning("mind %s: %s", self.name, notes[-1])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 from sqlite_utils import Database
@@ -80,9 +80,9 @@ class RulesChangeView:
 
     mind: str
     action: str
-    """add, remove, move or default."""
+    """add, edit, remove, move or default."""
     rule: str | None
-    """The rule added, removed or moved (null for a new default)."""
+    """The rule added, edited, removed or moved (null for a new default)."""
     position: int | None
     """Where the rule now is (1 is asked first); null when removed or for a default."""
     event: int
@@ -109,6 +109,8 @@ class RuleView:
     rule: dict[str, Any]
     state: RuleStatus | None = None
     """Its counters, batch and buckets in the running gate (as gate-status shows them)."""
+    notes: list[str] = field(default_factory=list)
+    """Its bounds read at their nearest value when it was written (the notes its add or edit answered)."""
 
 
 @wire
@@ -165,7 +167,10 @@ class Gating:
                 actor = self.actors.get(mind)
                 running = actor.gate.status(self.clock.now()).rules if actor is not None else []
                 state = next((r for r in running if r.name == name), None)
-                return RuleView(mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data(), state=state)
+                return RuleView(
+                    mind=mind, position=index + 1, of=len(stored.rules), rule=rule.to_data(), state=state,
+                    notes=list(stored.rule_notes.get(name, ())),
+                )
         raise RuleNotFound(_no_rule(mind, name, stored))
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
@@ -175,6 +180,28 @@ class Gating:
         return await self._change(
             mind, "add", read.rule.name, read.notes,
             lambda db, now: table.add_rule(db, mind, read.rule, position=index, actor=actor, now=now, notes=read.notes),
+        )
+
+    async def edit_rule(
+        self, mind: str, name: str, body: Any, position: int | None = None, actor: str = "operator"
+    ) -> RulesChangeView:
+        """Replace rule `name` with `body` in one change, in its place (or at `position`, 1 first); its counters stay.
+
+        A body without a name takes `name`; one naming another rule is refused,
+        as an edit keeps the name (a new name is a new rule: add it, remove the old).
+        """
+        if isinstance(body, dict) and "name" not in body:
+            body = {"name": name, **body}
+        read = read_rule(body, judge=self.config.gate.judge.enabled)
+        if read.rule.name != name:
+            raise InvalidInput(
+                f"the rule given is named {read.rule.name!r}, but the rule edited is {name!r}; an edit keeps the name:"
+                f" give {name!r} (or no name), or add {read.rule.name!r} as a new rule and remove {name!r}"
+            )
+        index = None if position is None else _index(position)
+        return await self._change(
+            mind, "edit", name, read.notes,
+            lambda db, now: table.edit_rule(db, mind, read.rule, position=index, actor=actor, now=now, notes=read.notes),
         )
 
     async def remove_rule(self, mind: str, name: str, actor: str = "operator") -> RulesChangeView:

@@ -49,7 +49,7 @@ from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
-from noemad.stimuli import Stimulus
+from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
 from noemad.turn.govern import GovernanceRecord
@@ -445,13 +445,16 @@ class Supervisor(Reads, Gating, Archiving):
         """Store a stimulus (answered once committed), then offer it to the mind's gate; the answer carries its decision.
 
         An operator's stimulus (a correction, a goal, a prediction, an outcome)
-        names `operator` as its actor; a message or observation names its author or source.
+        names `operator` as its actor; a message, observation or assertion names its author or
+        source, and keeps the operator whose connection stored it (when the socket told who) beside.
         """
         self._check_open()
         actor = self.actors.get(mind)
         if actor is None:
             get_mind(self.store.reader(), mind)  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
+        if operator is not None and operator.user is not None:
+            stimulus = stored_by(stimulus, operator.actor)  # a message keeps its author and who stored it
         draft = stimulus.draft(mind)
         if operator is not None and draft.actor == OPERATOR:
             draft = dataclasses.replace(draft, actor=operator.actor)

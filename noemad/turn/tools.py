@@ -4,7 +4,9 @@ With `[gate] mind_tools = true` the respond model is offered four tools:
 
 - `wake_rules_list`: the mind's wake rules in the order they are asked, and its default;
 - `wake_add_rule`: a rule in its one JSON shape (`noemad.rules.shape`), with an optional
-  `position` (1 is asked first; omitted: last);
+  `position` (1 is asked first; omitted: last); a name the mind already has is an
+  edit of that rule in one change (`noemad.rules.table.edit_rule`), in its place
+  unless `position` is given, its counters kept;
 - `wake_remove_rule {name}`;
 - `skip_reply {wake_in?}`: no reply this turn; with `wake_in` (1..3600 s) the mind
   wakes itself that much later to look again.
@@ -45,7 +47,7 @@ from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.models import ModelResponse, Tool, ToolResult, ToolUse
 from noemad.rules.probe import shadow_warnings
 from noemad.rules.shape import behaviour_data, read_rule
-from noemad.rules.table import add_rule, remove_rule, stored_rules
+from noemad.rules.table import RuleExists, add_rule, edit_rule, remove_rule, stored_rules
 from noemad.store import Store
 from noemad.turn.emit import ReplySkipped
 
@@ -99,7 +101,8 @@ WAKE_ADD_RULE = Tool(
     name="wake_add_rule",
     description=(
         "Add a wake rule: which new messages or observations wake you, and how. Everything is stored either way;"
-        " a rule only decides when you take a turn. The first matching rule decides, so keep rules for direct"
+        " a rule only decides when you take a turn. Giving the name of a rule you have changes that rule in one step,"
+        " where it stands (or at position, if given), keeping its counters. The first matching rule decides, so keep rules for direct"
         " messages and mentions ahead of catch-all rules (a catch-all that defers placed first would keep you from"
         " waking when spoken to). Examples:\n"
         '{"name": "dms", "match": {"flags": ["dm", "mention"]}, "behaviour": "always", "position": 1}\n'
@@ -230,7 +233,7 @@ class MindTools:
         self._mind = mind
         self._answered = answered
         self._cycle_id = cycle_id
-        self.rules_changed = False  # a rule was added or removed: the gate reloads its rules after the turn
+        self.rules_changed = False  # a rule was added, changed or removed: the gate reloads its rules after the turn
         self.skip: ReplySkipped | None = None  # once skip_reply was called: the message not answered, and wake_in
         self.calls: list[int] = []  # the tool_called events, in order
 
@@ -323,13 +326,18 @@ class MindTools:
             raise InvalidInput(f"position counts from 1 (1 is asked first), not {position!r:.60}; omit it to add the rule last")
         read = read_rule(body, judge=self.judge)
         now = self._clock.now()
-        event = add_rule(
-            db, self._mind, read.rule, position=None if position is None else position - 1, actor="mind", now=now, notes=read.notes
-        )
+        index = None if position is None else position - 1
+        editing = False
+        try:
+            event = add_rule(db, self._mind, read.rule, position=index, actor="mind", now=now, notes=read.notes)
+        except RuleExists:  # refused before it wrote: a name it has already is an edit, in one change
+            editing = True
+            event = edit_rule(db, self._mind, read.rule, position=index, actor="mind", now=now, notes=read.notes)
         self.rules_changed = True
         stored = stored_rules(db, self._mind)
         place = [r.name for r in stored.rules].index(read.rule.name) + 1
-        lines = [f"added rule {read.rule.name!r} at position {place} of {len(stored.rules)} ({event.text})"]
+        done = "changed" if editing else "added"
+        lines = [f"{done} rule {read.rule.name!r} at position {place} of {len(stored.rules)} ({event.text})"]
         lines += [f"note: {n}" for n in read.notes]
         lines += [f"warning: {w}" for w in shadow_warnings(stored.rules, stored.default)]
         return "\n".join(lines)
