@@ -94,7 +94,7 @@ def test_the_demo_minds_tell_what_happened_as_a_person_would(engine: InProcess) 
     minds = play_demo(engine)
     assert [bad for mind in minds for bad in check(engine, mind)] == []
     told = {mind: [e["text"] for e in narratives(engine, mind)] for mind in minds}
-    single, missed, go = (told[m] for m in minds)
+    single, missed, go = told["demo-single-source"], told["demo-prediction-miss"], told["demo-go"]
     assert single[-1] == (
         "build-monitor reported “the build server is down”. So I came to believe that the build server is down (quite sure)"
         " and noticed that I hold it on a single piece of support and that only build-monitor supports it."
