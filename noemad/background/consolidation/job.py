@@ -1,8 +1,9 @@
 """The consolidation job (`run`): find the clusters off the loop, then word them one at a time and write them a few at a time.
 
-Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
-run in a worker thread on a reader, while another reads who each episode
-is from (the stimulus it records). Then clusters are taken largest first:
+Loading (`select`) and tokenising (`tokenise`) run in a worker thread on
+a reader, while another reads who each episode is from (the stimulus it
+records) and on which day; then clustering (`clustering`), which needs
+both. Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and written together
 with the clusters before it once they hold WRITE_EPISODES episodes, as one
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from noemad.background.consolidation.clustering import Cluster, Pairs, cluster_table
+from noemad.background.consolidation.clustering import Authors, Cluster, Pairs, cluster_table
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import ClusterWrite, Skipped, Written, record, write_clusters
@@ -76,32 +76,31 @@ def _load(ctx: JobContext, start: float, end: float) -> Window:
     return load_window(ctx.store.reader(), ctx.mind, start, end)
 
 
-def _speakers(ctx: JobContext, window: Window) -> dict[int, str]:
-    """Who each of the window's stimuli is from: read on another worker thread's reader while the episodes are clustered.
+def _speakers(ctx: JobContext, window: Window) -> tuple[dict[int, str], Authors]:
+    """Who each of the window's stimuli is from, and each episode's speaker and UTC day as numbers.
 
-    Read for every episode rather than the clustered ones only, so it need
-    not wait for the clusters: SQLite reads it without the interpreter lock,
-    in the time tokenising and clustering take.
+    On another worker thread's reader while the episodes are tokenised:
+    SQLite reads it without the interpreter lock, in the time tokenising
+    takes. An episode with no stimulus (or one not found) is the unknown
+    speaker's.
     """
-    return load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
+    speakers = load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
+    names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in window.stimuli]
+    return speakers, Authors.of(names, [c[:10] for c in window.created])
 
 
-def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
-    """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread."""
-    db = ctx.store.reader()
+def _tokenise(ctx: JobContext, window: Window) -> TermTable:
+    """The window's terms, in a worker thread."""
     ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
-    terms = term_table(window.texts)
-    stimuli = window.stimuli
-    speakers: dict[int, str] = {}
+    return term_table(window.texts)
 
-    def occasions(indices: Collection[int]) -> int:
-        """Distinct (speaker, UTC day) of these episodes: read only for pairs that lift does not associate."""
-        speakers.update(load_speakers(db, [s for s in map(stimuli.__getitem__, indices) if s is not None and s not in speakers]))
-        return len({(speakers.get(stimuli[i], UNKNOWN_SPEAKER) if stimuli[i] is not None else UNKNOWN_SPEAKER, window.created[i][:10])
-                     for i in indices})
 
+def _find(ctx: JobContext, window: Window, terms: TermTable, speakers: dict[int, str], authors: Authors, min_episodes: int) -> _Found:
+    """Cluster, then read what the clustered episodes need: on a reader in a worker thread."""
+    db = ctx.store.reader()
     pairs = Pairs()
-    clusters = cluster_table(terms, min_episodes, occasions, pairs)
+    clusters = cluster_table(terms, min_episodes, authors, pairs)
+    stimuli = window.stimuli
     written_by = load_written_by(db, [window.ids[i] for c in clusters for i in c.members if stimuli[i] is None])
     return _Found(window, terms, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
@@ -168,15 +167,16 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
-    # are read meanwhile on another thread.
+    # are read on another thread while the episodes are tokenised: clustering needs both.
     considered = await asyncio.to_thread(_load, ctx, start, now)
     speakers = asyncio.ensure_future(asyncio.to_thread(_speakers, ctx, considered))
     try:
-        found = await asyncio.to_thread(_find, ctx, considered, min_episodes)
+        terms = await asyncio.to_thread(_tokenise, ctx, considered)
     except BaseException:
         await asyncio.gather(speakers, return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
-    found.speakers.update(await speakers)
+    by_stimulus, authors = await speakers
+    found = await asyncio.to_thread(_find, ctx, considered, terms, by_stimulus, authors, min_episodes)
     total = len(found.clusters)
 
     wordings: list[Wording] = []
@@ -252,7 +252,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                     "pair": list(p.cluster.pair),
                     "association": {
                         "cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4),
-                        "consistency": round(p.cluster.consistency, 4), "by": p.cluster.by,
+                        "share": round(p.cluster.share, 4), "by": p.cluster.by,
                     },
                     "subject": p.subject,
                     "confidence": result.confidence,
