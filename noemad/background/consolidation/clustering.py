@@ -1,9 +1,11 @@
-"""Clustering: frequent associated pairs of terms, taken greedily (pure: terms in, clusters out).
+"""Clustering: frequent associated pairs of terms, then one speaker's habitual terms, taken greedily (pure: terms in, clusters out).
 
 A generalisation rests on two terms that recur *together*: "select" and
 "go" in "I'll select Go for the parser", "Selected Go again for the metrics
-service", ... One shared term is only a topic; two that keep appearing
-together are a habit. `cluster`:
+service", ... or on one term that one speaker keeps using whatever the
+verbs around it ("wrote the importer in Go", "went with Go for the CLI").
+A term many speakers use now and then, or one speaker on a day or two, is
+only a topic. `cluster`:
 
 1. *Document frequency.* df(t) = episodes whose terms hold t. Terms with
    df < min_episodes cannot be shared by a cluster and are dropped.
@@ -46,6 +48,13 @@ together are a habit. `cluster`:
    fall, so the result is that of the eager greedy). Episodes in no cluster
    are left for a later run. So a habit in most episodes is taken before
    fillers of a few.
+5. *One term.* Then, for the episodes no pair took: a term in at least
+   MIN_SHARE of one speaker's episodes (and min_episodes of them), used on
+   at least MIN_DAYS distinct UTC days, is a habit of that speaker's on its
+   own. Each such term's cluster is its habitual speakers' episodes that
+   hold it, taken greedily as pairs are (most first, ties by the term).
+   Pairs come first: a pair says more than one of its terms. Without
+   `Authors` no speaker is known, and no single term clusters.
 
 A fixed expression used in varied episodes ("last night") recurs as a habit
 does, and becomes a cluster if it passes the thresholds.
@@ -83,21 +92,22 @@ MIN_LIFT = 1.5  # support x max(N, LIFT_FLOOR) / (df(a) df(b)) of a candidate pa
 LIFT_FLOOR = 200  # a smaller window is measured as if it held this many episodes
 MIN_SHARE = 0.5  # a prevalent pair is in at least this share of the window's episodes, or of one speaker's
 MIN_OCCASIONS = 2  # occasions (speaker, day) a pair associated only by prevalence recurs on
+MIN_DAYS = 3  # distinct days on which a speaker uses a term that is a habit of its own
 
 
-By = Literal["lift", "window", "speaker"]
+By = Literal["lift", "window", "speaker", "term"]
 
 
 @dataclass(frozen=True)
 class Cluster:
-    """Episodes (by index in the input) that share a candidate pair of terms."""
+    """Episodes (by index in the input) that share a candidate pair of terms, or one term that is a speaker's habit."""
 
-    pair: tuple[str, ...]
+    pair: tuple[str, ...]  # two terms; one for a term that is a habit of its own (by "term")
     members: tuple[int, ...]  # ascending indices
-    cosine: float
-    lift: float
-    share: float  # of the window's episodes the pair is in; for `by` speaker, of that speaker's (the largest)
-    by: By = "lift"  # the test that associated the pair: lift, else prevalence in the window or in a speaker's episodes
+    cosine: float  # 1.0 for one term
+    lift: float  # for one term, its lift with itself: max(N, LIFT_FLOOR) / df
+    share: float  # of the window's episodes the pair is in; for `by` speaker or term, of that speaker's (the largest)
+    by: By = "lift"  # the test: lift, prevalence in the window or in a speaker's episodes, or one term's habit
 
 
 @dataclass
@@ -213,13 +223,15 @@ def cluster_table(
     # Pairs whose terms are each in most of one speaker's episodes may be in most of them together: counted exactly below.
     maybe = np.zeros(len(support), dtype=bool)
     per_speaker: Ints | None = None
+    habit_speaker = habit_term = habit_count = np.zeros(0, dtype=np.int64)
     if authors is not None:
         per_speaker = authors.episodes()
         v = len(vocabulary)
-        habit_speaker, habit_term, _ = _habitual_terms(table.body_of, entry_set, entry_term, authors.speaker, per_speaker, v, min_episodes)
+        habit_speaker, habit_term, habit_count = _habitual_terms(table.body_of, entry_set, entry_term, authors.speaker, per_speaker, v, min_episodes)
         maybe = np.isin(a * v + b, _pairs_within(habit_speaker, habit_term, v)) & ~by_lift & ~in_window
     wanted = by_lift | in_window | maybe
-    postings = _postings(table.body_of, weight, entry_set, entry_term, sorted(set(a[wanted].tolist()) | set(b[wanted].tolist())))
+    terms = set(a[wanted].tolist()) | set(b[wanted].tolist()) | set(habit_term.tolist())
+    postings = _postings(table.body_of, weight, entry_set, entry_term, sorted(terms))
     chosen = np.flatnonzero(by_lift | in_window).tolist()
     by: dict[int, tuple[By, float]] = {i: ("lift" if by_lift[i] else "window", float(share[i])) for i in chosen}
     if per_speaker is not None and authors is not None:
@@ -234,13 +246,11 @@ def cluster_table(
     associated[list(by)] = True
     seen.apart += int(np.count_nonzero(~close & ~associated))
     seen.by_chance += int(np.count_nonzero(close & ~associated))
-    if not by:
-        return []
-    taken_pairs = sorted(by)
-    qa, qb, qs = a[taken_pairs].tolist(), b[taken_pairs].tolist(), support[taken_pairs].tolist()
-    qc, ql = cosine[taken_pairs].tolist(), lift[taken_pairs].tolist()
+    chosen = sorted(by)
+    qa, qb, qs = a[chosen].tolist(), b[chosen].tolist(), support[chosen].tolist()
+    qc, ql = cosine[chosen].tolist(), lift[chosen].tolist()
     queue = [(-s, -c, x, y) for s, c, x, y in zip(qs, qc, qa, qb)]
-    measures = {(x, y): (lf, *by[i]) for x, y, lf, i in zip(qa, qb, ql, taken_pairs)}  # (lift, by, share)
+    measures = {(x, y): (lf, *by[i]) for x, y, lf, i in zip(qa, qb, ql, chosen)}  # (lift, by, share)
 
     heapq.heapify(queue)
     clusters: list[Cluster] = []
@@ -262,6 +272,40 @@ def cluster_table(
             continue
         clusters.append(Cluster((vocabulary[x], vocabulary[y]), tuple(sorted(members)), -neg_cosine, lift_xy, share_xy, by_xy))
         taken |= members
+    if authors is not None and per_speaker is not None and len(habit_term):
+        # Step 5: a term in most of one speaker's episodes, on MIN_DAYS days, for the episodes no pair took.
+        one = {t: float(floor / df[t]) for t in set(habit_term.tolist())}
+        clusters += _take_terms(habit_speaker, habit_term, habit_count, per_speaker, postings, authors, vocabulary, one, min_episodes, taken)
+    return clusters
+
+
+def _take_terms(
+    habit_speaker: Ints, habit_term: Ints, habit_count: Ints, per_speaker: Ints, postings: dict[int, set[int]],
+    authors: Authors, vocabulary: list[str], lift: dict[int, float], min_episodes: int, taken: set[int],
+) -> list[Cluster]:
+    """Step 5: clusters of one term each, from the (speaker, term) habits that recur on MIN_DAYS days; greedy as pairs are."""
+    members: dict[int, set[int]] = {}
+    share: dict[int, float] = {}
+    for p, t, count in zip(habit_speaker.tolist(), habit_term.tolist(), habit_count.tolist()):
+        held = np.fromiter(postings[t], dtype=np.int64, count=len(postings[t]))
+        theirs = held[authors.speaker[held] == p]
+        if len(np.unique(authors.day[theirs])) < MIN_DAYS:
+            continue  # on a few days only: what they talked about then, not a habit
+        members.setdefault(t, set()).update(theirs.tolist())
+        share[t] = max(share.get(t, 0.0), count / int(per_speaker[p]))
+    queue = [(-len(m - taken), vocabulary[t], t) for t, m in members.items()]
+    heapq.heapify(queue)
+    clusters: list[Cluster] = []
+    while queue:
+        neg_count, name, t = heapq.heappop(queue)
+        left = members[t] - taken
+        if len(left) < min_episodes:
+            continue
+        if len(left) < -neg_count:
+            heapq.heappush(queue, (-len(left), name, t))
+            continue
+        clusters.append(Cluster((name,), tuple(sorted(left)), 1.0, lift[t], share[t], "term"))
+        taken |= left
     return clusters
 
 
