@@ -188,7 +188,7 @@ def cluster(
 def cluster_table(
     table: TermTable,
     min_episodes: int,
-    authors: Authors | None = None,
+    authors: Authors | Callable[[], Authors] | None = None,
     pairs_seen: Pairs | None = None,
 ) -> list[Cluster]:
     """`cluster` of the episodes whose terms `table` holds (see the module docstring).
@@ -196,7 +196,9 @@ def cluster_table(
     Each body is counted once, weighted by the episodes that have it, and
     the counting is done on arrays (`_kept_terms`, `_pair_support`,
     `_habitual_terms`): what the docstring describes, with no Python loop
-    per episode or per pair.
+    per episode or per pair. `authors` may be a function that gives them:
+    it is called once the pairs are counted, so a caller can read who said
+    what meanwhile.
     """
     if min_episodes < 2:
         raise InvalidInput(f"a cluster needs at least 2 episodes, not {min_episodes}")
@@ -208,6 +210,8 @@ def cluster_table(
     if not vocabulary:
         return []
     a, b, support = _pair_support(entry_set, entry_term, weight, len(vocabulary), min_episodes)
+    if callable(authors):
+        authors = authors()
 
     floor = max(n, LIFT_FLOOR)
     seen = pairs_seen if pairs_seen is not None else Pairs()
@@ -220,9 +224,10 @@ def cluster_table(
     close = cosine >= MIN_COSINE
     by_lift = close & (lift >= MIN_LIFT)
     in_window = ~by_lift & (share >= MIN_SHARE)
-    # Pairs whose terms are each in most of one speaker's episodes may be in most of them together: counted exactly below.
+    # A pair whose terms are each in most of one speaker's episodes may be in most of them together: counted exactly
+    # (few are). And the (speaker, term) habits are step 5's.
     maybe = np.zeros(len(support), dtype=bool)
-    per_speaker: Ints | None = None
+    per_speaker = np.zeros(0, dtype=np.int64)
     habit_speaker = habit_term = habit_count = np.zeros(0, dtype=np.int64)
     if authors is not None:
         per_speaker = authors.episodes()
@@ -233,15 +238,12 @@ def cluster_table(
     terms = set(a[wanted].tolist()) | set(b[wanted].tolist()) | set(habit_term.tolist())
     postings = _postings(table.body_of, weight, entry_set, entry_term, sorted(terms))
     chosen = np.flatnonzero(by_lift | in_window).tolist()
-    by: dict[int, tuple[By, float]] = {i: ("lift" if by_lift[i] else "window", float(share[i])) for i in chosen}
-    if per_speaker is not None and authors is not None:
-        threshold = np.maximum(min_episodes, MIN_SHARE * per_speaker)
+    by: dict[int, tuple[By, float]] = dict(zip(chosen, zip(np.where(by_lift, "lift", "window")[chosen].tolist(), share[chosen].tolist())))
+    if authors is not None:
         for i in np.flatnonzero(maybe).tolist():
-            together = postings[int(a[i])] & postings[int(b[i])]
-            said = np.bincount(authors.speaker[np.fromiter(together, dtype=np.int64, count=len(together))], minlength=len(per_speaker))
-            habit = said >= threshold
-            if habit.any():
-                by[i] = ("speaker", float((said[habit] / per_speaker[habit]).max()))
+            mine = _speaker_share(postings[int(a[i])] & postings[int(b[i])], authors, per_speaker, min_episodes)
+            if mine:
+                by[i] = ("speaker", mine)
     associated = np.zeros(len(support), dtype=bool)
     associated[list(by)] = True
     seen.apart += int(np.count_nonzero(~close & ~associated))
@@ -272,11 +274,18 @@ def cluster_table(
             continue
         clusters.append(Cluster((vocabulary[x], vocabulary[y]), tuple(sorted(members)), -neg_cosine, lift_xy, share_xy, by_xy))
         taken |= members
-    if authors is not None and per_speaker is not None and len(habit_term):
+    if authors is not None and len(habit_term):
         # Step 5: a term in most of one speaker's episodes, on MIN_DAYS days, for the episodes no pair took.
         one = {t: float(floor / df[t]) for t in set(habit_term.tolist())}
         clusters += _take_terms(habit_speaker, habit_term, habit_count, per_speaker, postings, authors, vocabulary, one, min_episodes, taken)
     return clusters
+
+
+def _speaker_share(episodes: set[int], authors: Authors, per_speaker: Ints, min_episodes: int) -> float:
+    """The largest share of a speaker's episodes these are, among speakers they are at least MIN_SHARE (and min_episodes) of; else 0."""
+    said = np.bincount(authors.speaker[np.fromiter(episodes, dtype=np.int64, count=len(episodes))], minlength=len(per_speaker))
+    habit = said >= np.maximum(min_episodes, MIN_SHARE * per_speaker)
+    return float((said[habit] / per_speaker[habit]).max()) if habit.any() else 0.0
 
 
 def _take_terms(

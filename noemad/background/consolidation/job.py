@@ -1,9 +1,9 @@
 """The consolidation job (`run`): find the clusters off the loop, then word them one at a time and write them a few at a time.
 
-Loading (`select`) and tokenising (`tokenise`) run in a worker thread on
-a reader, while another reads who each episode is from (the stimulus it
-records) and on which day; then clustering (`clustering`), which needs
-both. Then clusters are taken largest first:
+Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
+run in a worker thread on a reader, while another reads who each episode
+is from (the stimulus it records) and on which day, which clustering
+waits for once it has counted the pairs. Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and written together
 with the clusters before it once they hold WRITE_EPISODES episodes, as one
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -79,30 +80,30 @@ def _load(ctx: JobContext, start: float, end: float) -> Window:
 def _speakers(ctx: JobContext, window: Window) -> tuple[dict[int, str], Authors]:
     """Who each of the window's stimuli is from, and each episode's speaker and UTC day as numbers.
 
-    On another worker thread's reader while the episodes are tokenised:
-    SQLite reads it without the interpreter lock, in the time tokenising
-    takes. An episode with no stimulus (or one not found) is the unknown
-    speaker's.
+    On another worker thread's reader while the episodes are tokenised and
+    their pairs counted: SQLite reads it without the interpreter lock, in
+    the time those take. An episode with no stimulus (or one not found) is
+    the unknown speaker's.
     """
     speakers = load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
     names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in window.stimuli]
     return speakers, Authors.of(names, [c[:10] for c in window.created])
 
 
-def _tokenise(ctx: JobContext, window: Window) -> TermTable:
-    """The window's terms, in a worker thread."""
-    ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
-    return term_table(window.texts)
+def _find(ctx: JobContext, window: Window, min_episodes: int, speakers: Future[tuple[dict[int, str], Authors]]) -> _Found:
+    """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread.
 
-
-def _find(ctx: JobContext, window: Window, terms: TermTable, speakers: dict[int, str], authors: Authors, min_episodes: int) -> _Found:
-    """Cluster, then read what the clustered episodes need: on a reader in a worker thread."""
+    Who said what (`speakers`, read on another thread) is waited for only
+    once the pairs are counted.
+    """
     db = ctx.store.reader()
+    ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
+    terms = term_table(window.texts)
     pairs = Pairs()
-    clusters = cluster_table(terms, min_episodes, authors, pairs)
+    clusters = cluster_table(terms, min_episodes, lambda: speakers.result()[1], pairs)
     stimuli = window.stimuli
     written_by = load_written_by(db, [window.ids[i] for c in clusters for i in c.members if stimuli[i] is None])
-    return _Found(window, terms, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
+    return _Found(window, terms, clusters, speakers.result()[0], written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
 
 def _plan(found: _Found, index: int) -> Plan:
@@ -167,16 +168,16 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
-    # are read on another thread while the episodes are tokenised: clustering needs both.
+    # are read meanwhile on another thread, and clustering waits for them once the pairs are counted.
     considered = await asyncio.to_thread(_load, ctx, start, now)
-    speakers = asyncio.ensure_future(asyncio.to_thread(_speakers, ctx, considered))
+    reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="consolidation-speakers")
+    speakers = reading.submit(_speakers, ctx, considered)
+    reading.shutdown(wait=False)  # the read goes on; its thread ends with it
     try:
-        terms = await asyncio.to_thread(_tokenise, ctx, considered)
+        found = await asyncio.to_thread(_find, ctx, considered, min_episodes, speakers)
     except BaseException:
-        await asyncio.gather(speakers, return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
+        await asyncio.gather(asyncio.wrap_future(speakers), return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
-    by_stimulus, authors = await speakers
-    found = await asyncio.to_thread(_find, ctx, considered, terms, by_stimulus, authors, min_episodes)
     total = len(found.clusters)
 
     wordings: list[Wording] = []
