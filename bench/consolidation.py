@@ -36,6 +36,11 @@
    and episodes clustered, and the processor time of run and baseline (all
    of the process's threads: steadier than wall-clock on a busy machine);
    the run's stages; and whether the goal was met.
+4. Checks that a habit is a habit at 100,000 episodes (issue 22): the
+   windows of bench/habit_window.py (a habit in most of the window, and one
+   in most of one speaker's episodes whose term is everyone's), tokenised
+   and clustered as a run does, in a subprocess; the Go habit must be found
+   whole (and, in the first, first). Exits 1 if it is not.
 
 Goal (issue 9): 100,000 episodes within 10 s and within 3x the baseline,
 growing about linearly. (The consolidation issue asked for 2x; the rows it
@@ -356,10 +361,40 @@ def child_writes(path: Path, clustered: int) -> dict[str, Any]:
     return {"seconds": seconds, "rows": 2 * len(rows) + 1, "peak_mib": _peak_mib(), "growth_mib": _peak_mib() - before}
 
 
-def in_child(what: str, path: Path, *extra: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", what, "--db", str(path), *extra], capture_output=True, text=True, check=False
-    )
+def habit_at_scale(n: int) -> list[dict[str, Any]]:
+    """Issue 22's habit windows (bench/habit_window.py) of n episodes, tokenised and clustered as a run does: is the habit found, first?
+
+    `majority_window`: "we select Go for the X" in two thirds of the window,
+    "we select Rust" in 2/15, six fillers of 8 episodes; `one_speaker_window`:
+    Go in 60% of alice's episodes, "select" in most of the window. The Go
+    pair must be found with every Go episode; in the first, before anything.
+    """
+    import habit_window
+    from noemad.background.consolidation import Authors, cluster_table, term_table
+
+    out = []
+    for window in (habit_window.majority_window, habit_window.one_speaker_window):
+        said = window(n)
+        texts = [f"{s.author} said on cli: {s.text}" for s in said]
+        started = time.perf_counter()
+        authors = Authors.of([s.author for s in said], [int(s.day) for s in said])
+        clusters = cluster_table(term_table(texts), 3, authors)
+        seconds = time.perf_counter() - started
+        go = sum(1 for s in said if " Go " in s.text)
+        habit = next((i for i, c in enumerate(clusters) if c.pair == ("go", "select")), None)
+        found = habit is not None and len(clusters[habit].members) == go
+        first = habit == 0 or window is not habit_window.majority_window
+        out.append({
+            "window": window.__name__, "seconds": seconds, "go": go, "found": found and first,
+            "rank": None if habit is None else habit + 1, "by": None if habit is None else clusters[habit].by,
+            "clusters": [f"{' '.join(c.pair)} ({len(c.members):,}, {c.by})" for c in clusters[:4]],
+        })
+    return out
+
+
+def in_child(what: str, path: Path | None, *extra: str) -> dict[str, Any]:
+    store = ["--db", str(path)] if path is not None else []
+    out = subprocess.run([sys.executable, __file__, "--child", what, *store, *extra], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"the {what} subprocess failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -386,15 +421,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="episode counts, comma-separated (default 10000,30000,100000,300000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data (default 1)")
     parser.add_argument("--rebuild", action="store_true", help="build the stores even if cached ones hold the same data")
-    parser.add_argument("--child", choices=("run", "baseline", "writes"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("run", "baseline", "writes", "habit"), help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clustered", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--episodes", type=int, default=GOAL_SIZE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         if args.child == "run":
             result = child_run(args.db)
         elif args.child == "baseline":
             result = child_baseline(args.db)
+        elif args.child == "habit":
+            result = {"windows": habit_at_scale(args.episodes)}
         else:
             result = child_writes(args.db, args.clustered)
         print(json.dumps(result))
@@ -482,7 +520,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"      the baseline plus the write floor alone is {floor_ratio:.2f}x the baseline at {GOAL_SIZE:,}"
             f" ({run['clustered']:,} episodes clustered)"
         )
-    return 0
+    habits = in_child("habit", None, "--episodes", str(GOAL_SIZE))["windows"]
+    for h in habits:
+        print(
+            f"habit at {GOAL_SIZE:,} episodes ({h['window']}, {h['go']:,} say \"we select Go\"): clustered in {h['seconds']:.2f} s;"
+            f" the Go habit {'found' if h['found'] else 'NOT found'}" + (f" (cluster {h['rank']}, by {h['by']})" if h["rank"] else "")
+            + "; first: " + ", ".join(h["clusters"])
+        )
+    return 0 if all(h["found"] for h in habits) else 1
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Retrieval and consolidation both cut text into words the way FTS5's
 unicode61 tokenizer does (runs of letters and digits), lower-case them and
-drop stop-words. Two stemmers serve two purposes:
+drop stop-words and the pieces contractions leave (`NOT_TERMS`; "n't" is
+read as " not" first, so "don't" leaves no "don" while "Don" stays a word).
+Two stemmers serve two purposes:
 
 - `porter_stems` gives the stems FTS5's `porter` tokenizer stores, so a word
   can be looked up in the index's vocabulary (`memories_fts_vocab`);
@@ -41,6 +43,43 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
+# What contractions leave once the apostrophe has cut them, in the five languages the detectors cover: no word a
+# text is about. English 'll 've 're (and 'd 'm 's 't, one letter: too short to be words anyway); French elisions
+# qu' jusqu' lorsqu' puisqu' quoiqu' presqu' (l' d' j' c' n' s' m' t', one letter); Portuguese d' (one letter);
+# German 's (one letter); and the contracted function words: Spanish del, al; French du, au, aux; Portuguese
+# do, da, dos, das, no, na, nos, nas, ao, aos, pelo, pela, pelos, pelas, num, numa, dum, duma; German im, ins, ans,
+# zum, zur, beim, vom, ums. (A few are also English names for things, "NAS", "DOS": in five languages a
+# contraction is much the likelier reading.)
+NOT_TERMS = frozenset(
+    """
+    ll ve re
+    qu jusqu lorsqu puisqu quoiqu presqu
+    del al
+    du au aux
+    do da dos das no na nos nas ao aos pelo pela pelos pelas num numa dum duma
+    im ins ans zum zur beim vom ums
+    """.split()
+)
+NOT_CONTENT = STOP_WORDS | NOT_TERMS  # a word of two letters or more is a content word unless it is one of these
+
+# English negations, read before the words are cut: the apostrophe would leave "don", "isn", "won" (which, without
+# it, are words: "Don", "won"). The irregular ones first; each with a straight and a curly apostrophe.
+_NEGATIONS = tuple(
+    (f"{head}{apostrophe}t", replacement)
+    for head, replacement in (("won", "will not"), ("can", "can not"), ("shan", "shall not"), ("ain", "is not"), ("n", " not"))
+    for apostrophe in ("'", "\u2019")
+)
+
+
+def expand_negations(text: str) -> str:
+    """`text` (lower-cased) with English negations read as "not": "don't" -> "do not", "won't" -> "will not"."""
+    if "n'" not in text and "n\u2019" not in text:
+        return text
+    for contracted, expanded in _NEGATIONS:
+        text = text.replace(contracted, expanded)
+    return text
+
+
 _local = threading.local()
 
 
@@ -54,8 +93,8 @@ def _stemmer(algorithm: str) -> Stemmer.Stemmer:
 
 
 def content_words(text: str) -> list[str]:
-    """The lower-cased words of `text` of two characters or more that are not stop-words, in order, repeats kept."""
-    return [w for w in WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
+    """The lower-cased words of `text` of two characters or more that are not stop-words or contraction pieces, in order, repeats kept."""
+    return [w for w in WORD.findall(expand_negations(text.lower())) if len(w) > 1 and w not in NOT_CONTENT]
 
 
 def porter_stems(words: Iterable[str]) -> list[str]:

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noemad.background import consolidation
-from noemad.background.consolidation import cluster, cluster_table, episode_terms, term_table, terms
+from noemad.background.consolidation import Authors, cluster, cluster_table, episode_terms, term_table, terms
 from noemad.background.consolidation.tokenise import TermSets
 from noemad.background.jobs import JobContext, start_job
 from noemad.clock import ManualClock, parse_iso
@@ -174,12 +174,12 @@ _terms = st.lists(st.sampled_from(["go", "select", "ficus", "water", "me", "buil
 
 @given(st.lists(_terms, max_size=60), st.integers(2, 5), st.booleans())
 @settings(max_examples=150, deadline=None)
-def test_the_table_of_episodes_clusters_as_their_sets_of_terms_do(episodes: list[list[str]], min_episodes: int, by_consistency: bool) -> None:
+def test_the_table_of_episodes_clusters_as_their_sets_of_terms_do(episodes: list[list[str]], min_episodes: int, with_authors: bool) -> None:
     texts = [f"u{i % 3}: " + " ".join(words) for i, words in enumerate(episodes)]
     sets = episode_terms(texts)
-    occasions = (lambda members: len({i % 2 for i in members})) if by_consistency else None
+    authors = Authors.of([i % 3 for i in range(len(texts))], [i % 2 for i in range(len(texts))]) if with_authors else None
     table = term_table(texts)
-    assert cluster_table(table, min_episodes, occasions) == cluster(sets, min_episodes, occasions)
+    assert cluster_table(table, min_episodes, authors) == cluster(sets, min_episodes, authors)
     members = list(range(0, len(texts), 2))
     keys = ["go", "select", "a1", "nothing"]
     of_table, of_sets = table.of(members), TermSets([sets[i] for i in members])

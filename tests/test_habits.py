@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conftest import Noemad
-from noemad.background.consolidation import LIFT_FLOOR, MIN_LIFT, Pairs, cluster
+from noemad.background.consolidation import LIFT_FLOOR, MIN_LIFT, Authors, Pairs, cluster
 from test_consolidation import DAY, NOW, Env
 
 USERS = ("alice", "bob", "carol", "dave", "erin")
@@ -47,7 +47,7 @@ def test_a_habit_in_every_one_of_200_messages_from_five_users_is_learned(noemad:
     assert "1 generalisation from 200 of 200 episodes; 0 left for later" in out.stdout
     job_id = int(out.stdout.split("consolidation job ")[1].split()[0])
     [c] = noemad.ctl_json("jobs", "show", str(job_id))["outputs"]["clusters"]
-    assert c["episodes"] == 200 and c["association"]["by"] == "consistency" and c["association"]["consistency"] == 1.0
+    assert c["episodes"] == 200 and c["association"]["by"] == "window" and c["association"]["share"] == 1.0
     assert c["association"]["lift"] < MIN_LIFT  # what the old statistic refused it for
     assert set(c["terms"]) >= {"deploy", "kubernetes"} and set(c["speakers"]) == set(USERS)
     assert c["proposition"].startswith("alice, bob and 3 others repeatedly mentioned deploy")
@@ -62,34 +62,34 @@ def test_a_habit_in_every_one_of_200_messages_from_five_users_is_learned(noemad:
 def test_a_pair_in_every_episode_of_a_large_window_clusters_and_chance_still_does_not() -> None:
     everywhere = [{"deploy", "kubernet", "servic", f"n{i}"} for i in range(1000)]
     [found] = cluster(everywhere, 3)
-    assert len(found.members) == 1000 and found.by == "consistency" and found.lift == 1.0
+    assert len(found.members) == 1000 and found.by == "window" and found.lift == 1.0
     # Two common words each in 60% of the episodes, together by chance: neither test associates them.
     rng = random.Random(7)
     chance = [{w for w in ("please", "thanks") if rng.random() < 0.6} | {f"w{i}"} for i in range(1000)]
     seen = Pairs()
     assert cluster(chance, 3, pairs_seen=seen) == []
     assert (seen.recurring, seen.by_chance) == (1, 1)
-    # A habit in 80% of the window, its terms always together: consistent, so learned though its lift is 1.25.
+    # A habit in 80% of the window, its terms always together: prevalent, so learned though its lift is 1.25.
     most = [{"select", "go", f"x{i}"} if i % 5 else {f"y{i}"} for i in range(1000)]
     [habit] = cluster(most, 3)
-    assert len(habit.members) == 800 and habit.lift == pytest.approx(1.25) and habit.by == "consistency"
+    assert len(habit.members) == 800 and habit.lift == pytest.approx(1.25) and (habit.by, habit.share) == ("window", 0.8)
     # Terms that mostly come apart are no habit, however common.
     loose = [{"go"} if i % 2 else {"select"} for i in range(900)] + [{"go", "select"}] * 100
     seen = Pairs()
     assert cluster(loose, 3, pairs_seen=seen) == [] and seen.apart == 1
 
 
-def test_a_pair_only_consistency_associates_must_recur_on_two_occasions() -> None:
+def test_a_pair_only_prevalence_associates_must_recur_on_two_occasions() -> None:
     burst = [{"error", "disk", f"line{i}"} for i in range(500)]
-    one_occasion: dict[int, str] = {i: "sensor/2026-01-01" for i in range(500)}
+    one_occasion = Authors.of(["sensor"] * 500, ["2026-01-01"] * 500)
     seen = Pairs()
-    assert cluster(burst, 3, lambda ids: len({one_occasion[i] for i in ids}), seen) == []
+    assert cluster(burst, 3, one_occasion, seen) == []
     assert seen.one_occasion == 1
-    two = {i: f"sensor/2026-01-0{1 + i % 2}" for i in range(500)}
-    [found] = cluster(burst, 3, lambda ids: len({two[i] for i in ids}))
+    two = Authors.of(["sensor"] * 500, [f"2026-01-0{1 + i % 2}" for i in range(500)])
+    [found] = cluster(burst, 3, two)
     assert len(found.members) == 500
     # A pair lift associates needs no occasions: a few episodes mostly about one thing in a small window.
-    assert len(cluster([{"select", "go"}] * 5 + [{"lunch"}], 3, lambda ids: 1)) == 1
+    assert len(cluster([{"select", "go"}] * 5 + [{"lunch"}], 3, Authors.of(["a"] * 6, ["d"] * 6))) == 1
     assert LIFT_FLOOR == 200
 
 
@@ -114,7 +114,7 @@ def test_one_speaker_in_one_burst_is_not_a_habit_and_the_summary_says_why(env: E
         env.say(f"disk error on volume {n} again", NOW + 3600 + n, author="sensor")
     env.clock.advance(2 * 3600)
     [c] = env.consolidate().clusters
-    assert c["episodes"] == 303 and c["association"]["by"] == "consistency"
+    assert c["episodes"] == 303 and c["association"]["by"] == "window"
 
 
 def test_with_nothing_recurring_the_summary_says_so(env: Env) -> None:

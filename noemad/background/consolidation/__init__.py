@@ -15,7 +15,7 @@ The package, in the order a run takes it:
 |---------------|---------------------------------------------------------------------------------|
 | `select`      | the SQL reads: the episodes to consider, each clustered episode's speaker        |
 | `tokenise`    | an episode's terms: speaker prefix dropped, content words, Snowball stems; a run's as a `TermTable` (arrays) |
-| `clustering`  | the pure algorithm: frequent associated pairs of terms (lift or consistency), taken greedily; counted in numpy |
+| `clustering`  | the pure algorithm: frequent associated pairs of terms (lift, or a share of the window's or a speaker's episodes), taken greedily; counted in numpy |
 | `proposition` | a cluster's key terms, representative, speakers and plain proposition            |
 | `generalise`  | asking the summarise model for a generalisation, through the wording guard      |
 | `recording`   | the writes: a cluster's belief, semantic memory and consolidations row; the event |
@@ -24,7 +24,7 @@ The package, in the order a run takes it:
 """
 
 from noemad.background.consolidation.clustering import (
-    LIFT_FLOOR, MAX_TERMS, MIN_CONSISTENCY, MIN_COSINE, MIN_LIFT, MIN_OCCASIONS, Cluster, Pairs, cluster, cluster_table,
+    LIFT_FLOOR, MAX_TERMS, MIN_COSINE, MIN_DAYS, MIN_LIFT, MIN_OCCASIONS, MIN_SHARE, Authors, Cluster, Pairs, cluster, cluster_table,
 )
 from noemad.background.consolidation.generalise import GENERALISING_WORDS, SYSTEM, Wording, prompt_text, unsupported, word
 from noemad.background.consolidation.job import DEFAULT_MIN_EPISODES, DEFAULT_WINDOW, run, summary
@@ -36,7 +36,7 @@ from noemad.background.consolidation.tokenise import TermTable, Terms, episode_t
 
 __all__ = [
     "ACTOR", "DEFAULT_MIN_EPISODES", "DEFAULT_REASON", "DEFAULT_WINDOW", "EPISODE_WEIGHT", "GENERALISING_WORDS", "KIND",
-    "LIFT_FLOOR", "MAX_TERMS", "MIN_CONSISTENCY", "MIN_COSINE", "MIN_LIFT", "MIN_OCCASIONS", "Pairs", "REJECTED", "SYSTEM", "Cluster", "ClusterWrite", "EpisodeInfo", "Episodes", "Plan", "Skipped",
+    "LIFT_FLOOR", "MAX_TERMS", "MIN_COSINE", "MIN_DAYS", "MIN_LIFT", "MIN_OCCASIONS", "MIN_SHARE", "Authors", "Pairs", "REJECTED", "SYSTEM", "Cluster", "ClusterWrite", "EpisodeInfo", "Episodes", "Plan", "Skipped",
     "TermTable", "Terms", "Window", "Wording", "Written", "cluster", "cluster_table", "episode_terms", "generalisation_belief", "load_episodes", "load_speakers", "load_window",
     "plain_proposition", "plan", "prompt_text", "record", "reject", "run", "strip_speaker", "summary", "term_table", "terms",
     "unsupported", "who", "word", "write_clusters",

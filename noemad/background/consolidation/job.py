@@ -2,7 +2,8 @@
 
 Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
 run in a worker thread on a reader, while another reads who each episode
-is from (the stimulus it records). Then clusters are taken largest first:
+is from (the stimulus it records) and on which day, which clustering
+waits for once it has counted the pairs. Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and written together
 with the clusters before it once they hold WRITE_EPISODES episodes, as one
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from noemad.background.consolidation.clustering import Cluster, Pairs, cluster_table
+from noemad.background.consolidation.clustering import Authors, Cluster, Pairs, cluster_table
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import ClusterWrite, Skipped, Written, record, write_clusters
@@ -76,34 +77,33 @@ def _load(ctx: JobContext, start: float, end: float) -> Window:
     return load_window(ctx.store.reader(), ctx.mind, start, end)
 
 
-def _speakers(ctx: JobContext, window: Window) -> dict[int, str]:
-    """Who each of the window's stimuli is from: read on another worker thread's reader while the episodes are clustered.
+def _speakers(ctx: JobContext, window: Window) -> tuple[dict[int, str], Authors]:
+    """Who each of the window's stimuli is from, and each episode's speaker and UTC day as numbers.
 
-    Read for every episode rather than the clustered ones only, so it need
-    not wait for the clusters: SQLite reads it without the interpreter lock,
-    in the time tokenising and clustering take.
+    On another worker thread's reader while the episodes are tokenised and
+    their pairs counted: SQLite reads it without the interpreter lock, in
+    the time those take. An episode with no stimulus (or one not found) is
+    the unknown speaker's.
     """
-    return load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
+    speakers = load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
+    names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in window.stimuli]
+    return speakers, Authors.of(names, [c[:10] for c in window.created])
 
 
-def _find(ctx: JobContext, window: Window, min_episodes: int) -> _Found:
-    """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread."""
+def _find(ctx: JobContext, window: Window, min_episodes: int, speakers: Future[tuple[dict[int, str], Authors]]) -> _Found:
+    """Tokenise and cluster, then read what the clustered episodes need: on a reader in a worker thread.
+
+    Who said what (`speakers`, read on another thread) is waited for only
+    once the pairs are counted.
+    """
     db = ctx.store.reader()
     ctx.progress(0.1, f"clustering {len(window.ids):,} episodes")
     terms = term_table(window.texts)
-    stimuli = window.stimuli
-    speakers: dict[int, str] = {}
-
-    def occasions(indices: Collection[int]) -> int:
-        """Distinct (speaker, UTC day) of these episodes: read only for pairs that lift does not associate."""
-        speakers.update(load_speakers(db, [s for s in map(stimuli.__getitem__, indices) if s is not None and s not in speakers]))
-        return len({(speakers.get(stimuli[i], UNKNOWN_SPEAKER) if stimuli[i] is not None else UNKNOWN_SPEAKER, window.created[i][:10])
-                     for i in indices})
-
     pairs = Pairs()
-    clusters = cluster_table(terms, min_episodes, occasions, pairs)
+    clusters = cluster_table(terms, min_episodes, lambda: speakers.result()[1], pairs)
+    stimuli = window.stimuli
     written_by = load_written_by(db, [window.ids[i] for c in clusters for i in c.members if stimuli[i] is None])
-    return _Found(window, terms, clusters, speakers, written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
+    return _Found(window, terms, clusters, speakers.result()[0], written_by, start_event(db, ctx.mind, ctx.job.id), pairs)
 
 
 def _plan(found: _Found, index: int) -> Plan:
@@ -168,15 +168,16 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
-    # are read meanwhile on another thread.
+    # are read meanwhile on another thread, and clustering waits for them once the pairs are counted.
     considered = await asyncio.to_thread(_load, ctx, start, now)
-    speakers = asyncio.ensure_future(asyncio.to_thread(_speakers, ctx, considered))
+    reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="consolidation-speakers")
+    speakers = reading.submit(_speakers, ctx, considered)
+    reading.shutdown(wait=False)  # the read goes on; its thread ends with it
     try:
-        found = await asyncio.to_thread(_find, ctx, considered, min_episodes)
+        found = await asyncio.to_thread(_find, ctx, considered, min_episodes, speakers)
     except BaseException:
-        await asyncio.gather(speakers, return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
+        await asyncio.gather(asyncio.wrap_future(speakers), return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
-    found.speakers.update(await speakers)
     total = len(found.clusters)
 
     wordings: list[Wording] = []
@@ -252,7 +253,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                     "pair": list(p.cluster.pair),
                     "association": {
                         "cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4),
-                        "consistency": round(p.cluster.consistency, 4), "by": p.cluster.by,
+                        "share": round(p.cluster.share, 4), "by": p.cluster.by,
                     },
                     "subject": p.subject,
                     "confidence": result.confidence,

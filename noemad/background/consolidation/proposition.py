@@ -1,6 +1,6 @@
 """A cluster's plan: key terms, representative, speakers and the plain proposition it is believed as.
 
-- *Key terms*: the cluster's pair first, then other terms in at least half
+- *Key terms*: the cluster's pair (or its one term) first, then other terms in at least half
   (KEY_SHARE) of its episodes, most frequent first, at most MAX_KEY_TERMS.
 - *Representative*: the episode holding the most key terms, then the
   shortest text, then the first in code-point order, then the earliest,
@@ -14,7 +14,7 @@
   and in its order; up to three speakers (most episodes first, then "and N
   others"); the dates of the first and last episode; the representative
   without its prefix (at most MAX_QUOTE characters). The subject is the
-  pair as spelt there, in term order ("go select").
+  pair as spelt there, in term order ("go select"), or the one term.
 """
 
 from __future__ import annotations
@@ -201,9 +201,8 @@ def plan(index: int, found: Cluster, episodes: Episodes, terms: ClusterTerms | S
     size = len(episodes)
     held = terms if isinstance(terms, (TableTerms, TermSets)) else TermSets(terms)  # type: ignore[arg-type]
     counts = held.counts()
-    a, b = found.pair
     others = sorted((t for t, c in counts.items() if t not in found.pair and c >= KEY_SHARE * size), key=lambda t: (-counts[t], t))
-    key_terms = (a, b, *others[: MAX_KEY_TERMS - 2])
+    key_terms = (*found.pair, *others[: MAX_KEY_TERMS - len(found.pair)])
 
     order = _most_representative(episodes, held.hits(key_terms), held.body_lengths())
     representative = episodes[order[0]]

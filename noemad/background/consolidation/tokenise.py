@@ -5,7 +5,8 @@ An episode's text starts with who it is from ("alice said on cli: ...",
 first ": " is that *speaker prefix*, and it is dropped (`strip_speaker`), so
 a speaker's name or channel alone never makes episodes alike. The rest is
 cut into content words (`noemad.words.content_words`: lower-cased
-runs of letters and digits of two characters or more, stop-words dropped)
+runs of letters and digits of two characters or more, stop-words and the
+pieces contractions leave dropped: "I'll" is no "ll", "qu'il" no "qu")
 and each is given its Snowball English stem. An episode's *terms* are its
 distinct stems.
 
@@ -28,7 +29,7 @@ from itertools import chain, repeat
 import numpy as np
 from numpy.typing import NDArray
 
-from noemad.words import STOP_WORDS, WORD, content_words, snowball_stems
+from noemad.words import NOT_CONTENT, WORD, content_words, expand_negations, snowball_stems
 
 Ints = NDArray[np.int64]
 
@@ -64,6 +65,7 @@ def _words(distinct: Sequence[str]) -> list[str] | None:
     joined = _JOINER.join(map(str.lower, distinct))
     if joined.count(_SEPARATOR) != len(distinct) - 1:
         return None
+    joined = expand_negations(joined)
     return joined.translate(_ASCII_WORDS).split() if joined.isascii() else _WORD_OR_SEPARATOR.findall(joined)
 
 
@@ -74,7 +76,7 @@ def _stems(words: Collection[str]) -> dict[str, str]:
     only. A month of readings holds thousands of distinct numbers, which
     are most of its vocabulary and would be most of the stemming.
     """
-    content = [w for w in words if len(w) > 1 and w not in STOP_WORDS]
+    content = [w for w in words if len(w) > 1 and w not in NOT_CONTENT]
     numbers = [w for w in content if w.isdigit() and w.isascii()]
     found = dict(zip(numbers, map(sys.intern, numbers)))
     wording = [w for w in content if w not in found] if found else content
