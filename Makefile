@@ -1,12 +1,12 @@
 # Two set-up commands, both self-contained on a fresh machine with python3:
 #   make demo   install into .venv, run the daemon (scripted models, no API key) and play the demo scenarios
 #   make test   install into .venv (with the test extra, and Chromium for the
-#               browser tests) and run the whole suite
+#               browser tests), type-check noemad/ and noemactl/ (mypy), and run the whole suite
 PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast docs bench units clean
+.PHONY: demo test test-fast typecheck docs bench units clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,13 @@ demo: $(STAMP)
 # its own home, engine or daemon, but cases that only read or are refused share one per module.
 test: $(STAMP)
 	./scripts/ensure_chromium.sh
+	$(VENV)/bin/python -m mypy
 	$(VENV)/bin/python -m pytest -q -n auto
+
+# mypy on noemad/ and noemactl/ with the pydantic plugin, at zero errors; which files and how strict
+# each module is checked are in pyproject.toml's [tool.mypy].
+typecheck: $(STAMP)
+	$(VENV)/bin/python -m mypy
 
 # The in-process tier alone, for the edit-test loop: each test that would start a real noemad or
 # noemactl is skipped where it starts one (tests/conftest.py). Run `make test` before you commit.
@@ -51,4 +57,4 @@ units:
 	$(PYTHON) scripts/render_units.py $(if $(NOEMAD),--noemad $(NOEMAD))
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache

@@ -52,7 +52,7 @@ def _n(value: int) -> str:
     return f"{value:,}"
 
 
-def outcome_lines(data: dict[str, Any]) -> list[Any]:
+def outcome_lines(data: dict[str, Any]) -> list[Text]:
     """What a run did (or, dry, would do), in sentences."""
     before = data["before"][:10]
     kept = data["pinned"] + data["in_kept_cycles"]
@@ -60,16 +60,15 @@ def outcome_lines(data: dict[str, Any]) -> list[Any]:
              f"{_n(data['in_kept_cycles'])} in cycles that keep an event" if data["in_kept_cycles"] else ""]
     why = ", ".join(p for p in parts if p) or "none is held"
     if data["dry_run"]:
-        lines = [
+        return [
             Text(f"would archive {_n(data['events'])} events of {data['mind']} older than {before} and cut {_n(data['cuts'])} links;"
                  f" {_n(kept)} old events would stay ({why})"),
             Text("nothing was written; run it again without --dry-run to archive", style="dim"),
         ]
-        return lines
     made = data.get("archive")
     if made is None:
         return [Text(f"nothing of {data['mind']} older than {before} can go: {_n(kept)} old events stay ({why})")]
-    lines: list[Any] = [
+    lines = [
         Text(f"archived {_n(data['events'])} events of {data['mind']} older than {before} into {made['path']}"),
         Text(f"{_n(data['cuts'])} links cut (the timeline stops there and names the file); {_n(kept)} old events stay ({why})"),
     ]

@@ -156,64 +156,78 @@ class Client:
         except ValueError:
             raise CtlError(f"noemad answered {method} {API + path} with something that is not JSON; is {self.socket} noemad's socket?") from None
 
+    def _object(self, method: str, path: str, *, json: Any = None, params: Any = None, wait: float = TIMEOUT) -> dict[str, Any]:
+        """`request`, for the routes that answer one JSON object (all but a list of archives)."""
+        answer = self.request(method, path, json=json, params=params, wait=wait)
+        if not isinstance(answer, dict):
+            raise CtlError(f"noemad answered {method} {API + path} with {type(answer).__name__}, not an object; is {self.socket} noemad's socket?")
+        return answer
+
+    def _list(self, method: str, path: str) -> list[dict[str, Any]]:
+        """`request`, for a route that answers a list of JSON objects."""
+        answer = self.request(method, path)
+        if not isinstance(answer, list) or not all(isinstance(item, dict) for item in answer):
+            raise CtlError(f"noemad answered {method} {API + path} with something other than a list of objects; is {self.socket} noemad's socket?")
+        return answer
+
     # the daemon -------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """The daemon's state."""
-        return self.request("GET", "/status")
+        return self._object("GET", "/status")
 
     def reload(self) -> dict[str, Any]:
         """Ask noemad to reload its config (as SIGHUP does); whether it was taken, or why not."""
-        return self.request("POST", "/reload")
+        return self._object("POST", "/reload")
 
     def advance_clock(self, seconds: float) -> dict[str, Any]:
         """Move a test daemon's manual clock forward (`NOEMA_CLOCK=manual:...`; a daemon on the system clock has no such route)."""
-        return self.request("POST", "/clock/advance", json={"seconds": seconds})
+        return self._object("POST", "/clock/advance", json={"seconds": seconds})
 
     def config(self) -> dict[str, Any]:
         """The effective config, each value with its source; secrets only as set or not."""
-        return self.request("GET", "/config")
+        return self._object("GET", "/config")
 
     def log_level(self, level: str | None = None) -> dict[str, Any]:
         """The daemon's log level, after setting it to `level` when given."""
-        return self.request("GET", "/log-level") if level is None else self.request("PUT", "/log-level", json={"level": level})
+        return self._object("GET", "/log-level") if level is None else self._object("PUT", "/log-level", json={"level": level})
 
     def usage(self, mind: str | None, by: str, since: str | None) -> dict[str, Any]:
         """Model spend grouped `by` role, model, day or mind."""
         params = {k: v for k, v in (("mind", mind), ("by", by), ("since", since)) if v is not None}
-        return self.request("GET", "/usage", params=params)
+        return self._object("GET", "/usage", params=params)
 
     # minds ------------------------------------------------------------------
 
     def minds(self) -> dict[str, Any]:
         """All minds: `{"minds": [...]}`."""
-        return self.request("GET", "/minds")
+        return self._object("GET", "/minds")
 
     def create_mind(self, name: str, settings: dict[str, Any]) -> dict[str, Any]:
         """Create a mind."""
-        return self.request("POST", "/minds", json={"name": name, "settings": settings})
+        return self._object("POST", "/minds", json={"name": name, "settings": settings})
 
     def mind(self, name: str) -> dict[str, Any]:
         """A mind's overview, with its recent events."""
-        return self.request("GET", f"/minds/{_segment(name)}")
+        return self._object("GET", f"/minds/{_segment(name)}")
 
     def change_mind(self, name: str, settings: dict[str, Any]) -> dict[str, Any]:
         """Merge `settings` into a mind's stored settings (null unsets a key); returns the mind."""
-        return self.request("PATCH", f"/minds/{_segment(name)}", json={"settings": settings})
+        return self._object("PATCH", f"/minds/{_segment(name)}", json={"settings": settings})
 
     def set_paused(self, name: str, paused: bool) -> dict[str, Any]:
         """Pause or resume a mind; returns the mind."""
-        return self.request("POST", f"/minds/{_segment(name)}/{'pause' if paused else 'resume'}")
+        return self._object("POST", f"/minds/{_segment(name)}/{'pause' if paused else 'resume'}")
 
     def delete_mind(self, name: str) -> dict[str, Any]:
         """Delete a mind and everything it holds."""
-        return self.request("DELETE", f"/minds/{_segment(name)}", json={"confirm": name})
+        return self._object("DELETE", f"/minds/{_segment(name)}", json={"confirm": name})
 
     # events -----------------------------------------------------------------
 
     def ingest(self, mind: str, stimulus: dict[str, Any]) -> dict[str, Any]:
         """Store a stimulus (a message or an observation); return the stored event."""
-        return self.request("POST", f"/minds/{_segment(mind)}/events", json=stimulus)
+        return self._object("POST", f"/minds/{_segment(mind)}/events", json=stimulus)
 
     def events(
         self,
@@ -234,7 +248,7 @@ class Client:
         if kinds:
             params["kind"] = list(kinds)
         params.update({k: v for k, v in (("tail", tail), ("since_time", since_time), ("grep", grep)) if v is not None})
-        return self.request("GET", f"/minds/{_segment(mind)}/events", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/events", params=params)
 
     @contextmanager
     def stream(
@@ -267,7 +281,7 @@ class Client:
 
     def stimulus_turn(self, event_id: int) -> dict[str, Any]:
         """Where a stimulus is on its way to a turn: waiting (and the gate's verdict) or taken."""
-        return self.request("GET", f"/events/{event_id}/turn")
+        return self._object("GET", f"/events/{event_id}/turn")
 
     def backup(self, out: BinaryIO) -> dict[str, str]:
         """Stream a verified snapshot of the store into `out`; return what noemad says it holds (its X-Noema-* headers)."""
@@ -288,137 +302,137 @@ class Client:
     def archive(self, mind: str, older_than: str, dry_run: bool) -> dict[str, Any]:
         """Archive a mind's events older than a span (or count what would go); answered when the run is over."""
         body = {"older_than": older_than, "dry_run": dry_run}
-        return self.request("POST", f"/minds/{_segment(mind)}/archive", json=body, wait=ARCHIVE_WAIT)
+        return self._object("POST", f"/minds/{_segment(mind)}/archive", json=body, wait=ARCHIVE_WAIT)
 
     def archives(self, mind: str) -> list[dict[str, Any]]:
         """A mind's archive runs, oldest first."""
-        return self.request("GET", f"/minds/{_segment(mind)}/archives")
+        return self._list("GET", f"/minds/{_segment(mind)}/archives")
 
     def set_trust(self, mind: str, source: str, value: float) -> dict[str, Any]:
         """Set how far a mind trusts a source."""
-        return self.request("PUT", f"/minds/{_segment(mind)}/trust/{_segment(source)}", json={"value": value})
+        return self._object("PUT", f"/minds/{_segment(mind)}/trust/{_segment(source)}", json={"value": value})
 
     def trust(self, mind: str) -> dict[str, Any]:
         """The trust levels a mind was told, and the default for any other source."""
-        return self.request("GET", f"/minds/{_segment(mind)}/trust")
+        return self._object("GET", f"/minds/{_segment(mind)}/trust")
 
     def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's beliefs, most confident first."""
         params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit)) if v is not None}
-        return self.request("GET", f"/minds/{_segment(mind)}/beliefs", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/beliefs", params=params)
 
     def belief(self, belief_id: int) -> dict[str, Any]:
         """One belief with its evidence and the events that wrote it."""
-        return self.request("GET", f"/beliefs/{belief_id}")
+        return self._object("GET", f"/beliefs/{belief_id}")
 
     def remember(self, mind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Give a mind a semantic or procedural memory."""
-        return self.request("POST", f"/minds/{_segment(mind)}/memories", json=body)
+        return self._object("POST", f"/minds/{_segment(mind)}/memories", json=body)
 
     def memories(self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None) -> dict[str, Any]:
         """A mind's memories, or those matching `search`."""
         params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit), ("status", status)) if v is not None}
-        return self.request("GET", f"/minds/{_segment(mind)}/memories", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/memories", params=params)
 
     def goals(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's goals, oldest first."""
         params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
-        return self.request("GET", f"/minds/{_segment(mind)}/goals", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/goals", params=params)
 
     def goal(self, goal_id: int) -> dict[str, Any]:
         """One goal."""
-        return self.request("GET", f"/goals/{goal_id}")
+        return self._object("GET", f"/goals/{goal_id}")
 
     def predictions(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's predictions, soonest due first."""
         params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
-        return self.request("GET", f"/minds/{_segment(mind)}/predictions", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/predictions", params=params)
 
     def prediction(self, prediction_id: int) -> dict[str, Any]:
         """One prediction."""
-        return self.request("GET", f"/predictions/{prediction_id}")
+        return self._object("GET", f"/predictions/{prediction_id}")
 
     def notifications(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
         """A mind's notifications, newest first."""
         params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
-        return self.request("GET", f"/minds/{_segment(mind)}/notifications", params=params)
+        return self._object("GET", f"/minds/{_segment(mind)}/notifications", params=params)
 
     def ack(self, notification_id: int) -> dict[str, Any]:
         """Acknowledge a notification; returns it."""
-        return self.request("POST", f"/notifications/{notification_id}/ack")
+        return self._object("POST", f"/notifications/{notification_id}/ack")
 
     def calibration(self, mind: str) -> dict[str, Any]:
         """A mind's stated confidence against its outcomes: bins, Brier score, overconfidence."""
-        return self.request("GET", f"/minds/{_segment(mind)}/calibration")
+        return self._object("GET", f"/minds/{_segment(mind)}/calibration")
 
     def narrative(self, mind: str) -> dict[str, Any]:
         """A mind's newest narrative: the prose as shown, the plain prose, the five parts (null fields before the first)."""
-        return self.request("GET", f"/minds/{_segment(mind)}/narrative")
+        return self._object("GET", f"/minds/{_segment(mind)}/narrative")
 
     def event(self, event_id: int) -> dict[str, Any]:
         """One event."""
-        return self.request("GET", f"/events/{event_id}")
+        return self._object("GET", f"/events/{event_id}")
 
     def chain(
         self, event_id: int, back: int | None = None, forward: int | None = None, limit: int | None = None
     ) -> dict[str, Any]:
         """The causal walk around an event (the timeline graph)."""
         params = {k: v for k, v in (("back", back), ("forward", forward), ("limit", limit)) if v is not None}
-        return self.request("GET", f"/events/{event_id}/chain", params=params)
+        return self._object("GET", f"/events/{event_id}/chain", params=params)
 
     def run_job(self, mind: str, kind: str) -> dict[str, Any]:
         """Start reflection or consolidation for a mind now; the running job."""
-        return self.request("POST", f"/minds/{_segment(mind)}/jobs", json={"kind": kind})
+        return self._object("POST", f"/minds/{_segment(mind)}/jobs", json={"kind": kind})
 
     def job(self, job_id: int) -> dict[str, Any]:
         """One job, with its progress or outcome."""
-        return self.request("GET", f"/jobs/{job_id}")
+        return self._object("GET", f"/jobs/{job_id}")
 
     def jobs(self, mind: str | None, kind: str | None, limit: int) -> dict[str, Any]:
         """Background jobs, newest first."""
         params = {k: v for k, v in (("mind", mind), ("kind", kind), ("limit", limit)) if v is not None}
-        return self.request("GET", "/jobs", params=params)
+        return self._object("GET", "/jobs", params=params)
 
     def schedules(self) -> dict[str, Any]:
         """Whether each kind's scheduled runs are paused."""
-        return self.request("GET", "/schedules")
+        return self._object("GET", "/schedules")
 
     def set_schedule(self, kind: str, paused: bool) -> dict[str, Any]:
         """Pause or resume a kind's scheduled runs for every mind."""
-        return self.request("PUT", f"/schedules/{_segment(kind)}", json={"paused": paused})
+        return self._object("PUT", f"/schedules/{_segment(kind)}", json={"paused": paused})
 
     def news(self, kind: str) -> dict[str, Any]:
         """For each mind, whether it has had news since its last job of `kind`."""
-        return self.request("GET", f"/schedules/{_segment(kind)}/news")
+        return self._object("GET", f"/schedules/{_segment(kind)}/news")
 
     def reject(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Reject a generalisation: memory retracted, belief rejected."""
-        return self.request("POST", f"/memories/{memory_id}/reject", json={"reason": reason})
+        return self._object("POST", f"/memories/{memory_id}/reject", json={"reason": reason})
 
     def retract(self, memory_id: int, reason: str) -> dict[str, Any]:
         """Retract a memory: `{"memory": {...}, "event": {...}}`."""
-        return self.request("POST", f"/memories/{memory_id}/retract", json={"reason": reason})
+        return self._object("POST", f"/memories/{memory_id}/retract", json={"reason": reason})
 
     def memory(self, memory_id: int) -> dict[str, Any]:
         """One memory."""
-        return self.request("GET", f"/memories/{memory_id}")
+        return self._object("GET", f"/memories/{memory_id}")
 
     # the gate -----------------------------------------------------------------
 
     def rules(self, mind: str) -> dict[str, Any]:
         """A mind's wake rules in order, its default behaviour, reading errors, notes and shadow warnings."""
-        return self.request("GET", f"/minds/{_segment(mind)}/rules")
+        return self._object("GET", f"/minds/{_segment(mind)}/rules")
 
     def rule(self, mind: str, name: str) -> dict[str, Any]:
         """One wake rule and its position."""
-        return self.request("GET", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
+        return self._object("GET", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
 
     def add_rule(self, mind: str, rule: Any, position: int | None) -> dict[str, Any]:
         """Add a wake rule; the change with its probe table."""
         body: dict[str, Any] = {"rule": rule}
         if position is not None:
             body["position"] = position
-        return self.request("POST", f"/minds/{_segment(mind)}/rules", json=body)
+        return self._object("POST", f"/minds/{_segment(mind)}/rules", json=body)
 
     def edit_rule(self, mind: str, name: str, rule: Any, position: int | None) -> dict[str, Any]:
         """Replace a wake rule in one change (in its place, or at `position`); the change with its probe table."""
@@ -429,25 +443,25 @@ class Client:
 
     def remove_rule(self, mind: str, name: str) -> dict[str, Any]:
         """Remove a wake rule; the change with its probe table."""
-        return self.request("DELETE", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
+        return self._object("DELETE", f"/minds/{_segment(mind)}/rules/{_segment(name)}")
 
     def move_rule(self, mind: str, name: str, to: int) -> dict[str, Any]:
         """Move a wake rule to position `to` (1 first); the change with its probe table."""
-        return self.request("POST", f"/minds/{_segment(mind)}/rules/{_segment(name)}/move", json={"to": to})
+        return self._object("POST", f"/minds/{_segment(mind)}/rules/{_segment(name)}/move", json={"to": to})
 
     def set_default(self, mind: str, behaviour: Any) -> dict[str, Any]:
         """Set what a stimulus no rule matches does; the change with its probe table."""
-        return self.request("PUT", f"/minds/{_segment(mind)}/rules/default", json={"behaviour": behaviour})
+        return self._object("PUT", f"/minds/{_segment(mind)}/rules/default", json={"behaviour": behaviour})
 
     def gate(self, mind: str | None) -> dict[str, Any]:
         """A mind's gate now, or every mind's (`{"minds": [...]}`) when `mind` is None."""
-        return self.request("GET", "/gate" if mind is None else f"/minds/{_segment(mind)}/gate")
+        return self._object("GET", "/gate" if mind is None else f"/minds/{_segment(mind)}/gate")
 
     def sleep(self, mind: str, until: str | None, span: str | None, note: str | None) -> dict[str, Any]:
         """Put a mind to sleep until a time or for a span."""
         body = {k: v for k, v in (("until", until), ("for", span), ("note", note)) if v is not None}
-        return self.request("POST", f"/minds/{_segment(mind)}/sleep", json=body)
+        return self._object("POST", f"/minds/{_segment(mind)}/sleep", json=body)
 
     def wake(self, mind: str) -> dict[str, Any]:
         """End a mind's sleep now."""
-        return self.request("POST", f"/minds/{_segment(mind)}/wake")
+        return self._object("POST", f"/minds/{_segment(mind)}/wake")

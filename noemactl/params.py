@@ -129,7 +129,7 @@ def _default_string(param: Any, base: Any, ctx: Any, show_default_is_str: bool, 
     # typer wraps a written default in parentheses (`[default: (100)]`); the text is the default.
     if show_default_is_str:
         return str(param.show_default)
-    return base(param, ctx=ctx, show_default_is_str=show_default_is_str, default_value=default_value)
+    return str(base(param, ctx=ctx, show_default_is_str=show_default_is_str, default_value=default_value))
 
 
 # Each class subclasses typer's directly (no shared mixin): `install` swaps a

@@ -334,7 +334,7 @@ def usage(data: dict[str, Any]) -> list[RenderableType]:
 # beliefs and memories ---------------------------------------------------------
 
 
-def beliefs(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+def beliefs(items: Sequence[dict[str, Any]], mind: str) -> list[Text]:
     """`noemactl beliefs`: one line per belief."""
     if not items:
         return [Text(f"{mind} holds no beliefs yet", style="dim")]
@@ -388,7 +388,7 @@ def belief(data: dict[str, Any]) -> list[RenderableType]:
     return out
 
 
-def memories(items: Sequence[dict[str, Any]], mind: str, search: str | None) -> list[RenderableType]:
+def memories(items: Sequence[dict[str, Any]], mind: str, search: str | None) -> list[Text]:
     """`noemactl memories`: one line per memory."""
     if not items:
         return [Text(f"no memories in {mind}" + (f" match {search!r}" if search else ""), style="dim")]
@@ -418,7 +418,7 @@ def _unit(value: float | None, fmt: str = ".2f") -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def goals(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+def goals(items: Sequence[dict[str, Any]], mind: str) -> list[Text]:
     """`noemactl goals`: one line per goal."""
     if not items:
         return [Text(f"{mind} has no goals", style="dim")]
@@ -429,7 +429,7 @@ def goals(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
     )
 
 
-def predictions(items: Sequence[dict[str, Any]], mind: str) -> list[RenderableType]:
+def predictions(items: Sequence[dict[str, Any]], mind: str) -> list[Text]:
     """`noemactl predictions`: one line per prediction, soonest due first."""
     if not items:
         return [Text(f"{mind} has no predictions", style="dim")]
@@ -489,7 +489,7 @@ def calibration(data: dict[str, Any]) -> list[RenderableType]:
     ]
 
 
-def notifications(items: Sequence[dict[str, Any]], mind: str, status: str | None) -> list[RenderableType]:
+def notifications(items: Sequence[dict[str, Any]], mind: str, status: str | None) -> list[Text]:
     """`noemactl notifications`: one line per notification, newest first."""
     if not items:
         return [Text(f"{mind} has no {status + ' ' if status else ''}notifications", style="dim")]
@@ -584,7 +584,7 @@ def started_by(job: dict[str, Any]) -> str:
     return str(job["actor"]) if job["trigger"] == "operator" else str(job["trigger"])
 
 
-def jobs(items: Sequence[dict[str, Any]], mind: str | None) -> list[RenderableType]:
+def jobs(items: Sequence[dict[str, Any]], mind: str | None) -> list[Text]:
     """`noemactl jobs`: one line per job, newest first."""
     if not items:
         return [Text("no jobs" + (f" for {mind}" if mind else "") + " yet", style="dim")]
@@ -618,7 +618,7 @@ def job(data: dict[str, Any]) -> list[RenderableType]:
     return [Text(f"job #{data['id']}", style="bold"), *_fields(rows), *(job_summary(data) if data["status"] != "running" else [])]
 
 
-def schedules(items: Sequence[dict[str, Any]]) -> list[RenderableType]:
+def schedules(items: Sequence[dict[str, Any]]) -> list[Text]:
     """Each kind's schedule state."""
     return columns(
         ["KIND", "EVERY", "STATE"],

@@ -230,5 +230,5 @@ def truncation_line(graph: dict[str, Any]) -> str | None:
 def _edge_event(graph: dict[str, Any]) -> int:
     nodes = graph["nodes"]
     if graph["truncation"]["omitted_back"]:
-        return min(nodes, key=lambda n: (n["hop"], n["id"]))["id"]
-    return max(nodes, key=lambda n: (n["hop"], -n["id"]))["id"]
+        return int(min(nodes, key=lambda n: (n["hop"], n["id"]))["id"])
+    return int(max(nodes, key=lambda n: (n["hop"], -n["id"]))["id"])

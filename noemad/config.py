@@ -38,7 +38,7 @@ import math
 import os
 import stat
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
@@ -885,7 +885,7 @@ def _problem(err: dict[str, Any], where: _Where) -> str:
     if kind in ("too_long", "too_short"):
         most = ctx.get("max_length") if kind == "too_long" else ctx.get("min_length")
         bound = "at most" if kind == "too_long" else "at least"
-        return f"write a list of {bound} {most} items, not {ctx.get('actual_length', len(value) if hasattr(value, '__len__') else '?')}"
+        return f"write a list of {bound} {most} items, not {ctx.get('actual_length', len(value) if isinstance(value, Sized) else '?')}"
     msg = str(err["msg"])  # a kind not met yet: pydantic's words, without its codes
     return f"{msg[:1].lower()}{msg[1:]}{given}"
 
@@ -913,7 +913,7 @@ def validation_problems(
             found.setdefault(where.key, []).append(f"unknown key{hint} (valid here: {', '.join(fields)})")
         else:
             found.setdefault(where.key, []).append(_problem(dict(err), where))
-    problems = []
+    problems: list[str] = []
     for key, said in found.items():
         wants = [s.removeprefix("write ").rpartition(", not ")[0] for s in said]
         if len(said) > 1 and all(s.startswith("write ") and w for s, w in zip(said, wants)):

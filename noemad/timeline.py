@@ -294,7 +294,7 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None, *, archi
         ids = sorted(hops)
         edges = _edges_among(loaded, ids)
         calls = _model_calls(db, loaded.model_calls)
-        nodes = [_node(loaded.events[i], hops[i], *reached.get(i, (None, None)), calls.get(i, [])) for i in ids]
+        nodes = [_node(loaded.events[i], hops[i], reached.get(i), calls.get(i, [])) for i in ids]
         cuts = cuts_of(db, ids, in_file=archive is not None) + [_outside(gone, reached[gone]) for gone in outside]
     groups: dict[str, list[int]] = {}
     for node in nodes:
@@ -339,6 +339,7 @@ def _reach(
             ids = frontier[direction]
             if not ids:
                 continue
+            steps: Iterator[tuple[int, int, int]]  # (new, kind order, from), as _nearest_new reads them
             if direction < 0:
                 loaded.load(db, ids)
                 steps = ((source, order, target) for source, target, order, _, _ in loaded.links_into(ids))
@@ -395,8 +396,9 @@ def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
     ]
 
 
-def _node(event: Event, hop: int, reached_from: int | None, reached_by: EdgeKind | None, calls: list[dict[str, Any]]) -> Node:
-    """The event as a node of the walk."""
+def _node(event: Event, hop: int, reached: tuple[int, EdgeKind] | None, calls: list[dict[str, Any]]) -> Node:
+    """The event as a node of the walk; `reached` is (from, by) for any but the start."""
+    reached_from, reached_by = reached or (None, None)
     # Node(...) would set its 17 fields one object.__setattr__ at a time (it is
     # frozen); copying the event's dict is the same object for a fraction of it,
     # as event_from_row does. Node has no __post_init__ to skip.

@@ -117,9 +117,16 @@ def extend(obj: object, cls: Callable[..., R], **more: Any) -> R:
     return cls(**vars(obj), **more)
 
 
-@cache
+# One adapter per class, built on first use. A plain dict rather than functools.cache: mypy does not
+# take a class for the Hashable that cache's wrapper asks of its arguments.
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
 def _adapter(cls: type) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
 
 
 def dump(obj: object) -> Any:

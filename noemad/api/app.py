@@ -124,11 +124,11 @@ def create_app(sup: Supervisor) -> FastAPI:
     # Routes that read the actors' live state (turns, pauses, retries, gates) are coroutines: that state is
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
-    async def status() -> dict:
+    async def status() -> dict[str, Any]:
         return sup.status()
 
     @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
-    def minds() -> dict:
+    def minds() -> dict[str, Any]:
         return {"minds": sup.minds()}
 
     @api.post(V1 + "/minds", response_model=Mind, status_code=201, summary="Create a mind")
@@ -136,7 +136,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.create_mind(body.name, body.settings, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
-    async def show(mind: MindName) -> dict:
+    async def show(mind: MindName) -> dict[str, Any]:
         return await sup.mind_overview(mind)
 
     @api.patch(V1 + "/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
@@ -148,7 +148,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.change_settings(mind, body.settings, actor=op.actor)
 
     @api.delete(V1 + "/minds/{mind}", response_model=MindDeleted, summary="Delete a mind and all it holds")
-    async def delete(mind: MindName, body: MindDelete) -> dict:
+    async def delete(mind: MindName, body: MindDelete) -> dict[str, Any]:
         return {"name": mind, "events_removed": await sup.delete_mind(mind, body.confirm)}
 
     @api.post(V1 + "/minds/{mind}/pause", response_model=Mind, summary="Pause a mind: no turns, no auxiliary model calls")
@@ -185,7 +185,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         grep: Annotated[
             str | None, Query(min_length=1, max_length=MAX_GREP, description="Only events whose text, or a value in their data (not a key), holds this, ignoring case.")
         ] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Unknown kinds are refused (422) with the list of kinds; `tail` and `grep` count matching events only."""
         start = parse_since(since_time, sup.clock.now()) if since_time else None
         query = EventQuery(kinds=kind, since=since, since_time=start, grep=grep, limit=limit, tail=tail)
@@ -230,7 +230,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return sup.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
-    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict:
+    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict[str, Any]:
         """Waiting (with the gate's verdict and rule when it did not wake the mind) or taken; the turn that took it starts with a `cycle_started` citing it."""
         return await sup.stimulus_turn(event_id)
 
@@ -248,13 +248,13 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     # `:path`: a source is a name, and a name may hold "/" (sensor/3), sent as %2F and decoded before routing.
     @api.put(V1 + "/minds/{mind}/trust/{source:path}", response_model=TrustOut, summary="Set how far a mind trusts a source")
-    async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn, op: Op) -> dict:
+    async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn, op: Op) -> dict[str, Any]:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
         await sup.set_trust(mind, source, body.value, actor=op.actor)
         return {"mind": mind, "source": source, "value": body.value}
 
     @api.get(V1 + "/minds/{mind}/trust", response_model=TrustList, summary="The trust levels a mind was told, by source")
-    def list_trust(mind: MindName) -> dict:
+    def list_trust(mind: MindName) -> dict[str, Any]:
         """A source not listed counts at `default`."""
         default, levels = sup.trust_levels(mind)
         return {"mind": mind, "default": default, "trust": levels}
@@ -265,7 +265,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         subject: Annotated[str | None, Query(description="Only beliefs about this subject.")] = None,
         status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
 
     @api.get(V1 + "/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
@@ -287,13 +287,13 @@ def create_app(sup: Supervisor) -> FastAPI:
         status: Annotated[
             Literal["active", "retracted"] | None, Query(description="Only memories of this status (not with `search`, which finds active ones).")
         ] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         if search is not None and status is not None:
             raise InvalidInput("a search finds active memories only; drop status or search")
         return {"memories": sup.memories(mind, search, kind, limit, status)}
 
     @api.post(V1 + "/memories/{memory_id}/retract", response_model=RetractOut, summary="Retract a memory: it is no longer recalled")
-    async def retract(memory_id: Annotated[Id, Path()], body: RetractIn, op: Op) -> dict:
+    async def retract(memory_id: Annotated[Id, Path()], body: RetractIn, op: Op) -> dict[str, Any]:
         """Recorded as `memory_retracted` with the reason, by the operator who asked; the memory stays listed, marked retracted. Retracting it twice is a conflict."""
         memory, event = await sup.retract_memory(memory_id, body.reason, actor=op.actor)
         return {"memory": memory, "event": event}
@@ -307,7 +307,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: MindName,
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return {"goals": sup.goals(mind, status, limit)}
 
     @api.get(V1 + "/goals/{goal_id}", response_model=Goal, summary="One goal")
@@ -319,7 +319,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: MindName,
         status: Annotated[Literal["open", "hit", "miss"] | None, Query(description="Only predictions of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    ) -> dict:
+    ) -> dict[str, Any]:
         now = sup.clock.now()  # one instant for the whole list
         return {"predictions": [with_overdue(p, now) for p in sup.predictions(mind, status, limit)]}
 
@@ -332,7 +332,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: MindName,
         status: Annotated[Literal["open", "acked"] | None, Query(description="Only notifications of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
         return {"notifications": sup.notifications(mind, status, limit)}
 
@@ -342,7 +342,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return await sup.ack(notification_id, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
-    def narrative(mind: MindName) -> dict:
+    def narrative(mind: MindName) -> dict[str, Any]:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
         return sup.narrative(mind)
 
@@ -369,7 +369,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         since: Annotated[
             str | None, Query(description="Only calls at or after this: an ISO date or time, or a span back from now (30m, 24h, 7d).")
         ] = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         start = parse_since(since, sup.clock.now()) if since else None
         rows = sup.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
@@ -384,7 +384,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         mind: Annotated[str | None, Query(description="Only this mind's jobs.")] = None,
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return {"jobs": sup.list_jobs(mind, kind, limit)}
 
     @api.get(V1 + "/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
@@ -392,21 +392,21 @@ def create_app(sup: Supervisor) -> FastAPI:
         return sup.job(job_id)
 
     @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
-    def schedules() -> dict:
+    def schedules() -> dict[str, Any]:
         return {"schedules": sup.schedules()}
 
     @api.get(V1 + "/schedules/{kind}/news", response_model=NewsList, summary="Which minds have news for a kind of job")
-    def schedule_news(kind: Annotated[Literal["reflection", "consolidation"], Path()]) -> dict:
+    def schedule_news(kind: Annotated[Literal["reflection", "consolidation"], Path()]) -> dict[str, Any]:
         """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
         return {"kind": kind, "minds": sup.news(kind)}
 
     @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
-    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict:
+    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict[str, Any]:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
         return await sup.pause_schedule(kind, body.paused, actor=op.actor)
 
     @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
-    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict:
+    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict[str, Any]:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
@@ -420,7 +420,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         clock = sup.clock
 
         @api.post(V1 + "/clock/advance", summary="Move the manual clock forward (test daemons only)")
-        async def advance(body: ClockAdvance) -> dict:
+        async def advance(body: ClockAdvance) -> dict[str, Any]:
             clock.advance(body.seconds)
             await asyncio.sleep(0)  # let the woken timers run before answering
             return {"now": clock.now()}

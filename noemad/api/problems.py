@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -75,7 +75,7 @@ def _count(n: Any, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def describe_error(err: dict[str, Any]) -> str:
+def describe_error(err: Mapping[str, Any]) -> str:
     """One of pydantic's request errors as a sentence that names the field, what is wrong and what is allowed.
 
     The one place where validation becomes words: pattern, length, range,
@@ -142,7 +142,7 @@ def describe_error(err: dict[str, Any]) -> str:
     return f"{field}: {err.get('msg', 'invalid')}"
 
 
-def describe_request_errors(errors: list[dict[str, Any]]) -> tuple[int, str]:
+def describe_request_errors(errors: Sequence[Mapping[str, Any]]) -> tuple[int, str]:
     """Turn pydantic's request errors into a status and one sentence (one clause per error)."""
     if any(e.get("type") == "json_invalid" for e in errors):
         where = next(e for e in errors if e.get("type") == "json_invalid")

@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures
 import sqlite3
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -155,7 +156,7 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
     try:
         for low, high in select.chunks(*span, CHUNK_IDS):
             before = archive
-            job = store.writer.submit(lambda db, low=low, high=high: chunk(db, low, high))
+            job = store.writer.submit(partial(chunk, low=low, high=high))
             try:
                 await asyncio.wrap_future(job)
             except asyncio.CancelledError:

@@ -92,7 +92,12 @@ _COLUMNS = "id, mind, kind, trigger, actor, status, progress, stage, started_at,
 
 
 def _job(row: tuple[Any, ...]) -> Job:
-    return Job(*row[:10], json.loads(row[10]), json.loads(row[11]), row[12], json.loads(row[13]))  # type: ignore[arg-type]
+    """A row of `_COLUMNS` as a Job, its JSON columns decoded."""
+    id_, mind, kind, trigger, actor, status, progress, stage, started_at, finished_at, inputs, outputs, error, calls = row
+    return Job(
+        id_, mind, kind, trigger, actor, status, progress, stage, started_at, finished_at,
+        json.loads(inputs), json.loads(outputs), error, json.loads(calls),
+    )
 
 
 def check_kind(kind: str) -> str:

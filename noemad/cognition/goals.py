@@ -107,14 +107,15 @@ class GoalChange:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> GoalChange:
-        progress, status = data.get("progress") or {}, data.get("status") or {}
+        # Every goal change was written with both ends of progress and status (`update_goal`).
+        progress, status = data["progress"], data["status"]
         return cls(
             goal=int(data.get("goal") or 0),
             title=str(data.get("title") or ""),
-            progress_from=progress.get("from"),
-            progress_to=progress.get("to"),
-            status_from=status.get("from"),
-            status_to=status.get("to"),
+            progress_from=progress["from"],
+            progress_to=progress["to"],
+            status_from=status["from"],
+            status_to=status["to"],
             note=data.get("note"),
         )
 

@@ -182,11 +182,11 @@ class ModelGateway:
         """The daemon's current config, as the gateway reads it (a turn reads `[gate] mind_tools` from it)."""
         return self._config()
 
-    def configured(self, mind: str, role: str) -> bool:
+    def configured(self, mind: str, role: Role) -> bool:
         """Whether `role` has a model for `mind`: callers skip building a prompt that nothing would read."""
         return self.provider is not None and bool(role_settings(self._config(), mind, role).model)
 
-    def model_for(self, mind: str, role: str) -> str | None:
+    def model_for(self, mind: str, role: Role) -> str | None:
         """The model `role` calls for `mind` (None without one): a window is sized at the mind's ratio for it."""
         if self.provider is None:
             return None

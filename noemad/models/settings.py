@@ -22,7 +22,8 @@ def budget(config: Config, mind: str, role: Role) -> Budget:
     """The daily budget of `role` for `mind`."""
     mind_settings = config.minds.get(mind)
     budgets = mind_settings.budgets if mind_settings and mind_settings.budgets else config.budgets
-    return getattr(budgets, role)
+    found: Budget = getattr(budgets, role)
+    return found
 
 
 def price(config: Config, model: str) -> Price | None:

@@ -103,7 +103,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self.scope.setdefault("extensions", {})[SCOPE_KEY] = self._operator  # type: ignore[typeddict-item]
+        # uvicorn's scope type says each extension is a dict; this one is the peer's Operator (read by noemad.operator).
+        self.scope.setdefault("extensions", {})[SCOPE_KEY] = self._operator  # type: ignore[assignment]
         self._head_open = True
         self._head_bytes = 0
         self._head_fields = 0

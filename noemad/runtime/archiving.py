@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
@@ -32,11 +33,15 @@ class Archiving:
 
     store: Store
     clock: Clock
-    config: Config
     paths: Paths
     settings_of: Callable[[str], MindSettings]
     _check_open: Callable[[], None]
     _archived_at: dict[str, float]  # mind -> when its daily archive last ran (in this process)
+
+    if TYPE_CHECKING:  # the supervisor's read-only property
+
+        @property
+        def config(self) -> Config: ...
 
     def archive_floor(self, mind: str) -> tuple[float, str]:
         """The youngest age (seconds) an archive of `mind` may take, and why."""

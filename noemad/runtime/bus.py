@@ -42,9 +42,9 @@ class Following:
         if self._since is not None:
             while True:
                 page = await self._read_after(self._last)
-                for event in page:
-                    yield event
-                    self._last = event.id
+                for stored in page:
+                    yield stored
+                    self._last = stored.id
                 if len(page) < FOLLOW_PAGE:
                     break
         while True:

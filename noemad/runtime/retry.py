@@ -26,7 +26,7 @@ RETRY_REASON = "a retry of a turn that failed"
 
 def backoff(attempt: int) -> float:
     """Seconds to wait before retry `attempt` (1: the first)."""
-    return min(RETRY_FIRST * 2 ** min(attempt - 1, 16), RETRY_MOST)
+    return min(RETRY_FIRST * 2.0 ** min(attempt - 1, 16), RETRY_MOST)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ _PRAGMAS = (
     "PRAGMA cache_size=-32000",
 )
 
+_STATEMENT_CACHE = 128  # sqlite3's own default size
+
 
 def open_db(path: Path | str, *, readonly: bool = False, cached_statements: int | None = None) -> Database:
     """Open the store with WAL, foreign keys and a busy timeout set.
@@ -26,8 +28,13 @@ def open_db(path: Path | str, *, readonly: bool = False, cached_statements: int 
     queries) and refuses writes with `query_only`. `cached_statements`
     overrides sqlite3's statement cache size (0: prepare every statement).
     """
-    extra = {} if cached_statements is None else {"cached_statements": cached_statements}
-    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None if readonly else "", **extra)
+    conn = sqlite3.connect(
+        str(path),
+        check_same_thread=False,
+        # sqlite3's legacy transactions, DEFERRED (the default it also spells ""), for the writer.
+        isolation_level=None if readonly else "DEFERRED",
+        cached_statements=_STATEMENT_CACHE if cached_statements is None else cached_statements,
+    )
     for pragma in _PRAGMAS:
         conn.execute(pragma)
     if readonly:

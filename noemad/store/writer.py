@@ -115,11 +115,11 @@ class Writer:
         """Call `callback(items)` on the writer thread with what each transaction emitted, in commit order."""
         self._after_commit.append(callback)
 
-    def submit(self, job: Job) -> concurrent.futures.Future[Any]:
+    def submit(self, job: Callable[[Database], T]) -> concurrent.futures.Future[T]:
         """Queue a job; the future resolves once its transaction has committed."""
         if self._closed:
             raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
-        fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        fut: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._queue.put((job, fut))
         return fut
 

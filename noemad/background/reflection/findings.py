@@ -145,7 +145,7 @@ class GoalCompleted:
 
 
 def _calibration_json(cal: Calibration) -> dict[str, Any]:
-    out = dump(cal)
+    out: dict[str, Any] = dump(cal)
     out.pop("mind", None)
     out.pop("rule", None)
     return out

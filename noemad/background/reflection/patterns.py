@@ -77,7 +77,7 @@ class Pattern:
     def lesson(self) -> str:
         return lesson_text(self)
 
-    @computed(alias="lesson")  # type: ignore[prop-decorator]
+    @computed(alias="lesson")
     @property
     def new_lesson(self) -> str | None:
         """The lesson, stored with a new pattern only (a known one's is its memory's text)."""

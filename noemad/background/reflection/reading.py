@@ -72,7 +72,8 @@ def first_event_since(db: Database, mind: str, at: str, through: int) -> int:
         return through + 1
 
     def first_from(x: int) -> tuple[int, str]:
-        return db.execute("SELECT id, at FROM events WHERE mind = ? AND id >= ? ORDER BY id LIMIT 1", [mind, x]).fetchone()
+        found, found_at = db.execute("SELECT id, at FROM events WHERE mind = ? AND id >= ? ORDER BY id LIMIT 1", [mind, x]).fetchone()
+        return int(found), str(found_at)
 
     if first_from(hi)[1] < at:
         return through + 1
