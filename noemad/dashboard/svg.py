@@ -152,7 +152,11 @@ def _cut(x: float, height: float, text: str) -> Markup:
 def calibration(data: dict[str, Any]) -> Markup:
     """Stated confidence (x) against the hit rate (y) by bin, the diagonal as perfect calibration, circles sized by count."""
     size, pad = 240, 34
-    scale = lambda v: pad + v * size  # noqa: E731 - x and y share one scale
+
+    def scale(v: float) -> float:
+        """Where value v lands on the chart; x and y share one scale."""
+        return pad + v * size
+
     parts: list[Any] = [
         tag("title", f"Calibration: stated confidence against outcome rate; Brier score {_num(data.get('brier'))}", id="cal-title"),
         tag("rect", x=str(pad), y=str(pad), width=str(size), height=str(size), class_="chart-area"),
