@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from noemad.background.consolidation.clustering import Cluster
-from noemad.background.consolidation.tokenise import TableTerms, TermSets, strip_speaker
+from noemad.background.consolidation.tokenise import Lengths, TableTerms, TermSets, strip_speaker
 from noemad.cognition.beliefs import check_proposition
 from noemad.cognition.narrative import clip
 from noemad.words import content_words, snowball_stems
@@ -140,7 +140,7 @@ def _spellings(text: str, stems: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _most_representative(episodes: Episodes, hits: Sequence[int], body_len: Sequence[int] | None = None) -> list[int]:
+def _most_representative(episodes: Episodes, hits: Sequence[int], body_len: Lengths | None = None) -> list[int]:
     """Indices of the PROMPT_EPISODES most representative episodes, most first, given how many key terms each holds.
 
     The order: the most key terms, then the shortest body (prefix stripped),
@@ -187,7 +187,7 @@ class ClusterTerms(Protocol):
         """Every term of the episodes."""
         ...
 
-    def body_lengths(self) -> Sequence[int] | None:
+    def body_lengths(self) -> Lengths | None:
         """Each episode's body's length (prefix stripped), if known."""
         ...
 

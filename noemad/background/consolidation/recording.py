@@ -34,6 +34,7 @@ from sqlite_utils import Database
 from noemad.background.consolidation.proposition import Episodes
 from noemad.clock import iso
 from noemad.cognition.beliefs import EvidenceColumns, Evidenced, add_evidence_bulk, find_by_proposition
+from noemad.cognition.confidence import Stance
 from noemad.cognition.memory import NewMemory, write_memories
 from noemad.events import Event, EventDraft, Ref, append
 
@@ -116,7 +117,8 @@ def _evidenced(c: ClusterWrite) -> Evidenced:
     refs.extend(Ref("memory", memory_id) for memory_id in ids[: MAX_REFS - len(refs)])
     # Given as columns: there are tens of thousands, and no row need be built for each.
     n = len(ids)
-    items = EvidenceColumns(("support",) * n, (EPISODE_WEIGHT,) * n, speakers, brought_by, (None,) * n)
+    support: tuple[Stance] = ("support",)  # declared, so that its n-fold copy keeps the stance's literal type
+    items = EvidenceColumns(support * n, (EPISODE_WEIGHT,) * n, speakers, brought_by, (None,) * n)
     return Evidenced(c.proposition, c.subject, items, refs)
 
 

@@ -32,6 +32,8 @@ from numpy.typing import NDArray
 from noemad.words import NOT_CONTENT, WORD, content_words, expand_negations, snowball_stems
 
 Ints = NDArray[np.int64]
+# Each body's length: a list, or a TermTable's column (an ndarray is no Sequence)
+Lengths = Sequence[int] | Ints
 
 
 def strip_speaker(text: str) -> str:
@@ -215,8 +217,8 @@ class TermSets:
     def union(self) -> set[str]:
         return set().union(*self.sets)
 
-    def body_lengths(self) -> None:
-        return None
+    def body_lengths(self) -> Lengths | None:
+        return None  # sets hold no lengths: the plan measures the texts
 
 
 def term_table(texts: Sequence[str]) -> TermTable:
@@ -227,7 +229,7 @@ def term_table(texts: Sequence[str]) -> TermTable:
     them (a running count), with no loop per body.
     """
     bodies = _bodies(texts)
-    number: dict[str, int] = dict.fromkeys(bodies)  # type: ignore[arg-type]
+    number: dict[str, int] = dict.fromkeys(bodies, 0)
     distinct = list(number)
     number.update(zip(distinct, range(len(distinct))))
     body_of = np.fromiter(map(number.__getitem__, bodies), dtype=np.int64, count=len(bodies))
