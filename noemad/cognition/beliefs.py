@@ -284,7 +284,10 @@ def _evidence(db: Database, belief_ids: Sequence[int]) -> dict[int, list[Evidenc
 
 def _beliefs(db: Database, rows: list[tuple[Any, ...]]) -> list[Belief]:
     evidence = _evidence(db, [r[0] for r in rows])
-    return [Belief(*r, evidence=tuple(evidence.get(r[0], ()))) for r in rows]
+    return [
+        Belief(belief_id, mind, proposition, subject, kind, confidence, status, created_at, updated_at, tuple(evidence.get(belief_id, ())))
+        for belief_id, mind, proposition, subject, kind, confidence, status, created_at, updated_at in rows
+    ]
 
 
 def get_belief(db: Database, belief_id: int) -> Belief:
@@ -673,7 +676,7 @@ def _checked(batch: Evidenced) -> _Batch:
     count = len(columns.stances)
     if any(len(column) != count for column in columns):
         raise InvalidInput("every column of evidence has one value per item")
-    by_stance = Counter(columns.stances)
+    by_stance: Counter[str] = Counter(columns.stances)  # str: a caller's row may hold any stance until checked here
     wrong = set(by_stance) - {"support", "contradict"}
     if wrong:
         raise InvalidInput(f"an item's stance is support or contradict, not {sorted(wrong, key=repr)[0]!r}")
@@ -690,10 +693,8 @@ def _credible(columns: EvidenceColumns, trusted: dict[str, float]) -> EvidenceCo
     sources, credibilities = columns.sources, columns.credibilities
     if set(credibilities) == {None}:  # the mind's trust in each source (consolidation's items)
         credibilities = tuple(map(trusted.__getitem__, sources))
-    elif None in credibilities:
+    else:  # each given one as a float, the mind's trust where it is None
         credibilities = tuple(trusted[s] if c is None else float(c) for s, c in zip(sources, credibilities))
-    else:
-        credibilities = tuple(map(float, credibilities))
     return columns._replace(weights=tuple(map(float, columns.weights)), credibilities=credibilities)
 
 

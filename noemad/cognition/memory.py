@@ -301,8 +301,12 @@ def _memories(db: Database, ids: Sequence[int]) -> dict[int, Memory]:
     ):
         links.setdefault(memory_id, []).append(source)
     out: dict[int, Memory] = {}
-    for row in db.execute(f"SELECT {_COLUMNS}, tags FROM memories WHERE id IN {_IDS}", [step]):
-        out[row[0]] = Memory(*row[:-1], derived_from=tuple(links.get(row[0], ())), tags=tuple(json.loads(row[-1] or "[]")))
+    rows = db.execute(f"SELECT {_COLUMNS}, tags FROM memories WHERE id IN {_IDS}", [step])
+    for memory_id, mind, kind, text, importance, created_at, last_access, access_count, status, event_id, tags in rows:
+        out[memory_id] = Memory(
+            memory_id, mind, kind, text, importance, created_at, last_access, access_count, status, event_id,
+            derived_from=tuple(links.get(memory_id, ())), tags=tuple(json.loads(tags or "[]")),
+        )
     return out
 
 
