@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Literal
@@ -49,7 +49,7 @@ class Claim:
         """The claim stored under a stimulus' `claim` key; None if there is none."""
         if not isinstance(data, dict) or not data:
             return None
-        stance = "contradicts" if data.get("stance") == "contradicts" else "supports"
+        stance: Stance = "contradicts" if data.get("stance") == "contradicts" else "supports"
         return cls(str(data.get("proposition") or ""), str(data.get("subject") or ""), stance)
 
 
@@ -329,7 +329,7 @@ def as_stimulus(event: Event) -> Stimulus | None:
     return reader(event) if reader is not None else None
 
 
-_READERS: dict[str, Any] = {
+_READERS: dict[str, Callable[[Event], Stimulus]] = {
     "message": Message.of,
     "observation": Observation.of,
     "assertion": Assertion.of,
