@@ -123,7 +123,10 @@ class Narrative:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Narrative:
         """The structure stored in a `narrative_updated` event's data."""
-        return cls(**{name: [str(item) for item in data.get(name) or []] for name in PARTS})
+        narrative = cls()
+        for name in PARTS:  # by name, as parts() reads them
+            setattr(narrative, name, [str(item) for item in data.get(name) or []])
+        return narrative
 
 
 # building --------------------------------------------------------------------
@@ -519,10 +522,10 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
     refs.extend(Ref("event", event.id) for event in stimuli)
     notable = [e for e in list_events(db, mind, kinds=NOTABLE, since=_window_start(db, mind), limit=WINDOW) if _is_notable(e)]
     newest: dict[int, int] = {}  # belief -> its newest change told anywhere
-    for belief, event_id in [b for b in (_belief_of(db, t) for t in admitted) if b is not None] + [
+    for belief_id, event_id in [b for b in (_belief_of(db, t) for t in admitted) if b is not None] + [
         (e.subject.id, e.id) for e in notable if e.kind in BELIEF_EVENTS and e.subject is not None
     ]:
-        newest[belief] = max(newest.get(belief, 0), event_id)
+        newest[belief_id] = max(newest.get(belief_id, 0), event_id)
     notable = [
         e for e in notable
         if not (e.kind in BELIEF_EVENTS and e.subject is not None and newest.get(e.subject.id) != e.id)  # superseded
