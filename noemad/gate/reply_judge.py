@@ -114,7 +114,7 @@ class ReplyJudge:
         head, foot = "<conversation>\n", "</conversation>\n\n" + tail
         room = budget - ratio.tokens(len(system) + len(head) + len(foot))
         win = window(db, mind, max(1, room), ratio, role="judge", render=lambda said: text.render_said(said, mind))
-        blocks = (Block(head), *win.blocks(cfg.cache_ttl, breakpoints=BREAKPOINTS), Block(foot))  # type: ignore[arg-type]
+        blocks = (Block(head), *win.blocks(cfg.cache_ttl, breakpoints=BREAKPOINTS), Block(foot))
         prompt = Prompt(
             role="judge",
             mind=mind,

@@ -33,6 +33,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from typing import Literal
 
 from noemad.clock import Clock, iso
 from noemad.config import Config, ModelsSettings
@@ -151,7 +152,7 @@ class ModelGateway:
         self.holds = Holds(clock)
         self._inflight: dict[tuple[str, str], tuple[int, float]] = {}  # budget reserved by calls under way
 
-    def prepare(self, config: Config) -> Provider | None | bool:
+    def prepare(self, config: Config) -> Provider | Literal[False] | None:
         """The provider a new config needs, built now so a bad one refuses the config; False if unchanged.
 
         Raises `ConfigError` (e.g. an unreadable script) without touching the running provider.
@@ -172,7 +173,7 @@ class ModelGateway:
         config = self._config()
         provider = self.prepare(config)
         if provider is not False:
-            await self.swap(config, provider)  # type: ignore[arg-type]
+            await self.swap(config, provider)
 
     async def aclose(self) -> None:
         if self.provider is not None:

@@ -38,6 +38,7 @@ from noemad.turn.govern import governance_counts, why_off
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
 if TYPE_CHECKING:
+    from noemad.models import ModelGateway
     from noemad.runtime.actor import MindActor
 
 MAX_SLEEP = 366 * 86400.0  # seconds: a sleep longer than a year is a typo, not a plan
@@ -137,15 +138,19 @@ class SleepState:
 
 
 class Gating:
-    """The supervisor's gate methods (a mixin: it needs `store`, `clock`, `actors` and `_check_open`)."""
+    """The supervisor's gate methods (a mixin: it needs `store`, `clock`, `actors`, `config`, `gateway`, `settings_of` and `_check_open`)."""
 
     store: Store
     clock: Clock
     actors: dict[str, MindActor]
-    config: Config
     gateway: ModelGateway
     settings_of: Callable[[str], MindSettings]
     _check_open: Callable[[], None]
+
+    if TYPE_CHECKING:  # the supervisor's read-only property
+
+        @property
+        def config(self) -> Config: ...
 
     # rules -------------------------------------------------------------------
 

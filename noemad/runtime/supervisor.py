@@ -607,7 +607,7 @@ class Supervisor(Reads, Gating, Archiving):
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
-            swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))  # type: ignore[arg-type]
+            swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))
             swap.add_done_callback(lambda _: self._config_changed())  # a judge model comes or goes with the provider
         self.loaded = loaded
         self._config = with_stored(loaded.config, self._stored)
