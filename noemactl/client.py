@@ -439,7 +439,7 @@ class Client:
         body: dict[str, Any] = {"rule": rule}
         if position is not None:
             body["position"] = position
-        return self.request("PUT", f"/minds/{_segment(mind)}/rules/{_segment(name)}", json=body)
+        return self._object("PUT", f"/minds/{_segment(mind)}/rules/{_segment(name)}", json=body)
 
     def remove_rule(self, mind: str, name: str) -> dict[str, Any]:
         """Remove a wake rule; the change with its probe table."""

@@ -116,8 +116,8 @@ class Player:
         """The first of the mind's events of `kinds` after `since` that is `wanted`, looked for until TURN_TIMEOUT."""
         deadline = time.monotonic() + TURN_TIMEOUT
         while True:
-            page = self.s.client.events(self.mind, list(kinds), since, 1000)
-            for event in page["events"]:
+            events: list[dict[str, Any]] = self.s.client.events(self.mind, list(kinds), since, 1000)["events"]
+            for event in events:
                 if wanted(event):
                     return event
                 since = max(since, event["id"])
@@ -149,7 +149,9 @@ class Player:
             self.s.output.show(*gate_view.gate(data))
 
     def events(self, *kinds: str, since: int = 0) -> list[dict[str, Any]]:
-        return self.s.client.events(self.mind, list(kinds), since, 1000)["events"]
+        """The mind's events of `kinds` after `since` (one page of up to 1000)."""
+        events: list[dict[str, Any]] = self.s.client.events(self.mind, list(kinds), since, 1000)["events"]
+        return events
 
     def job(self, kind: str) -> dict[str, Any]:
         """Run reflection or consolidation now and follow it to its end."""
@@ -524,7 +526,7 @@ def play(s: Session, name: str | None, replace: bool, as_json: bool) -> None:
     daemon = Daemon.of(s)
     if len(chosen) == 1 and (why := daemon.lacks(chosen[0])) is not None:
         raise Refused(why)
-    results = []
+    results: list[dict[str, Any]] = []  # a skipped scenario's entry and a played one's hold different values
     existing = {m["name"] for m in s.client.minds()["minds"]}
     for scenario in chosen:
         mind = f"demo-{scenario.name}"
