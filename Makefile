@@ -16,12 +16,19 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ./scripts/demo.sh
 
-# One pytest worker per core (pytest-xdist, --dist worksteal from pyproject.toml); each test has
-# its own home, engine or daemon, but cases that only read or are refused share one per module.
+# Two pytest workers per core (pytest-xdist, --dist worksteal from pyproject.toml): a test in the
+# daemon tier spends much of its time waiting on a daemon or a noemactl process, so one per core
+# leaves a core idle about a third of the time. Each test has its own home, engine or daemon, but
+# cases that only read or are refused share one per module.
+JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
+
+# The bytecode is compiled once before the suite: with PYTHONDONTWRITEBYTECODE set (as it may be
+# in a CI environment) each noemad and noemactl the tests start would compile the sources anew.
 test: $(STAMP)
 	./scripts/ensure_chromium.sh
 	$(VENV)/bin/python -m mypy
-	$(VENV)/bin/python -m pytest -q -n auto
+	$(VENV)/bin/python -m compileall -q noemad noemactl
+	$(VENV)/bin/python -m pytest -q -n $(JOBS)
 
 # mypy on noemad/ and noemactl/ with the pydantic plugin, at zero errors; which files and how strict
 # each module is checked are in pyproject.toml's [tool.mypy].
@@ -31,7 +38,8 @@ typecheck: $(STAMP)
 # The in-process tier alone, for the edit-test loop: each test that would start a real noemad or
 # noemactl is skipped where it starts one (tests/conftest.py). Run `make test` before you commit.
 test-fast: $(STAMP)
-	NOEMA_TESTS=fast $(VENV)/bin/python -m pytest -q -n auto
+	$(VENV)/bin/python -m compileall -q noemad noemactl
+	NOEMA_TESTS=fast $(VENV)/bin/python -m pytest -q -n $(JOBS)
 
 docs: $(STAMP)
 	$(VENV)/bin/python scripts/gendocs.py

@@ -158,11 +158,6 @@ def ack_language(draft: str) -> str | None:
     return _language_of(clauses)
 
 
-def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
-    """Adopter patterns compiled case-insensitively; `re.error` for one that is not a regular expression."""
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
-
-
 def draft_is_trivial_ack(draft: str, patterns: Sequence[re.Pattern[str] | str] = ()) -> bool:
     """Whether the whole of `draft` is a short, claim-free acknowledgment in a recognized language (or matches `patterns`)."""
     if ack_language(draft) is not None:

@@ -48,7 +48,3 @@ def fold(text: str) -> str:
 def words(text: str) -> list[str]:
     """The words of `text` as written (letters, with inner apostrophes and hyphens), digits left out."""
     return WORD.findall(text)
-
-
-def has_caseless_letters(text: str) -> bool:
-    return CASELESS.search(text) is not None
