@@ -30,7 +30,7 @@ moves 15 s a request, inside the 5-minute TTL.
    budget as the provider counts it.
 
 The request around the window is a stand-in for the judge's own prompt
-(noemad.gate.judge_prompt): its bytes matter only as a fixed system prefix
+(noemad.gate.judge.prompt): its bytes matter only as a fixed system prefix
 and an uncached tail.
 """
 

@@ -20,7 +20,7 @@ import pytest
 
 from inprocess import InProcess, start_app
 from noemad.config import parse_config
-from noemad.gate import judge_prompt
+from noemad.gate.judge import prompt as judge_prompt
 from noemad.models.scripted import Reply, RoleScript, ScriptedProvider
 from noemad.models.types import ROLES
 from noemad.rules.shape import read_rule

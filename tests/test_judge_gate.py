@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from noemad.gate.engine import Gate
-from noemad.gate.judged import JUDGE_CAP, JudgeStart
-from noemad.gate.judging import JudgeOutcome
+from noemad.gate.judge.slot import JUDGE_CAP, JudgeStart
+from noemad.gate.judge.port import JudgeOutcome
 from noemad.rules.match import Facts
 from noemad.rules.shape import Always, read_rule
 from noemad.rules.table import StoredRules
@@ -260,7 +260,7 @@ def test_a_wake_names_its_rule_once_in_gate_status_and_in_the_judges_if_you_wait
     from rich.console import Console
 
     from noemactl.gate_view import gate as render_gate
-    from noemad.gate.judge_prompt import render_if_you_wait
+    from noemad.gate.judge.prompt import render_if_you_wait
     from noemad.wire import dump
 
     gate = wired(judge_rule("room"), {**judge_rule("ops"), "match": {"channel": "irc:*"}})

@@ -2,7 +2,7 @@
 
 `[gate.judge] enabled = true` with the scripted provider (so the judge role
 has its default model); the judge call itself is a fake behind the
-`noemad.gate.judging.Judge` seam that records each request and answers what
+`noemad.gate.judge.port.Judge` seam that records each request and answers what
 the test says, or hangs until it is stopped. What is asserted is what a
 user sees: which turns run and what woke them, the `judge_verdict` events
 on the timeline, what gate-status says, and what the judge was asked.
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from inprocess import InProcess, start_app
-from noemad.gate.judging import JudgeOutcome, JudgeRequest
+from noemad.gate.judge.port import JudgeOutcome, JudgeRequest
 from noemad.rules.shape import read_rule
 from noemad.runtime import actor as actor_module
 from noemad.runtime.supervisor import Supervisor
@@ -508,7 +508,7 @@ def test_gate_status_shows_each_judge_rule_with_its_counts_newest_verdict_and_no
 
 def test_a_judge_verdict_event_reads_back_as_its_payload(ada: InProcess, judge: FakeJudge) -> None:
     from noemad.events import get_event
-    from noemad.gate.verdicts import JudgeVerdict
+    from noemad.gate.judge.verdicts import JudgeVerdict
 
     add(ada, ROOM)
     say(ada, "ada?", channel="cli")

@@ -53,7 +53,7 @@ list, which names the turn's parents, is capped).
 
 `judge` rules batch as debounce does (`max_wait_ms` caps how long a batch
 may be pushed back); a due batch goes to the rule's `JudgeSlot`
-(`noemad.gate.judged`, which says its timing rules) instead of waking the
+(`noemad.gate.judge.slot`, which says its timing rules) instead of waking the
 mind, and the actor asks the judge (`to_judge`, `verdict`, `stop_judging`).
 A judge batch is not absorbed by a turn that takes its stimuli: it is
 judged after that turn, against what the turn left. Unwired (judging off,
@@ -69,8 +69,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from noemad.clock import iso
-from noemad.gate.judged import FAIL_STREAK, REJUDGES, JudgedBatch, JudgeSlot, JudgeStart, Outcome, VerdictRecord
-from noemad.gate.judging import JudgeOutcome
+from noemad.gate.judge.slot import FAIL_STREAK, REJUDGES, JudgedBatch, JudgeSlot, JudgeStart, Outcome, VerdictRecord
+from noemad.gate.judge.port import JudgeOutcome
 from noemad.gate.status import (
     Bucket,
     GateStatus,

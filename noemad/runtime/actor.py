@@ -16,14 +16,14 @@ injectable clock for the gate's next due time. Nothing is delivered once
 shutdown has begun. The actor holds no step of the turn itself: only when
 turns run, one at a time.
 
-Judge rules: the actor asks the judge (`noemad.gate.judging.Judge`) about a
+Judge rules: the actor asks the judge (`noemad.gate.judge.port.Judge`) about a
 judge rule's due batch only while the mind is free (no turn running or
 about to, not paused, not asleep, not shutting down), one call per rule at a
 time. A turn that starts, a pause or a sleep stops every call in flight:
 no verdict, not a failure, and the batch is judged once after. While the
 mind sleeps no delivery starts a turn (a judge's verdict, what was held for
 a turn, a retry): they are held and go with the sleep's end as one turn. Each verdict is
-a `judge_verdict` event (`noemad.gate.verdicts`); a REPLY wakes the mind for
+a `judge_verdict` event (`noemad.gate.judge.verdicts`); a REPLY wakes the mind for
 its batch even if another turn took those stimuli meanwhile (it answers the
 batch's newest message). A turn's outcome is told to the gate: a failed one
 leaves a REPLY's batch unanswered for the next judged batch (R1-2). Without
@@ -47,10 +47,10 @@ from noemad.cognition.memory import without_episode
 from noemad.config import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep
-from noemad.gate import verdicts
+from noemad.gate.judge import verdicts
 from noemad.gate.engine import Decision, Delivery, Gate, Verdict
-from noemad.gate.judged import JudgeStart
-from noemad.gate.judging import Judge, JudgeOutcome, JudgeRequest
+from noemad.gate.judge.slot import JudgeStart
+from noemad.gate.judge.port import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
 from noemad.models.ledger import ON_BEHALF_OF
 from noemad.models.ratios import calibrated

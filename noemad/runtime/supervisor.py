@@ -39,8 +39,8 @@ from noemad.models.ledger import usage
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
-from noemad.gate.judging import Judge
-from noemad.gate.reply_judge import ReplyJudge
+from noemad.gate.judge.port import Judge
+from noemad.gate.judge.call import ReplyJudge
 from noemad.runtime.actor import GATE_FAILED, MindActor, mind_gate, pending_stimuli
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.archive.cuts import archived_total

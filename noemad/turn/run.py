@@ -35,7 +35,7 @@ from noemad.turn.context import answered, batch_messages, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.govern import govern_reply
-from noemad.turn.narrative import rephrase_narrative, update_narrative
+from noemad.turn.narrate import rephrase_narrative, update_narrative
 from noemad.turn.stated import given, record_statements
 from noemad.turn.tools import MindTools, SkipReply
 

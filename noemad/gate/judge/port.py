@@ -1,7 +1,7 @@
 """The seam between a judge rule and the reply judge: what the gate asks, what it is answered.
 
 The actor (`noemad.runtime.actor`) holds the timing and hands a fired judge
-batch to a `Judge` as a `JudgeRequest`; the judge (`noemad.gate.reply_judge`)
+batch to a `Judge` as a `JudgeRequest`; the judge (`noemad.gate.judge.call`)
 makes the one model call. On the `JudgeOutcome`: REPLY delivers the batch,
 WAIT delivers nothing, a failure takes `[gate.judge] on_error`'s path, and a
 refusal (R1-1, `refusal` set) holds the batch until `refused_until`, which a

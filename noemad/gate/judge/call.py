@@ -1,7 +1,7 @@
 """The reply judge: one model call, role `judge`, that answers REPLY or WAIT for a judge rule's batch.
 
-`ReplyJudge.decide` is the `Judge` of `noemad.gate.judging`: it builds the
-request (`noemad.gate.judge_prompt`) from the mind's window as its reply
+`ReplyJudge.decide` is the `Judge` of `noemad.gate.judge.port`: it builds the
+request (`noemad.gate.judge.prompt`) from the mind's window as its reply
 would read it now, calls the `judge` role through the `ModelGateway` (so
 holds, operator pauses, shutdown, budgets and the ledger apply to it as to
 any call; its usage is the `judge` role's in `noemactl usage`, never counted
@@ -42,8 +42,8 @@ from noemad.clock import Clock
 from noemad.config import JudgeSettings, MindSettings
 from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
 from noemad.events import get_events
-from noemad.gate import judge_prompt as text
-from noemad.gate.judging import JudgeOutcome, JudgeRequest, available
+from noemad.gate.judge import prompt as text
+from noemad.gate.judge.port import JudgeOutcome, JudgeRequest, available
 from noemad.models import Block, ModelGateway, ModelResponse, Prompt, Turn
 from noemad.models.gateway import day_start
 from noemad.models.ratios import calibrated, ratio_for

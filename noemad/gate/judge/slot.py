@@ -5,7 +5,7 @@ the batch is due it comes here, to the rule's `JudgeSlot` (kept by rule
 name, so an edit or a removal does not lose what waits), and waits to be
 judged. The slot is pure state; the actor decides when a call may start
 (no turn running, not paused, not asleep, no delivery about to run) and
-makes it through the `noemad.gate.judging.Judge` seam. Its rules:
+makes it through the `noemad.gate.judge.port.Judge` seam. Its rules:
 
 - `held`: batches waiting for a judge call, merged into one (at most
   JUDGE_CAP stimuli, oldest dropped and counted); a batch that fires during

@@ -17,7 +17,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
 from noemad.events import MAX_LINKS, Event, EventDraft, Ref, append, data_of
-from noemad.gate.judged import VerdictRecord
+from noemad.gate.judge.slot import VerdictRecord
 
 ACTOR = "judge"
 
