@@ -1,7 +1,7 @@
 """The demo's scenarios (`noemactl demo`) played into an in-process engine.
 
-noemactl's `Client` talks httpx; here its transport hands each request to the
-in-process app (`InProcess.api`) instead of a Unix socket, so the demo's own
+noemactl's `Client` talks httpx; here its transport (`inprocess.Bridge`) hands
+each request to the in-process app instead of a Unix socket, so the demo's own
 code plays the scenarios and the test reads what the minds then say.
 """
 
@@ -11,32 +11,17 @@ from pathlib import Path
 
 import httpx
 
-from inprocess import InProcess
+from inprocess import Bridge, InProcess
 from noemactl.client import Client
 from noemactl.demo import SCENARIOS, Player
 from noemactl.output import Output
 from noemactl.session import Session
 
 
-class _Bridge(httpx.BaseTransport):
-    """An httpx transport that answers from the in-process app."""
-
-    def __init__(self, app: InProcess) -> None:
-        self.app = app
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.path.removeprefix("/api/v1")
-        answer = self.app.api(
-            request.method, path, params=request.url.params.multi_items(), content=request.read(),
-            headers={k: v for k, v in request.headers.items() if k.lower() in ("content-type", "accept")},
-        )
-        return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
-
-
 def session(app: InProcess) -> Session:
     """A noemactl session whose client talks to `app`."""
     client = Client(Path("in-process"))
-    client._http = httpx.Client(transport=_Bridge(app), base_url="http://noemad", headers={"accept": "application/json"})
+    client._http = httpx.Client(transport=Bridge(app), base_url="http://noemad", headers={"accept": "application/json"})
     s = Session(json=True)
     s._client = client
     s._output = Output()

@@ -17,11 +17,18 @@ moved directly rather than over `POST /clock/advance`), never by sleeping.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from unittest import mock
 
 import httpx
 
@@ -65,6 +72,32 @@ class InProcess:
         if content is not None and not isinstance(content, (bytes, str)):
             kwargs["content"] = _async_chunks(content)  # a streamed body, as the sync client sends one
         return self.run(self.client.request(method, "/api/v1" + path, **kwargs))
+
+    def ctl(self, *args: str, input: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run noemactl's own code in this process against this engine, as `Noemad.ctl` runs the installed one.
+
+        The command line, its parsing, its renderers and its exit codes are noemactl's; only the
+        socket is replaced, by a transport that hands each request to the engine's app. Use the
+        daemon tier for what only the process proves: the socket, a terminal, streams, signals,
+        the operator a real socket names.
+        """
+        from noemactl.app import main
+
+        out, err = io.StringIO(), io.StringIO()
+        code = 0
+        with _noemactl_env({"NO_COLOR": "1", "COLUMNS": "120", **(env or {})}), _bridged(self), \
+                mock.patch.object(sys, "argv", ["noemactl", *args]), mock.patch.object(sys, "stdin", io.StringIO(input)), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return subprocess.CompletedProcess(["noemactl", *args], code, out.getvalue(), err.getvalue())
+
+    def ctl_json(self, *args: str) -> Any:
+        out = self.ctl("--json", *args)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
 
     def advance(self, seconds: float) -> None:
         """Move the manual clock forward and let the woken timers run, as `POST /clock/advance` does."""
@@ -129,6 +162,42 @@ class InProcess:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(TIMEOUT)
             self.loop.close()
+
+
+class Bridge(httpx.BaseTransport):
+    """An httpx transport that answers from the in-process app (noemactl's client, with no socket)."""
+
+    def __init__(self, app: InProcess) -> None:
+        self.app = app
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path.removeprefix("/api/v1")
+        answer = self.app.api(
+            request.method, path, params=request.url.params.multi_items(), content=request.read(),
+            headers={k: v for k, v in request.headers.items() if k.lower() in ("content-type", "accept")},
+        )
+        return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
+
+
+@contextlib.contextmanager
+def _bridged(app: InProcess) -> Iterator[None]:
+    """noemactl's `Client` made on a `Bridge` to `app` instead of a Unix socket."""
+    from noemactl.client import TIMEOUT, Client
+
+    def made(client: Client, socket: Path, timeout: float = TIMEOUT) -> None:
+        client.socket = socket
+        client._http = httpx.Client(transport=Bridge(app), base_url="http://noemad", timeout=timeout, headers={"accept": "application/json"})
+
+    with mock.patch.object(Client, "__init__", made):
+        yield
+
+
+@contextlib.contextmanager
+def _noemactl_env(env: dict[str, str]) -> Iterator[None]:
+    """The environment one noemactl run sees (no NOEMA_HOME, as `Noemad.ctl` has none), put back after it."""
+    with mock.patch.dict(os.environ, {"NOEMA_SOCKET": "/nonexistent/in-process.sock", **env}):
+        os.environ.pop("NOEMA_HOME", None)
+        yield
 
 
 def start_app(home: Path, config: str | None = None, start: str = START) -> InProcess:
