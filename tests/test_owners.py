@@ -56,7 +56,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.minds", "events"): "deleting a mind clears its events' causation links before deleting every row it owns",
     ("noemad.store.backup", "_sqlite_migrations"): "checks a backup file it just wrote, with its own connection, below every owner",
     ("noemad.store.backup", "minds"): "checks a backup file it just wrote, with its own connection, below every owner",
-    ("noemad.timeline", "model_calls"): "to move below the timeline: models.ledger is a layer above it",
 }
 
 

@@ -31,7 +31,7 @@ OWNERS: dict[str, str] = {
     "archived_tally": "noemad.events",
     "archives": "noemad.archive.cuts",
     "event_cuts": "noemad.archive.cuts",
-    "model_calls": "noemad.models.ledger",
+    "model_calls": "noemad.ledger",
     "token_ratios": "noemad.models.ratios",
     "window_anchors": "noemad.models.ratios",
     "gate_rules": "noemad.rules.table",
@@ -488,7 +488,7 @@ def m012_memory_tags(db: Database) -> None:
 def m014_model_call_actor(db: Database) -> None:
     # Who a model call was made for, when an operator's request caused it
     # (`operator:alice` for the calls of a job they ran); null for the mind's
-    # own calls. Written by noemad.models.ledger.
+    # own calls. Written by noemad.ledger.
     _run(db, "ALTER TABLE model_calls ADD COLUMN actor TEXT;")
 
 
