@@ -48,8 +48,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.background.consolidation.select", "memory_links"): "to move into cognition.memory",
     ("noemad.background.reflection.patterns", "memories"): "to move into cognition.memory",
     ("noemad.background.reflection.reading", "reflection_patterns"): "to move into reflection.recording",
-    ("noemad.background.reflection.recording", "memories"): "predicts ids; to write first and cite what comes back",
-    ("noemad.background.reflection.recording", "sqlite_sequence"): "predicts ids; to write first and cite what comes back",
     ("noemad.background.scheduler", "jobs"): "to move into background.jobs",
     ("noemad.background.scheduler", "minds"): "to move into background.jobs",
     ("noemad.cognition.calibration", "predictions"): "to move into cognition.predictions",
