@@ -48,8 +48,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.background.consolidation.select", "memory_links"): "to move into cognition.memory",
     ("noemad.background.reflection.patterns", "memories"): "to move into cognition.memory",
     ("noemad.background.reflection.reading", "reflection_patterns"): "to move into reflection.recording",
-    ("noemad.background.scheduler", "jobs"): "to move into background.jobs",
-    ("noemad.background.scheduler", "minds"): "to move into background.jobs",
     ("noemad.minds", "events"): "deleting a mind clears its events' causation links before deleting every row it owns",
     ("noemad.store.backup", "_sqlite_migrations"): "checks a backup file it just wrote, with its own connection, below every owner",
     ("noemad.store.backup", "minds"): "checks a backup file it just wrote, with its own connection, below every owner",
