@@ -42,12 +42,9 @@ OPEN_READS: dict[str, str] = {
 # Known foreign SQL, (module, table) -> why it is still there.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.archive.file", "event_cuts"): "the archive file's own table of that name, in the file, not the store",
-    ("noemad.background.consolidation.rejection", "consolidated"): "to move into consolidation.recording",
     ("noemad.background.consolidation.select", "consolidations"): "to move into consolidation.recording",
     ("noemad.background.consolidation.select", "memories"): "to move into cognition.memory",
     ("noemad.background.consolidation.select", "memory_links"): "to move into cognition.memory",
-    ("noemad.background.reflection.patterns", "memories"): "to move into cognition.memory",
-    ("noemad.background.reflection.reading", "reflection_patterns"): "to move into reflection.recording",
     ("noemad.minds", "events"): "deleting a mind clears its events' causation links before deleting every row it owns",
     ("noemad.store.backup", "_sqlite_migrations"): "checks a backup file it just wrote, with its own connection, below every owner",
     ("noemad.store.backup", "minds"): "checks a backup file it just wrote, with its own connection, below every owner",

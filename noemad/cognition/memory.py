@@ -816,3 +816,15 @@ def episodes_recording(db: Database, event_ids: Sequence[int]) -> list[tuple[int
         "WITH s(id) AS (SELECT value FROM json_each(?)) SELECT id, event_id FROM memories WHERE event_id IN s ORDER BY id",
         [json.dumps(list(event_ids))],
     ).fetchall()
+
+
+def episodes_of(db: Database, mind: str, event_ids: Iterable[int]) -> list[int]:
+    """The ids of `mind`'s episodic memories that record one of `event_ids` (their stimuli), in id order."""
+    ids = sorted(set(event_ids))
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    # By event_id alone, so SQLite takes memories_event (with mind and kind it
+    # would walk all of the mind's memories); the rest is checked here.
+    rows = db.execute(f"SELECT id, mind, kind FROM memories WHERE event_id IN ({marks}) ORDER BY id", ids).fetchall()
+    return [r[0] for r in rows if r[1] == mind and r[2] == "episodic"]

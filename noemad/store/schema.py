@@ -49,7 +49,7 @@ OWNERS: dict[str, str] = {
     "memory_links": "noemad.cognition.memory",
     "jobs": "noemad.background.jobs",
     "schedule_pauses": "noemad.background.jobs",
-    "reflection_patterns": "noemad.background.reflection.recording",
+    "reflection_patterns": "noemad.background.reflection.patterns",
     "consolidations": "noemad.background.consolidation.recording",
     "consolidated": "noemad.background.consolidation.recording",
 }

@@ -19,8 +19,8 @@ from sqlite_utils import Database
 
 from noemad.background.jobs import start_event
 from noemad.background.reflection.findings import ACTOR, KIND, Findings
+from noemad.background.reflection.patterns import learn, learnt
 from noemad.background.reflection.reading import previous_reflection
-from noemad.clock import iso
 from noemad.cognition.memory import Memory, NewMemory, write_memories
 from noemad.cognition.wording import Worded
 from noemad.errors import Conflict
@@ -72,8 +72,9 @@ def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, 
     if (previous[0] if previous else None) != findings.previous:
         raise Conflict(f"another reflection of mind {mind!r} was recorded while this one ran; run it again")
     new = findings.new_patterns
+    known = learnt(db, mind)
     for p in new:
-        if db.execute("SELECT 1 FROM reflection_patterns WHERE mind = ? AND key = ?", [mind, p.key]).fetchone():
+        if p.key in known:
             raise Conflict(f"pattern {p.key!r} of mind {mind!r} was learnt while this reflection ran; run it again")
     # The event lists its lessons' memory ids, yet the lessons are caused by
     # it: their rows are written first, the event names the ids they got,
@@ -117,10 +118,7 @@ def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, 
     )
     lessons = []
     for p, (memory, _) in zip(new, written):
-        db.execute(
-            "INSERT INTO reflection_patterns (mind, key, memory_id, job_id, at) VALUES (?, ?, ?, ?, ?)",
-            [mind, p.key, memory.id, job_id, iso(now)],
-        )
+        learn(db, mind=mind, key=p.key, memory_id=memory.id, job_id=job_id, now=now)
         lessons.append(memory)
     (event,) = recorded
     return Recorded(event, tuple(lessons))
