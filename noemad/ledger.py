@@ -8,8 +8,9 @@ reads the calls it cites here rather than reaching up into `models/`.
 
 from __future__ import annotations
 
+import json
 from contextvars import ContextVar
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -99,6 +100,16 @@ def calls(db: Database, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     cur = db.execute("SELECT * FROM model_calls WHERE id IN (SELECT value FROM json_each(?))", ["[" + ",".join(map(str, ids)) + "]"])
     cols = [c[0] for c in cur.description]
     return {row[0]: dict(zip(cols, row)) for row in cur}
+
+
+def cited_rows(db: Database, event_ids: Sequence[int]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The whole `model_calls` rows that the events `event_ids` cite, with the column names: what an archive file copies."""
+    cur = db.execute(
+        "WITH s(id) AS (SELECT value FROM json_each(?)) SELECT * FROM model_calls"
+        " WHERE id IN (SELECT ref_id FROM event_refs WHERE ref_type = 'model_call' AND event_id IN s)",
+        [json.dumps(list(event_ids))],
+    )
+    return [c[0] for c in cur.description], cur.fetchall()
 
 
 def spent_since(db: Database, mind: str, role: str, since: float) -> tuple[int, float]:
