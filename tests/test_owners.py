@@ -45,7 +45,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.background.consolidation.select", "consolidations"): "to move into consolidation.recording",
     ("noemad.background.consolidation.select", "memories"): "to move into cognition.memory",
     ("noemad.background.consolidation.select", "memory_links"): "to move into cognition.memory",
-    ("noemad.minds", "events"): "deleting a mind clears its events' causation links before deleting every row it owns",
     ("noemad.store.backup", "_sqlite_migrations"): "checks a backup file it just wrote, with its own connection, below every owner",
     ("noemad.store.backup", "minds"): "checks a backup file it just wrote, with its own connection, below every owner",
 }
