@@ -55,6 +55,12 @@ OWNERS: dict[str, str] = {
 }
 
 
+def newest_migration(conn: sqlite3.Connection) -> str:
+    """The name of the last of noemad's migrations applied to the database of `conn` ("" if none)."""
+    row = conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'noemad' ORDER BY rowid DESC LIMIT 1").fetchone()
+    return str(row[0]) if row else ""
+
+
 def _run(db: Database, script: str) -> None:
     # Not executescript(): it commits first, which would break the migration's
     # transaction (a failed migration must leave nothing behind). Statements
