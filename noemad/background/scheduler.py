@@ -44,6 +44,7 @@ TICK = 60.0  # seconds of the daemon's clock between looks
 MAX_RUNNING = 2  # jobs under way at once before the scheduler starts another (one per core here)
 SCHEDULE_ACTOR = "schedule"
 
+
 def _last_runs(db: Database, kind: str) -> list[tuple[Mind, LastRun]]:
     """Every mind, by name, with its last run of `kind`."""
     minds = list_minds(db)
