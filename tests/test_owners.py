@@ -43,8 +43,8 @@ OPEN_READS: dict[str, str] = {
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("noemad.archive.file", "event_cuts"): "the archive file's own table of that name, in the file, not the store",
     # The window's one indexed query (active episodes of the window no consolidation has generalised yet) joins
-    # memory's tables with consolidation's own marks; split across the owners it would read the window twice, on the
-    # path bench/consolidation.py times. It belongs to neither alone.
+    # memory's tables with consolidation's own marks, so it belongs to neither owner alone; split between them it
+    # would take a second pass over the window on the path bench/consolidation.py times (not tried yet).
     ("noemad.background.consolidation.select", "consolidations"): "the consolidation window's one query (above)",
     ("noemad.background.consolidation.select", "memories"): "the consolidation window's one query (above)",
     ("noemad.background.consolidation.select", "memory_links"): "the consolidation window's one query (above)",
