@@ -28,7 +28,7 @@ from noemad.gate.status import UpcomingWake
 from noemad.minds import create_mind
 from noemad.models.anthropic import AnthropicProvider
 from noemad.models.gateway import ModelGateway
-from noemad.models.ledger import usage as ledger_usage
+from noemad.ledger import usage as ledger_usage
 from noemad.models.ratios import TokenRatio, ratio_for
 from noemad.models.scripted import ScriptedProvider
 from noemad.models.types import ModelRequest, ModelResponse, Usage

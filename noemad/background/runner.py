@@ -20,7 +20,7 @@ from noemad.clock import Clock
 from noemad.config import Config, schedule
 from noemad.errors import NoemaError
 from noemad.models.gateway import ModelGateway
-from noemad.models.ledger import ON_BEHALF_OF
+from noemad.ledger import ON_BEHALF_OF
 from noemad.store import Store
 
 log = logging.getLogger("noemad.jobs")

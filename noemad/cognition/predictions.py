@@ -205,6 +205,15 @@ def due_predictions(db: Database, mind: str, now: float) -> list[Prediction]:
     return [Prediction(*r) for r in rows]
 
 
+def track_record(db: Database, mind: str) -> tuple[list[tuple[float, bool]], int]:
+    """Each resolved prediction of `mind` as (stated confidence, whether it hit), oldest first, and how many are open."""
+    rows = db.execute(
+        "SELECT stated_confidence, status FROM predictions WHERE mind = ? AND status IN ('hit', 'miss') ORDER BY id", [mind]
+    ).fetchall()
+    (open_count,) = db.execute("SELECT count(*) FROM predictions WHERE mind = ? AND status = 'open'", [mind]).fetchone()
+    return [(float(p), status == "hit") for p, status in rows], int(open_count)
+
+
 def check_resolvable(db: Database, mind: str, prediction_id: int) -> Prediction:
     """The open prediction an outcome may resolve, or a 404, 422 or 409 with a sentence."""
     prediction = get_prediction(db, prediction_id)

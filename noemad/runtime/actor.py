@@ -52,7 +52,7 @@ from noemad.gate.engine import Decision, Delivery, Gate, Verdict
 from noemad.gate.judge.slot import JudgeStart
 from noemad.gate.judge.port import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
-from noemad.models.ledger import ON_BEHALF_OF
+from noemad.ledger import ON_BEHALF_OF
 from noemad.models.ratios import calibrated
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules

@@ -35,7 +35,7 @@ from noemad.background.jobs import Job, pause_schedule, paused_schedules, runnin
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import MindNews, Scheduler, news
 from noemad.models import ModelGateway
-from noemad.models.ledger import usage
+from noemad.ledger import usage
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
