@@ -19,7 +19,6 @@ from noemactl.app import JsonFlag, MindArg, app, complete_mind, session
 from noemactl.errors import BadInput
 from noemactl.inputs import span_ahead
 from noemactl.params import PlainCommand, default_group
-from noemactl.session import Session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
 from noemactl.watch import watch as watch_view
 

@@ -34,7 +34,7 @@ import httpx
 
 from noemad.api import create_app
 from noemad.clock import ManualClock, parse_iso
-from noemad.config import LoadedConfig, load_config
+from noemad.config.files import LoadedConfig, load_config
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from conftest import Noemad
 from inprocess import InProcess
-from sqlite_utils import Database
 
-from noemad.clock import iso, parse_iso
+from noemad.clock import iso
 from noemad.cognition.beliefs import get_belief
 from noemad.cognition.calibration import OVERCONFIDENT_GAP, OVERCONFIDENT_MIN, bin_index, calibrate, calibration
 from noemad.cognition.predictions import (
@@ -23,7 +22,7 @@ from noemad.cognition.predictions import (
     resolve_prediction,
 )
 from noemad.errors import InvalidInput
-from noemad.events import EventDraft, append, get_event
+from noemad.events import EventDraft, append
 from noemad.minds import create_mind
 from noemad.store import Store
 from noemad.timeline import walk

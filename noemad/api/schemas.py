@@ -22,7 +22,7 @@ from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
@@ -96,7 +96,7 @@ JsonValue = Annotated[Any, AfterValidator(_finite_json)]
 
 
 # The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
-# noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
+# noemad.config.schema.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
 _SETTING_KEYS = ", ".join(k for k in MindSettings.model_fields if k != "gate") + " (see noemad.toml(5), MIND SETTINGS)"  # gate: only the file seeds it
 
 

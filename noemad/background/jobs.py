@@ -319,7 +319,7 @@ class JobContext:
     store: Store
     clock: Clock
     gateway: ModelGateway
-    settings: Any  # the kind's schedule settings for this mind (noemad.config.schedule)
+    settings: Any  # the kind's schedule settings for this mind (noemad.config.schema.schedule)
     model_calls: list[int] = field(default_factory=list)
     _last: tuple[float, str] = (-1.0, "")
     _lock: threading.Lock = field(default_factory=threading.Lock)

@@ -33,7 +33,7 @@ from sqlite_utils import Database
 from noemad.background.jobs import KINDS, JobRunning, LastRun, MindPaused, last_runs, paused_schedules
 from noemad.background.runner import JobRunner
 from noemad.clock import Clock, parse_iso, span_seconds
-from noemad.config import Config, schedule
+from noemad.config.schema import Config, schedule
 from noemad.errors import NoemaError
 from noemad.minds import Mind, list_minds
 from noemad.store import Store

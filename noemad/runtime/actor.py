@@ -44,7 +44,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock
 from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep
 from noemad.gate.judge import verdicts
