@@ -13,22 +13,25 @@ the markers of noemad/wire.py, give: the API's request body (`body` derives
 field is the daemon's to set, an `Asked` one is given in another form), the
 body's conversion (`from_body`), and what its event stores (`to_data()` is
 the dataclass's JSON: `HIDDEN` fields are the event's own columns, text and
-channel, and `OMIT_*` fields are stored only when set, so an event stores
-what it always did). `of(event)` reads a stored event back (readers never
+channel (`IN_TEXT`, `IN_CHANNEL`), and `OMIT_*` fields are stored only when
+set, so an event stores what it always did), and how a stored event reads
+back: `of(event)`, each field read as its declaration says (readers never
 index `event.data` by hand), leniently: a stored event missing its author or
-source reads as its actor, as readers always treated it.
+source (`OR_ACTOR`) reads as its actor, as readers always treated it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, PlainSerializer, StringConstraints
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso, span_seconds
@@ -38,7 +41,6 @@ from noemad.fields import BODY, Author, Channel, Id, JsonObject, Mention, Propos
 from noemad.operator import is_operator
 from noemad.wire import HIDDEN, OMIT_EMPTY, OMIT_NONE, STAMPED, Asked, IsoTime, body, dump, wire
 
-STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
 MAX_AHEAD = 100 * 365 * 86400  # seconds: how far ahead a prediction may be due
 
@@ -53,6 +55,25 @@ Operator = Annotated[str | None, STAMPED, OMIT_NONE]
 """The operator whose connection stored a stimulus (`operator:root`): the daemon's to set, stored only when known."""
 
 
+@dataclass(frozen=True)
+class Column:
+    """`Annotated[Text, HIDDEN, IN_TEXT]`: the field is kept in the event's own column (`text`, `channel`), not in its data."""
+
+    name: Literal["text", "channel"]
+
+
+IN_TEXT = Column("text")
+IN_CHANNEL = Column("channel")
+
+
+class _Or_actor:
+    def __repr__(self) -> str:
+        return "OR_ACTOR"
+
+
+OR_ACTOR = _Or_actor()  # `Annotated[Author, OR_ACTOR]`: a stored event without the name reads as its actor, as readers always read it
+
+
 class _Stored:
     """A stimulus' event data is its JSON (noemad/wire.py), the event's own columns left out."""
 
@@ -60,6 +81,18 @@ class _Stored:
         """What the stimulus' event stores in its data."""
         data: dict[str, Any] = dump(self)
         return data
+
+
+class _Stimulus(_Stored):
+    """A stimulus, read back from its event by `of`, derived from its fields (`_reader`)."""
+
+    KIND: ClassVar[str]
+
+    @classmethod
+    def of(cls, event: Event) -> Self:
+        """The stimulus a stored event of its kind holds."""
+        data = data_of(event, cls.KIND)
+        return cls(**{name: read(event, data) for name, read in _reader(cls)})
 
 
 @wire
@@ -83,13 +116,14 @@ class Claim(_Stored):
 
 @wire
 @dataclass(frozen=True)
-class Message(_Stored):
+class Message(_Stimulus):
     """Someone says something to the mind on a channel."""
 
-    author: Annotated[Author, Field(examples=["alice"])]
+    KIND = "message"
+    author: Annotated[Author, Field(examples=["alice"]), OR_ACTOR]
     """Who said it: a name (letters, digits, _ . : # @ / -)."""
-    text: Annotated[Text, HIDDEN]
-    channel: Annotated[Channel, HIDDEN] = "cli"
+    text: Annotated[Text, HIDDEN, IN_TEXT]
+    channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
     """Where it was said, e.g. discord:guild:chan."""
     mentions: Annotated[tuple[Mention, ...], Field(max_length=100)] = ()
     # What wake rules match on (noemad.rules); stored only when set, so a
@@ -107,41 +141,18 @@ class Message(_Stored):
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="message", actor=f"user:{self.author}", channel=self.channel, text=self.text, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> Message:
-        data = data_of(event, "message")
-        return cls(
-            author=str(data.get("author", event.actor)),
-            text=event.text or "",
-            channel=event.channel or "cli",
-            mentions=tuple(str(m) for m in data.get("mentions") or ()),
-            dm=data.get("dm") is True,
-            reply_to=_event_id(data.get("reply_to")),
-            bot=data.get("bot") is True,
-            tags=_tags(data.get("tags")),
-            operator=_operator(data.get("operator")),
-        )
 
 
-def _event_id(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def _tags(value: Any) -> tuple[str, ...]:
-    return tuple(str(t) for t in value) if isinstance(value, list) else ()
-
-
-def _operator(value: Any) -> str | None:
-    return value if isinstance(value, str) and is_operator(value) else None
 
 
 @wire
 @dataclass(frozen=True)
-class Observation(_Stored):
+class Observation(_Stimulus):
     """A sensed fact from a named source; `claim` states what it supports or contradicts."""
 
-    source: Annotated[Source, Field(examples=["thermometer"])]
-    text: Annotated[Text, HIDDEN]
+    KIND = "observation"
+    source: Annotated[Source, Field(examples=["thermometer"]), OR_ACTOR]
+    text: Annotated[Text, HIDDEN, IN_TEXT]
     data: Annotated[JsonObject, OMIT_EMPTY] = field(default_factory=dict)
     claim: Annotated[Claim | None, OMIT_NONE] = None
     tags: Annotated[Tags, OMIT_EMPTY] = ()
@@ -159,28 +170,18 @@ class Observation(_Stored):
             return None
         return min(1.0, max(0.0, float(value)))
 
-    @classmethod
-    def of(cls, event: Event) -> Observation:
-        data = data_of(event, "observation")
-        given = data.get("data")
-        return cls(
-            source=str(data.get("source", event.actor)),
-            text=event.text or "",
-            data=dict(given) if isinstance(given, dict) else {},
-            claim=Claim.from_data(data.get("claim")),
-            tags=_tags(data.get("tags")),
-            operator=_operator(data.get("operator")),
-        )
 
 
 @wire
 @dataclass(frozen=True)
-class Assertion(_Stored):
+class Assertion(_Stimulus):
     """Someone states a proposition; how much it counts (its credibility) depends on how far the mind trusts them."""
 
-    source: Annotated[Source, Field(examples=["alice"])]
+    KIND = "assertion"
+    source: Annotated[Source, Field(examples=["alice"]), OR_ACTOR]
     claim: Claim
-    channel: Annotated[Channel, HIDDEN] = "cli"
+    """Stored without it, it reads as the event's text with no subject."""
+    channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
     operator: Operator = None
 
     def draft(self, mind: str) -> EventDraft:
@@ -188,40 +189,33 @@ class Assertion(_Stored):
             mind=mind, kind="assertion", actor=f"user:{self.source}", channel=self.channel, text=self.claim.proposition, data=self.to_data()
         )
 
-    @classmethod
-    def of(cls, event: Event) -> Assertion:
-        data = data_of(event, "assertion")
-        claim = Claim.from_data(data.get("claim")) or Claim(event.text or "", "")
-        return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli", operator=_operator(data.get("operator")))
 
 
 @wire
 @dataclass(frozen=True)
-class Correction(_Stored):
+class Correction(_Stimulus):
     """An operator corrects a belief: a status, a confidence (which pins it), or both, and why."""
 
+    KIND = "correction"
     belief: Id
-    reason: Annotated[Text, HIDDEN]
+    reason: Annotated[Text, HIDDEN, IN_TEXT]
     status: Literal["active", "pinned", "rejected"] | None = None
     confidence: Annotated[float | None, Field(ge=0, le=1)] = None
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="correction", actor="operator", text=self.reason, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> Correction:
-        data = data_of(event, "correction")
-        return cls(belief=data["belief"], reason=event.text or "", status=data.get("status"), confidence=data.get("confidence"))
 
 
 @wire
 @dataclass(frozen=True)
-class GoalStimulus(_Stored):
+class GoalStimulus(_Stimulus):
     """An operator sets a goal (`title`), or changes one (`goal` with `progress` and/or `status`).
 
     Progress 1 or status `completed` completes a goal; `abandoned` drops it; a closed goal takes no more changes.
     """
 
+    KIND = "goal"
     goal: Annotated[Id | None, OMIT_NONE] = None
     """The id of the goal to change."""
     title: Annotated[Proposition | None, Field(examples=["ship the parser rewrite"]), OMIT_NONE] = None
@@ -238,10 +232,6 @@ class GoalStimulus(_Stored):
         """Whether this change completes or abandons its goal."""
         return self.goal is not None and (self.status in ("completed", "abandoned") or (self.progress is not None and self.progress >= 1))
 
-    @classmethod
-    def of(cls, event: Event) -> GoalStimulus:
-        data = data_of(event, "goal")
-        return cls(title=data.get("title"), goal=data.get("goal"), progress=data.get("progress"), status=data.get("status"), note=data.get("note"))
 
     def draft(self, mind: str) -> EventDraft:
         data = self.to_data()
@@ -281,12 +271,13 @@ Due = Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whites
 
 @wire
 @dataclass(frozen=True)
-class PredictionStimulus(_Stored):
+class PredictionStimulus(_Stimulus):
     """A prediction: a proposition expected true by a due time, at a stated confidence.
 
     It rests on the proposition's belief (evidence of kind hypothesis at the stated confidence).
     """
 
+    KIND = "prediction"
     proposition: Annotated[Proposition, Field(examples=["the deploy finishes without a rollback"])]
     subject: Annotated[Subject, Field(examples=["deploy"])]
     """What the proposition is about; normalised to a key."""
@@ -304,17 +295,14 @@ class PredictionStimulus(_Stored):
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="prediction", actor="operator", text=self.proposition, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> PredictionStimulus:
-        data = data_of(event, "prediction")
-        return cls(data["proposition"], data["subject"], data["confidence"], parse_iso(data["due_at"]))
 
 
 @wire
 @dataclass(frozen=True)
-class OutcomeStimulus(_Stored):
+class OutcomeStimulus(_Stimulus):
     """What came of a prediction: a hit or a miss (final), with the observed value as text if given."""
 
+    KIND = "outcome"
     prediction: Id
     """The id of the open prediction it resolves."""
     result: Literal["hit", "miss"]
@@ -324,21 +312,17 @@ class OutcomeStimulus(_Stored):
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="outcome", actor="operator", text=self.observed or self.result, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> OutcomeStimulus:
-        data = data_of(event, "outcome")
-        return cls(prediction=data["prediction"], result=data["result"], observed=data.get("observed"))
 
 
 # The request bodies, derived from the definitions above (noemad.wire.body): a new field is one edit there.
 ClaimIn = body(Claim, "ClaimIn", BODY)
-MessageIn = body(Message, "MessageIn", BODY, kind="message")
-ObservationIn = body(Observation, "ObservationIn", BODY, kind="observation")
-AssertionIn = body(Assertion, "AssertionIn", BODY, kind="assertion")
-CorrectionIn = body(Correction, "CorrectionIn", BODY, kind="correction")
-GoalIn = body(GoalStimulus, "GoalIn", BODY, kind="goal")
-PredictionIn = body(PredictionStimulus, "PredictionIn", BODY, kind="prediction")
-OutcomeIn = body(OutcomeStimulus, "OutcomeIn", BODY, kind="outcome")
+MessageIn = body(Message, "MessageIn", BODY, kind=Message.KIND)
+ObservationIn = body(Observation, "ObservationIn", BODY, kind=Observation.KIND)
+AssertionIn = body(Assertion, "AssertionIn", BODY, kind=Assertion.KIND)
+CorrectionIn = body(Correction, "CorrectionIn", BODY, kind=Correction.KIND)
+GoalIn = body(GoalStimulus, "GoalIn", BODY, kind=GoalStimulus.KIND)
+PredictionIn = body(PredictionStimulus, "PredictionIn", BODY, kind=PredictionStimulus.KIND)
+OutcomeIn = body(OutcomeStimulus, "OutcomeIn", BODY, kind=OutcomeStimulus.KIND)
 if TYPE_CHECKING:
     StimulusIn = BaseModel  # what a type checker can hold of the union built at run time
 else:
@@ -348,12 +332,79 @@ else:
 """A stimulus' request body: the union of the bodies above, told apart by `kind`."""
 
 
+# Reading a stored stimulus back: each field read as its declaration says. ----------
+# Lenient, as readers always were: events were stored by older versions too, and a
+# value that is not what the field holds reads as its default, never as an error.
+
+
+def _event_id(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    return tuple(str(t) for t in value) if isinstance(value, (list, tuple)) else ()
+
+
+def _operator(value: Any) -> str | None:
+    return value if isinstance(value, str) and is_operator(value) else None
+
+
+_Read = Callable[[Event, dict[str, Any]], Any]
+
+
+def _field_reader(f: dataclasses.Field[Any], hint: Any) -> _Read:
+    """How the field `f` (declared as `hint`) is read from a stored event and its data."""
+    name = f.name
+    inner, meta = (get_args(hint)[0], get_args(hint)[1:]) if get_origin(hint) is Annotated else (hint, ())
+    options = {a for a in get_args(inner) if a is not type(None)} if get_origin(inner) in (types.UnionType, Union) else set()
+    base = get_args(next(iter(options)))[0] if len(options) == 1 and get_origin(next(iter(options))) is Annotated else next(iter(options), None)
+    default = f.default
+    column = next((m for m in meta if isinstance(m, Column)), None)
+    if column is IN_TEXT:
+        return lambda event, data: event.text or ""
+    if column is IN_CHANNEL:
+        return lambda event, data: event.channel or default
+    if OR_ACTOR in meta:
+        return lambda event, data: str(data.get(name, event.actor))
+    if STAMPED in meta:
+        return lambda event, data: _operator(data.get(name))
+    if any(isinstance(m, PlainSerializer) and m.func is iso for m in meta):  # IsoTime: stored as an ISO time
+        return lambda event, data: parse_iso(data[name])
+    if inner is bool:
+        return lambda event, data: data.get(name) is True
+    if get_origin(inner) is tuple:
+        return lambda event, data: _names(data.get(name))
+    if get_origin(inner) is dict:
+        return lambda event, data: dict(given) if isinstance(given := data.get(name), dict) else {}
+    if inner is Claim:
+        return lambda event, data: Claim.from_data(data.get(name)) or Claim(event.text or "", "")
+    if base is Claim:
+        return lambda event, data: Claim.from_data(data.get(name))
+    if base is int:
+        return lambda event, data: _event_id(data.get(name))
+    if default is dataclasses.MISSING:
+        return lambda event, data: data[name]
+    return lambda event, data: data.get(name, default)
+
+
+_READS: dict[type, tuple[tuple[str, _Read], ...]] = {}  # a dict, not functools.cache: mypy takes no class for a Hashable
+
+
+def _reader(cls: type) -> tuple[tuple[str, _Read], ...]:
+    """How each field of the stimulus class `cls` is read back, worked out once from its declaration."""
+    found = _READS.get(cls)
+    if found is None:
+        hints = get_type_hints(cls, include_extras=True)
+        found = _READS[cls] = tuple((f.name, _field_reader(f, hints[f.name])) for f in dataclasses.fields(cls))
+    return found
+
+
 Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus
+_CLASSES: tuple[type[Stimulus], ...] = (Message, Observation, Assertion, Correction, GoalStimulus, PredictionStimulus, OutcomeStimulus)
+STIMULUS_KINDS = tuple(cls.KIND for cls in _CLASSES)
 # Stimuli whose actor is who they claim to be from; the operator who stored one is kept beside it.
 CLAIMED: tuple[type[Message], type[Observation], type[Assertion]] = (Message, Observation, Assertion)
-_CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] = {
-    "message": Message, "observation": Observation, "assertion": Assertion,
-}
+_CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] = {cls.KIND: cls for cls in CLAIMED}
 
 
 def stored_by(stimulus: Stimulus, operator: str) -> Stimulus:
@@ -387,15 +438,7 @@ def as_stimulus(event: Event) -> Stimulus | None:
     return reader(event) if reader is not None else None
 
 
-_READERS: dict[str, Callable[[Event], Stimulus]] = {
-    "message": Message.of,
-    "observation": Observation.of,
-    "assertion": Assertion.of,
-    "correction": Correction.of,
-    "goal": GoalStimulus.of,
-    "prediction": PredictionStimulus.of,
-    "outcome": OutcomeStimulus.of,
-}
+_READERS: dict[str, Callable[[Event], Stimulus]] = {cls.KIND: cls.of for cls in _CLASSES}
 
 
 # Queries on stored stimuli, so that no other module reads their data in SQL. ----
