@@ -179,8 +179,7 @@ class Assertion(_Stimulus):
 
     KIND = "assertion"
     source: Annotated[Source, Field(examples=["alice"]), OR_ACTOR]
-    claim: Claim
-    """Stored without it, it reads as the event's text with no subject."""
+    claim: Claim  # an event stored without one reads as its text, with no subject
     channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
     operator: Operator = None
 

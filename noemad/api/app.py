@@ -49,7 +49,6 @@ from noemad.api.schemas import (
     RejectIn,
     RejectOut,
     RetractIn,
-    StimulusTurn,
     NewsList,
     RetractOut,
     TrustList,
@@ -71,7 +70,7 @@ from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
-from noemad.runtime.ingested import Ingested
+from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 from noemad.stimuli import StimulusIn
@@ -229,7 +228,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return sup.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
-    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict[str, Any]:
+    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> StimulusTurn:
         """Waiting (with the gate's verdict and rule when it did not wake the mind) or taken; the turn that took it starts with a `cycle_started` citing it."""
         return await sup.stimulus_turn(event_id)
 

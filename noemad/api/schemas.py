@@ -134,20 +134,6 @@ class TrustOut(BaseModel):
     value: float
 
 
-class StimulusTurn(BaseModel):
-    """Where a stimulus is on its way to a turn, for a caller waiting for the reply."""
-
-    event: int
-    mind: str
-    waiting: bool = Field(description="No turn has taken it yet.")
-    verdict: Literal["batch", "defer", "deny", "asleep"] | None = Field(
-        description="While waiting: what the gate said, when it did not wake the mind at once (null: it did, or it is taken)."
-    )
-    rule: str | None = Field(description="The rule that decided (null: the mind's default, or its sleep).")
-    paused: bool = Field(description="The mind is paused: no turn runs until it is resumed.")
-    respond_model: bool = Field(description="The mind has a respond model: its turns draft replies to messages.")
-
-
 class TrustList(BaseModel):
     """The trust levels a mind was told; any other source counts at `default`."""
 
