@@ -446,9 +446,7 @@ def correct(
 
     body: dict[str, Any] = {"kind": "correction", "belief": belief, "reason": inputs.text(reason, "--reason")}
     if status is not None:
-        if status not in ("active", "pinned", "rejected"):
-            raise BadInput(f"--status {status!r} is not one of active, pinned, rejected")
-        body["status"] = status
+        body["status"] = status  # noemad names the statuses a correction takes when it is none of them
     if confidence is not None:
         body["confidence"] = inputs.unit(confidence, "--confidence")
     if status is None and confidence is None:
@@ -687,7 +685,7 @@ def predict(
         "proposition": inputs.text(proposition, "proposition"),
         "subject": inputs.name(subject, "--subject"),
         "confidence": inputs.unit(confidence, "--confidence"),
-        "due": inputs.due(due, "--due"),
+        "due": due,  # noemad reads it (a span ahead of its clock, or an ISO time) and says why when it cannot
     }
     s = session(ctx)
     _stored(s, s.client.ingest(mind, body), json)

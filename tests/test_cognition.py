@@ -94,6 +94,9 @@ def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> N
 def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str) -> None:
     _, done = turn(noemad, mind, observation("green", "build is green"))
     [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    # The statuses a correction takes are noemad's to say (the CLI does not restate them).
+    bogus = noemad.ctl("correct", str(belief["id"]), "--status", "bogus", "--reason", "r")
+    assert bogus.returncode == 2 and bogus.stderr.startswith("noemactl: status must be 'active', 'pinned' or 'rejected', not 'bogus'")
     out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
     assert out.returncode == 0, out.stderr
     [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]

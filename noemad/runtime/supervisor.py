@@ -47,7 +47,7 @@ from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.archive.cuts import archived_total
 from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
-from noemad.runtime.ingested import GateDecision, Ingested
+from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus, stored_by
@@ -479,7 +479,7 @@ class Supervisor(Reads, Gating, Archiving):
         gate = GateDecision(verdict, rule, reason, due, actor.paused, self.gateway.configured(mind, "respond"))  # type: ignore[arg-type]
         return extend(event, Ingested, gate=gate)
 
-    async def stimulus_turn(self, event_id: int) -> dict[str, Any]:
+    async def stimulus_turn(self, event_id: int) -> StimulusTurn:
         """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
 
         The event is read in a worker thread; the actor's state only here, on the loop that changes it.
@@ -487,15 +487,15 @@ class Supervisor(Reads, Gating, Archiving):
         event = await asyncio.to_thread(self.event, event_id)
         actor = self.actors.get(event.mind)
         waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
-        return {
-            "event": event.id,
-            "mind": event.mind,
-            "waiting": waiting,
-            "verdict": held.verdict if held is not None else None,
-            "rule": held.rule if held is not None else None,
-            "paused": bool(actor is not None and actor.paused),
-            "respond_model": self.gateway.configured(event.mind, "respond"),
-        }
+        return StimulusTurn(
+            event=event.id,
+            mind=event.mind,
+            waiting=waiting,
+            verdict=held.verdict if held is not None else None,  # type: ignore[arg-type]  # HeldBack's verdict is a plain str (issue 24 item 4)
+            rule=held.rule if held is not None else None,
+            paused=bool(actor is not None and actor.paused),
+            respond_model=self.gateway.configured(event.mind, "respond"),
+        )
 
     def follow(self, mind: str, since: int | None = None) -> Following:
         """Follow a mind's events: those after id `since` first (none when None), then each new one.
