@@ -155,7 +155,7 @@ def test_tables_named_by_a_variable_only_where_listed() -> None:
 def test_only_beliefs_runs_sql_on_its_tables() -> None:
     # Kept from test_payloads: the beliefs tables have no exceptions at all.
     found = {(u.module, u.table) for u in foreign(project_uses()) if u.table in ("beliefs", "evidence", "trust")}
-    assert found == set(), f"read and change beliefs, evidence and trust through cognition/beliefs.py: {found}"
+    assert found == set(), f"read and change beliefs and evidence through cognition/beliefs.py, trust through cognition/trust.py: {found}"
 
 
 def test_the_check_sees_every_verb_and_f_strings() -> None:

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_seri
 
 from noemad.background.jobs import Job
 from noemad.background.scheduler import MindNews
-from noemad.cognition.beliefs import Belief, TrustLevel
+from noemad.cognition.beliefs import Belief
+from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification

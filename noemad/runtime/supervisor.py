@@ -27,7 +27,7 @@ from noemad.events import Event, EventQuery, append, archived_counts, check_kind
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
-from noemad.cognition.beliefs import set_trust
+from noemad.cognition.trust import set_trust
 from noemad.cognition.memory import Memory, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json

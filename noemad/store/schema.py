@@ -39,7 +39,7 @@ OWNERS: dict[str, str] = {
     "gate_sleep": "noemad.gate.sleep",
     "beliefs": "noemad.cognition.beliefs",
     "evidence": "noemad.cognition.beliefs",
-    "trust": "noemad.cognition.beliefs",
+    "trust": "noemad.cognition.trust",
     "goals": "noemad.cognition.goals",
     "predictions": "noemad.cognition.predictions",
     "notifications": "noemad.cognition.notifications",
