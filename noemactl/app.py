@@ -14,11 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
-from noemactl import archive, backup, gate, ops
+from noemactl import archive, background, backup, gate, ops
 from noemactl.errors import BadInput, CtlError, Refused
-from noemactl.params import PlainCommand, PlainGroup, default_group
+from noemactl.params import PlainCommand, PlainGroup
 from noemactl.session import Session
-from noemactl.shared import JsonFlag, MindArg, complete_mind, session
+from noemactl.shared import JsonFlag, MindArg, complete_mind, render_views, session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
 from noemactl.watch import watch as watch_view
 
@@ -47,13 +47,6 @@ app.add_typer(mind_app, name="mind")
 
 
 # shared parameters ---------------------------------------------------------------
-
-
-def _render() -> Any:
-    """The renderers, imported when a human view is shown (not for --json)."""
-    from noemactl import render
-
-    return render
 
 
 def _show_version(value: bool) -> None:
@@ -104,12 +97,12 @@ def status(
     """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
     s = session(ctx)
     if watch:
-        watch_view(s, s.client.status, lambda data: _render().status(data), parse_interval(interval), count, s.wants_json(json))
+        watch_view(s, s.client.status, lambda data: render_views().status(data), parse_interval(interval), count, s.wants_json(json))
         return
     if count is not None:
         raise BadInput("--count goes with --watch")
     data = s.client.status()
-    s.present(data, json, lambda: _render().status(data))
+    s.present(data, json, lambda: render_views().status(data))
 
 
 @app.command(cls=PlainCommand)
@@ -136,7 +129,7 @@ def usage(
         raise BadInput(f"--by {by!r} is not a grouping; use role, model, day or mind")
     s = session(ctx)
     data = s.client.usage(mind, group, since)
-    s.present(data, json, lambda: _render().usage(data))
+    s.present(data, json, lambda: render_views().usage(data))
 
 
 # minds -------------------------------------------------------------------------
@@ -183,7 +176,7 @@ def mind_show(ctx: typer.Context, name: MindArg, json: JsonFlag = False) -> None
     """Show a mind: its fields and its recent events."""
     s = session(ctx)
     data = s.client.mind(name)
-    s.present(data, json, lambda: _render().mind(data, s.output.width if s.output.terminal else None))
+    s.present(data, json, lambda: render_views().mind(data, s.output.width if s.output.terminal else None))
 
 
 @mind_app.command("set", cls=PlainCommand)
@@ -212,7 +205,7 @@ def mind_set(
     s = session(ctx)
     patch = inputs.settings_patch(key, value, unset or [])
     data = s.client.change_mind(name, patch)
-    s.present(data, json, lambda: f"settings of {data['name']}: {_render().settings(data['settings'])}")
+    s.present(data, json, lambda: f"settings of {data['name']}: {render_views().settings(data['settings'])}")
 
 
 @mind_app.command("rm", cls=PlainCommand)
@@ -459,7 +452,7 @@ def trust(
             data = {"mind": mind, "source": name, "value": level["value"] if level else data["default"], "told": level is not None}
             s.present(data, json, lambda: f"{mind} trusts {name} {data['value']:g}" + ("" if data["told"] else " (the default; never set)"))
             return
-        s.present(data, json, lambda: _render().trust(data))
+        s.present(data, json, lambda: render_views().trust(data))
         return
     assert source is not None  # typer fills arguments in order
     data = s.client.set_trust(mind, inputs.name(source, "SOURCE"), inputs.unit(value, "VALUE"))
@@ -480,7 +473,7 @@ def beliefs(
         raise BadInput(f"--status {status!r} is not one of active, contested, rejected, pinned")
     s = session(ctx)
     data = s.client.beliefs(mind, subject, status, limit)
-    s.present(data, json, lambda: _render().beliefs(data["beliefs"], mind))
+    s.present(data, json, lambda: render_views().beliefs(data["beliefs"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -492,7 +485,7 @@ def belief(
     """Show a belief with its evidence, and how to walk its timeline."""
     s = session(ctx)
     data = s.client.belief(belief_id)
-    s.present(data, json, lambda: _render().belief(data))
+    s.present(data, json, lambda: render_views().belief(data))
 
 
 @app.command(cls=PlainCommand)
@@ -537,7 +530,7 @@ def memories(
         raise BadInput("--search finds active memories only; drop --retracted or --search")
     s = session(ctx)
     data = s.client.memories(mind, search, kind, limit, "retracted" if retracted else None)
-    s.present(data, json, lambda: _render().memories(data["memories"], mind, search))
+    s.present(data, json, lambda: render_views().memories(data["memories"], mind, search))
 
 
 @app.command(cls=PlainCommand)
@@ -633,7 +626,7 @@ def goals(
         raise BadInput(f"--status {status!r} is not one of {', '.join(GOAL_STATUSES)}")
     s = session(ctx)
     data = s.client.goals(mind, status, limit)
-    s.present(data, json, lambda: _render().goals(data["goals"], mind))
+    s.present(data, json, lambda: render_views().goals(data["goals"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -710,7 +703,7 @@ def predictions(
         raise BadInput(f"--open and --status {status} contradict each other; pick one")
     s = session(ctx)
     data = s.client.predictions(mind, "open" if open_ else status, limit)
-    s.present(data, json, lambda: _render().predictions(data["predictions"], mind))
+    s.present(data, json, lambda: render_views().predictions(data["predictions"], mind))
 
 
 @app.command(cls=PlainCommand)
@@ -718,7 +711,7 @@ def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> No
     """Show how a mind's stated confidence matched outcomes: bins, hit rates, Brier score, overconfidence."""
     s = session(ctx)
     data = s.client.calibration(mind)
-    s.present(data, json, lambda: _render().calibration(data))
+    s.present(data, json, lambda: render_views().calibration(data))
 
 
 @app.command(cls=PlainCommand)
@@ -781,7 +774,7 @@ def notifications(
         return
     wanted = "open" if open_ else status
     data = s.client.notifications(mind, wanted, limit or 100)
-    s.present(data, json, lambda: _render().notifications(data["notifications"], mind, wanted))
+    s.present(data, json, lambda: render_views().notifications(data["notifications"], mind, wanted))
 
 
 @app.command(cls=PlainCommand)
@@ -882,141 +875,6 @@ def timeline(
         s.output.show(*tree(graph))
 
 
-# background jobs -------------------------------------------------------------
-
-consolidate_app = typer.Typer(
-    cls=default_group("run"),
-    help="Turn recurring episodes into generalisations (a belief and a semantic memory each), or reject one.\n\n"
-    "`noemactl consolidate [MIND]` is `noemactl consolidate run [MIND]`.",
-)
-app.add_typer(consolidate_app, name="consolidate")
-jobs_app = typer.Typer(
-    cls=default_group("list"),
-    help="List background jobs (reflection, consolidation) or show one.\n\n`noemactl jobs [MIND]` is `noemactl jobs list [MIND]`.",
-)
-app.add_typer(jobs_app, name="jobs")
-
-EveryMindArg = Annotated[
-    str | None,
-    typer.Argument(metavar="MIND", help="The mind (default: every mind, one after another).", autocompletion=complete_mind, show_default=False),
-]
-PauseFlag = Annotated[
-    bool, typer.Option("--pause", help="Pause the scheduled runs for every mind (kept across restarts); run-now still works.")
-]
-ResumeFlag = Annotated[bool, typer.Option("--resume", help="Resume the scheduled runs for every mind.")]
-NoWaitFlag = Annotated[bool, typer.Option("--no-wait", help="Start the job and return; follow it with `noemactl jobs show ID --follow`.")]
-
-
-def _background(ctx: typer.Context, kind: str, mind: str | None, pause: bool, resume: bool, no_wait: bool, json: bool) -> None:
-    from noemactl import jobs as running
-
-    s = session(ctx)
-    if pause or resume:
-        if pause and resume:
-            raise BadInput("--pause and --resume contradict each other; pick one")
-        if mind is not None or no_wait:
-            raise BadInput("--pause and --resume act on the schedule of every mind; drop MIND and --no-wait")
-        running.set_paused(s, kind, pause, s.wants_json(json))
-        return
-    running.run_now(s, kind, mind, not no_wait, s.wants_json(json))
-
-
-@app.command(cls=PlainCommand)
-def reflect(
-    ctx: typer.Context,
-    mind: EveryMindArg = None,
-    pause: PauseFlag = False,
-    resume: ResumeFlag = False,
-    no_wait: NoWaitFlag = False,
-    json: JsonFlag = False,
-) -> None:
-    """Review a mind's period since its last reflection now: prediction errors, rejections, corrections, patterns and the lessons they teach.
-
-    Shows a progress bar on a terminal and ends with what was found and created, with the event to walk with `noemactl timeline`.
-    """
-    _background(ctx, "reflection", mind, pause, resume, no_wait, json)
-
-
-@consolidate_app.command("run", cls=PlainCommand)
-def consolidate_run(
-    ctx: typer.Context,
-    mind: EveryMindArg = None,
-    pause: PauseFlag = False,
-    resume: ResumeFlag = False,
-    no_wait: NoWaitFlag = False,
-    json: JsonFlag = False,
-) -> None:
-    """Consolidate a mind's recent episodes now: clusters of recurring episodes become an inference belief and a semantic memory.
-
-    Shows a progress bar on a terminal and ends with each generalisation made (belief and memory ids) and the event to walk with `noemactl timeline`.
-    """
-    _background(ctx, "consolidation", mind, pause, resume, no_wait, json)
-
-
-@consolidate_app.command("reject", cls=PlainCommand)
-def consolidate_reject(
-    ctx: typer.Context,
-    memory_id: Annotated[int, typer.Argument(metavar="MEMORY_ID", min=1, help="The semantic memory consolidation made.", show_default=False)],
-    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why it is wrong; kept with the retraction.")] = "rejected by an operator",
-    json: JsonFlag = False,
-) -> None:
-    """Reject a generalisation: its memory is retracted and its belief set rejected; the episodes stay as they were."""
-    s = session(ctx)
-    data = s.client.reject(memory_id, reason)
-    s.present(
-        data,
-        json,
-        lambda: f"rejected memory #{data['memory']['id']}" + (f" and belief #{data['belief']}" if data["belief"] else "")
-        + f": {data['memory']['text']}\nwalk it: noemactl timeline {data['event']['id']}",
-    )
-
-
-@jobs_app.command("list", cls=PlainCommand)
-def jobs_list(
-    ctx: typer.Context,
-    mind: Annotated[
-        str | None, typer.Argument(metavar="MIND", help="Only this mind's jobs.", autocompletion=complete_mind, show_default=False)
-    ] = None,
-    kind: Annotated[
-        str | None, typer.Option("--kind", metavar="KIND", help="Only reflection or consolidation jobs.", show_default=False)
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N jobs.")] = 50,
-    json: JsonFlag = False,
-) -> None:
-    """List background jobs, newest first, with the schedules' state."""
-    if kind is not None and kind not in ("reflection", "consolidation"):
-        raise BadInput(f"--kind {kind!r} is not a job kind; use reflection or consolidation")
-    s = session(ctx)
-    data = s.client.jobs(mind, kind, limit)
-    if s.wants_json(json):
-        s.output.json(data)
-        return
-    render = _render()
-    s.output.show(*render.jobs(data["jobs"], mind))
-    paused = [x["kind"] for x in s.client.schedules()["schedules"] if x["paused"]]
-    if paused:
-        s.output.note(f"scheduled runs paused: {', '.join(paused)} (resume with noemactl reflect --resume / noemactl consolidate --resume)")
-
-
-@jobs_app.command("show", cls=PlainCommand)
-def jobs_show(
-    ctx: typer.Context,
-    job_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The job's id.", show_default=False)],
-    follow: Annotated[
-        bool, typer.Option("--follow", "-f", help="If it is running, follow it (a progress bar on a terminal) until it ends.")
-    ] = False,
-    json: JsonFlag = False,
-) -> None:
-    """Show one job: its trigger, settings, progress or outcome, and what it found and created."""
-    s = session(ctx)
-    data = s.client.job(job_id)
-    if follow and data["status"] == "running":
-        from noemactl.jobs import follow as follow_job
-
-        data = follow_job(s, data)
-    s.present(data, json, lambda: _render().job(data))
-
-
 # the dashboard -------------------------------------------------------------------
 
 
@@ -1091,7 +949,7 @@ def demo(
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
 # The commands other modules own, at the top level beside these (each module's Typer has no name of its own).
-for _commands in (gate.commands, backup.commands, archive.commands, ops.commands):
+for _commands in (background.commands, gate.commands, backup.commands, archive.commands, ops.commands):
     app.add_typer(_commands)
 
 

@@ -7,7 +7,7 @@ so no module imports the root back.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -35,3 +35,10 @@ MindArg = Annotated[
 def session(ctx: typer.Context) -> Session:
     """The invocation's shared state, made by the global callback."""
     return ctx.ensure_object(Session)
+
+
+def render_views() -> Any:
+    """The renderers, imported when a human view is shown (not for --json)."""
+    from noemactl import render
+
+    return render
