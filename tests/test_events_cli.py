@@ -107,7 +107,7 @@ def test_events_since_takes_an_id_a_span_or_a_time(app: InProcess, mind: str) ->
 
 def test_events_kind_typo_is_an_error_listing_the_kinds(app: InProcess, mind: str) -> None:
     out = app.ctl("events", mind, "--kind", "mesage")
-    assert (out.returncode, out.stdout) == (2, "")  # bad input, refused by app (422)
+    assert (out.returncode, out.stdout) == (2, "")  # bad input, refused by noemad (422)
     assert out.stderr.startswith("noemactl: 'mesage' is not an event kind; did you mean 'message'? the kinds are: ")
     assert "cycle_completed" in out.stderr
     assert app.ctl("events", mind, "--tail", "3", "--limit", "3").returncode == 2
