@@ -1,20 +1,29 @@
-"""`noemactl archive` and `archives` (noemactl's own code, in process against the engine): what the operator reads, and the timeline at a cut."""
+"""`noemactl archive` and `archives`: what the operator reads, and the timeline at a cut.
+
+noemactl's own code in process against the engine; one case runs the real
+noemactl against a real noemad, so the commands are seen over the socket too.
+"""
 
 from __future__ import annotations
 
 import re
 
+from conftest import Noemad
 from inprocess import InProcess
 
 DAY = 86400.0
 
 
-def say(app: InProcess, mind: str, text: str) -> int:
-    """Say `text` and let the mind take it (the turn `say --wait` would wait for: it streams, so the daemon tier tests it)."""
-    out = app.ctl("--json", "say", mind, text, "--from", "alice")
-    assert out.returncode == 0, out.stderr
-    app.settle(mind)
-    return int(app.api("GET", f"/minds/{mind}/events", params={"kind": "message", "tail": 1}).json()["events"][-1]["id"])
+def say(engine: Noemad | InProcess, mind: str, text: str) -> int:
+    """Say `text` and wait for the mind to take it (`say --wait` streams: in process, the engine is waited on instead)."""
+    if isinstance(engine, InProcess):
+        out = engine.ctl("--json", "say", mind, text, "--from", "alice")
+        assert out.returncode == 0, out.stderr
+        engine.settle(mind)
+    else:
+        out = engine.ctl("--json", "say", mind, text, "--from", "alice", "--wait")
+        assert out.returncode == 0, out.stderr
+    return int(engine.api("GET", f"/minds/{mind}/events", params={"kind": "message", "tail": 1}).json()["events"][-1]["id"])
 
 
 def test_archive_dry_run_then_run_list_and_walk_at_the_cut(app: InProcess, mind: str) -> None:
@@ -60,10 +69,12 @@ def test_archive_dry_run_then_run_list_and_walk_at_the_cut(app: InProcess, mind:
     assert re.search(rf"#{kept['id']} ◀ cited #\d+", at_cut.stdout), at_cut.stdout
 
 
-def test_mind_show_says_how_many_events_are_archived(app: InProcess, mind: str) -> None:
-    say(app, mind, "an old note")
-    app.advance(60 * DAY)
-    assert "archived" not in app.ctl("mind", "show", mind).stdout
-    done = app.ctl_json("archive", mind, "--older-than", "45d")
-    shown = app.ctl("mind", "show", mind).stdout
+def test_mind_show_says_how_many_events_are_archived(noemad: Noemad, mind: str) -> None:
+    # On a real noemad: the real noemactl's archive and archives, over the socket, once.
+    say(noemad, mind, "an old note")
+    noemad.advance(60 * DAY)
+    assert "archived" not in noemad.ctl("mind", "show", mind).stdout
+    done = noemad.ctl_json("archive", mind, "--older-than", "45d")
+    shown = noemad.ctl("mind", "show", mind).stdout
     assert f"; {done['events']} archived in 1 archive)" in shown, (done, shown)
+    assert [a["events"] for a in noemad.ctl_json("archives", mind)] == [done["events"]]
