@@ -160,6 +160,9 @@ def test_say_wait_times_out_on_a_paused_mind(noemad: Noemad, mind: str) -> None:
     assert "noemactl: no reply within 0.5 s: no turn has taken it; see what happened with `noemactl events ada --since " in out.stderr
     alone = noemad.ctl("say", mind, "x", "--timeout", "5")
     assert (alone.returncode, alone.stderr) == (2, "noemactl: --timeout is how long --wait waits; add --wait or drop --timeout\n")
+    # Resumed (the real noemactl over the socket; its other cases run in process), the mind takes what waited.
+    assert noemad.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"
+    assert noemad.wait_for(mind, "cycle_started")["kind"] == "cycle_started"
 
 
 def test_say_wait_follows_a_batch_to_its_turn(noemad: Noemad, mind: str, spawn: Any) -> None:
@@ -217,6 +220,13 @@ def test_retract_a_memory(app: InProcess, mind: str) -> None:
     assert app.ctl("mind", "create", "bob").returncode == 0
     other = app.ctl("retract", "bob", str(memory), "--reason", "x")
     assert other.returncode == 2 and f"memory #{memory} belongs to ada, not bob" in other.stderr
+
+
+def test_retract_over_the_socket(noemad: Noemad, mind: str) -> None:
+    """The real noemactl retracts over the socket (the command's other cases run in process, above)."""
+    memory = noemad.ctl_json("remember", mind, "the build server is in Oslo")["id"]
+    out = noemad.ctl("retract", mind, str(memory), "--reason", "it moved to Bergen")
+    assert out.returncode == 0 and out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\n"), out.stderr
 
 
 def test_reflect_for_every_mind_skips_those_with_nothing_new(app: InProcess, mind: str) -> None:
