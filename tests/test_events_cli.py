@@ -53,6 +53,8 @@ def said(noemad: Noemad | InProcess, mind: str, text: str) -> int:
     """Say `text` and wait for its turn's cycle to complete; the message's id."""
     out = noemad.ctl_json("say", mind, text)
     noemad.wait_for(mind, "cycle_completed", since=out["id"])
+    if isinstance(noemad, InProcess):
+        noemad.settle(mind)  # and the rest of the turn (its narrative), so `newest` is the turn's last event
     return int(out["id"])
 
 
