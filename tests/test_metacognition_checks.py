@@ -25,8 +25,10 @@ HOUR = 3600.0
 
 
 def settle(app: InProcess, mind: str, since: int) -> dict[str, Any]:
-    """The cycle_completed of the turn that took stimulus `since` (the mind has taken it)."""
-    return app.wait_for(mind, "cycle_completed", since=since)
+    """The cycle_completed of the turn that took stimulus `since` (the mind has taken it, and its turn has ended)."""
+    done = app.wait_for(mind, "cycle_completed", since=since)
+    app.settle(mind)
+    return done
 
 
 def warnings(app: InProcess, mind: str) -> list[str]:
@@ -46,6 +48,7 @@ def test_predictions_draw_no_source_warnings_and_are_judged_by_calibration(app: 
         assert app.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
     last = app.api("GET", f"/minds/{mind}/events", params={"kind": "prediction"}).json()["events"][-1]
     app.wait_for(mind, "narrative_updated", since=last["id"])
+    app.settle(mind)  # a turn over the earlier ones may have written that narrative: wait for every turn to end
     # Five stated bets at 0.9, each resting on the mind's own word: no insufficient_evidence, no single_source.
     assert warnings(app, mind) == []
     predictions = app.ctl_json("predictions", mind)["predictions"]
@@ -57,6 +60,7 @@ def test_predictions_draw_no_source_warnings_and_are_judged_by_calibration(app: 
         assert app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": p["id"], "result": "miss"}).status_code == 201
     outcome = app.api("GET", f"/minds/{mind}/events", params={"kind": "outcome"}).json()["events"][-1]
     app.wait_for(mind, "narrative_updated", since=outcome["id"])
+    app.settle(mind)  # a turn over the earlier ones may have written that narrative: wait for every turn to end
     shown = app.ctl("mind", "show", mind)
     # Five misses on one subject are a repeated failure too; still no source check on a bet.
     assert warnings(app, mind) == ["overconfidence", "repeated_failure"], shown.stdout
