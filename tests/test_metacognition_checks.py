@@ -129,6 +129,7 @@ def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(tal
     asked = talker.ctl("--json", "say", "ada", "how did the deploy go?", "--from", "alice")
     assert asked.returncode == 0, asked.stderr
     reply = talker.wait_for("ada", "reply")
+    talker.settle("ada")  # the turn goes on after its reply (the evidence from what it said): let it end
     assert reply["text"].startswith("The deploy finished at 14:05 on prod-7")
     # What it said that nothing it was given holds is now its own evidence, caused by the reply.
     [belief] = talker.ctl_json("beliefs", "ada")["beliefs"]
@@ -140,6 +141,7 @@ def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(tal
     assert thanks.returncode == 0, thanks.stderr
     said = talker.api("GET", "/minds/ada/events", params={"kind": "message"}).json()["events"][-1]
     done = talker.wait_for("ada", "cycle_completed", since=said["id"])
+    talker.settle("ada")
     assert done["data"]["warnings"] == ["fluent_without_evidence"]
     overview = talker.ctl("mind", "show", "ada")
     assert "fluent_without_evidence" in overview.stdout
