@@ -54,7 +54,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_messages_api import FakeMessagesAPI, PromptCache, count_tokens, usage  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
-from noemad.config import MindSettings, parse_config  # noqa: E402
+from noemad.config.files import parse_config  # noqa: E402
+from noemad.config.schema import MindSettings
 from noemad.events import append  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.models.gateway import ModelGateway, Prompt  # noqa: E402

@@ -30,7 +30,7 @@ import httpx
 from noemad.api import create_app
 from noemad.api.metrics import exposition
 from noemad.clock import ManualClock, iso, parse_iso
-from noemad.config import parse_config
+from noemad.config.files import parse_config
 from noemad.paths import resolve_paths
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor

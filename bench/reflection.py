@@ -50,7 +50,8 @@ from noemad.background.jobs import JobContext, finish_job, start_job  # noqa: E4
 from noemad.background.reflection import review, run  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
 from noemad.cognition.perceive import perceive  # noqa: E402
-from noemad.config import ReflectionSchedule, parse_config  # noqa: E402
+from noemad.config.files import parse_config  # noqa: E402
+from noemad.config.schema import ReflectionSchedule
 from noemad.events import EventDraft, append  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.models.gateway import ModelGateway  # noqa: E402

@@ -14,9 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
+from noemactl import archive, backup, gate, ops
 from noemactl.errors import BadInput, CtlError, Refused
 from noemactl.params import PlainCommand, PlainGroup, default_group
 from noemactl.session import Session
+from noemactl.shared import JsonFlag, MindArg, complete_mind, session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
 from noemactl.watch import watch as watch_view
 
@@ -47,34 +49,11 @@ app.add_typer(mind_app, name="mind")
 # shared parameters ---------------------------------------------------------------
 
 
-def complete_mind(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Shell completion for mind names: ask noemad, quietly give nothing if it does not answer."""
-    try:
-        from noemactl.client import Client, resolve_socket
-
-        with Client(resolve_socket(ctx.find_root().params.get("socket")), timeout=2) as client:
-            names = [m["name"] for m in client.minds()["minds"]]
-    except Exception:
-        return []
-    return [name for name in names if name.startswith(incomplete)]
-
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (as noemad answers it) instead of the human view.")]
-MindArg = Annotated[
-    str, typer.Argument(metavar="MIND", help="The mind's name.", autocompletion=complete_mind, show_default=False)
-]
-
-
 def _render() -> Any:
     """The renderers, imported when a human view is shown (not for --json)."""
     from noemactl import render
 
     return render
-
-
-def session(ctx: typer.Context) -> Session:
-    """The invocation's shared state, made by the global callback."""
-    return ctx.ensure_object(Session)
 
 
 def _show_version(value: bool) -> None:
@@ -446,9 +425,7 @@ def correct(
 
     body: dict[str, Any] = {"kind": "correction", "belief": belief, "reason": inputs.text(reason, "--reason")}
     if status is not None:
-        if status not in ("active", "pinned", "rejected"):
-            raise BadInput(f"--status {status!r} is not one of active, pinned, rejected")
-        body["status"] = status
+        body["status"] = status  # noemad names the statuses a correction takes when it is none of them
     if confidence is not None:
         body["confidence"] = inputs.unit(confidence, "--confidence")
     if status is None and confidence is None:
@@ -687,7 +664,7 @@ def predict(
         "proposition": inputs.text(proposition, "proposition"),
         "subject": inputs.name(subject, "--subject"),
         "confidence": inputs.unit(confidence, "--confidence"),
-        "due": inputs.due(due, "--due"),
+        "due": due,  # noemad reads it (a span ahead of its clock, or an ISO time) and says why when it cannot
     }
     s = session(ctx)
     _stored(s, s.client.ingest(mind, body), json)
@@ -1113,10 +1090,9 @@ def demo(
 
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
-from noemactl import gate as _gate  # noqa: E402,F401
-from noemactl import backup as _backup  # noqa: E402,F401  (registers `backup`)
-from noemactl import archive as _archive  # noqa: E402,F401  (registers `archive`, `archives`)
-from noemactl import ops as _ops  # noqa: E402,F401  (reload, config show, log-level)
+# The commands other modules own, at the top level beside these (each module's Typer has no name of its own).
+for _commands in (gate.commands, backup.commands, archive.commands, ops.commands):
+    app.add_typer(_commands)
 
 
 # entry point -------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """`noemactl archive MIND --older-than SPAN` and `noemactl archives MIND`: move a mind's old events into an archive file.
 
-Registered on `noemactl.app:app` when that module loads. noemad does the
+Added at the top level by `noemactl.app` when that module loads. noemad does the
 work (it owns the store and writes the file under its data directory); this
 side asks, waits for the run to end, and says what went, what stayed and why.
 """
@@ -13,11 +13,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from noemactl.app import JsonFlag, MindArg, app, session
+from noemactl.shared import JsonFlag, MindArg, session
 from noemactl.params import PlainCommand
 
 
-@app.command("archive", cls=PlainCommand)
+# This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
+
+@commands.command("archive", cls=PlainCommand)
 def archive(
     ctx: typer.Context,
     mind: MindArg,
@@ -40,7 +43,7 @@ def archive(
     s.present(data, json, lambda: outcome_lines(data))
 
 
-@app.command("archives", cls=PlainCommand)
+@commands.command("archives", cls=PlainCommand)
 def archives(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
     """List a mind's archives: each run's file, cut-off, events moved and links cut."""
     s = session(ctx)

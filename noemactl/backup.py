@@ -15,12 +15,15 @@ from typing import Annotated
 
 import typer
 
-from noemactl.app import JsonFlag, app, session
+from noemactl.shared import JsonFlag, session
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand
 
 
-@app.command("backup", cls=PlainCommand)
+# This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
+
+@commands.command("backup", cls=PlainCommand)
 def backup(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(metavar="PATH", help="Where to write the backup (a new SQLite file).", show_default=False)],

@@ -3,7 +3,7 @@
 noemactl never reads a rule itself: it builds the rule's JSON from the flags
 (or takes it whole from `--rule` / `--file`) and noemad's one validator
 answers, so a refusal here is the sentence the API, the config and the
-mind's own tools give. Registered on `noemactl.app:app` when that module
+mind's own tools give. Added at the top level by `noemactl.app` when that module
 loads (its last import), so the man pages and completions see them.
 """
 
@@ -15,17 +15,19 @@ from typing import Annotated, Any
 
 import typer
 
-from noemactl.app import JsonFlag, MindArg, app, complete_mind, session
+from noemactl.shared import JsonFlag, MindArg, complete_mind, session
 from noemactl.errors import BadInput
 from noemactl.inputs import span_ahead
 from noemactl.params import PlainCommand, default_group
-from noemactl.session import Session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
 from noemactl.watch import watch as watch_view
 
 KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 FLAGS = ("mention", "dm", "reply", "from_bot", "from_self")
 KEY_BY = ("channel", "author", "none")
+
+# This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
 
 rules_app = typer.Typer(
     cls=default_group("list"),
@@ -45,7 +47,7 @@ rules_app = typer.Typer(
     " or by the mind, and every change is a gate_rules_changed event on its timeline.\n\n"
     "`noemactl rules MIND` is `noemactl rules list MIND`.",
 )
-app.add_typer(rules_app, name="rules")
+commands.add_typer(rules_app, name="rules")
 
 RuleNameArg = Annotated[str, typer.Argument(metavar="NAME", help="The rule's name.", show_default=False)]
 
@@ -415,7 +417,7 @@ def rules_default(
 # gate-status ---------------------------------------------------------------------
 
 
-@app.command("gate-status", cls=PlainCommand)
+@commands.command("gate-status", cls=PlainCommand)
 def gate_status(
     ctx: typer.Context,
     mind: Annotated[
@@ -454,7 +456,7 @@ def gate_status(
 # sleep and wake --------------------------------------------------------------------
 
 
-@app.command("sleep", cls=PlainCommand)
+@commands.command("sleep", cls=PlainCommand)
 def sleep(
     ctx: typer.Context,
     mind: MindArg,
@@ -480,7 +482,7 @@ def sleep(
     s.present(data, json, lambda: _view().slept(data))
 
 
-@app.command("wake", cls=PlainCommand)
+@commands.command("wake", cls=PlainCommand)
 def wake(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
     """End a mind's sleep now; the next stimulus meets its wake rules again."""
     s = session(ctx)

@@ -135,22 +135,6 @@ def claim(supports: str | None, contradicts: str | None, subject: str | None) ->
 _SPAN_UNITS = "smhd"
 
 
-def due(value: str, option: str) -> str:
-    """A due time given to `option`: a span ahead (30m, 2h, 3d) or an ISO time; noemad checks it is in the future."""
-    value = value.strip()
-    if value[:-1].isdigit() and value[-1:] in _SPAN_UNITS:
-        return value
-    from datetime import datetime
-
-    try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadInput(
-            f"{option} {value!r} is neither a span ahead (30m, 2h, 3d) nor an ISO time (2026-01-31T12:00:00Z)"
-        ) from None
-    return value
-
-
 def span_ahead(value: str, option: str) -> str:
     """A span of time from now given to `option` (90s, 30m, 8h, 1.5d), more than none; noemad reads it and bounds it."""
     value = value.strip()

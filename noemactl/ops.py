@@ -1,6 +1,6 @@
 """Operating the daemon: `reload`, `config show`, `log-level`.
 
-Registered on `noemactl.app:app` when that module loads, so the man pages
+Added at the top level by `noemactl.app` when that module loads, so the man pages
 and completions see them. Each speaks to noemad through its socket: a reload
 asked here takes the path SIGHUP takes, and answers whether it was taken.
 """
@@ -13,22 +13,25 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from noemactl.app import JsonFlag, app, session
+from noemactl.shared import JsonFlag, session
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand, PlainGroup
 
 LEVELS = ("debug", "info", "warning", "error")
 FORMATS = ("toml", "json")
 
+# This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
+
 config_app = typer.Typer(cls=PlainGroup, help="The daemon's effective config.", no_args_is_help=True)
-app.add_typer(config_app, name="config")
+commands.add_typer(config_app, name="config")
 
 
 class ReloadRefused(CtlError):
     """noemad read the file and refused it: the running config is kept (exit 1)."""
 
 
-@app.command("reload", cls=PlainCommand)
+@commands.command("reload", cls=PlainCommand)
 def reload(ctx: typer.Context, json: JsonFlag = False) -> None:
     """Reload noemad.toml now, as SIGHUP does, and say whether the new config was taken.
 
@@ -113,7 +116,7 @@ def config_show(
     s.output.show(Text(config_toml(data).rstrip("\n"), no_wrap=True))  # Text: a [section] is not markup
 
 
-@app.command("log-level", cls=PlainCommand)
+@commands.command("log-level", cls=PlainCommand)
 def log_level(
     ctx: typer.Context,
     level: Annotated[

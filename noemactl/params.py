@@ -9,7 +9,11 @@ and command of noemactl uses one) give each such parameter a converter
 written here, raising typer's own `BadParameter` (exit 2) on bad values. A
 parameter of another type, or a typer without the internals used here
 (`_runtime_param`, `type_descriptor`), keeps typer's conversion: slower,
-never wrong.
+never wrong. Measured on 2 cores (median of 21 runs of `noemactl --json rules
+list ada` with no daemon): 0.29 s with these converters, 0.39 s with typer's,
+which imports pydantic; so the pin below typer 0.30 in pyproject.toml holds
+this path to what it was tested on, and a typer without these internals only
+costs the start-up they save.
 
 The same classes make help read like git's or systemctl's, whatever typer's
 defaults: `install` gives each parameter the `PlainArgument`/`PlainOption`

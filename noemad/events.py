@@ -315,6 +315,17 @@ def remove_archived(db: Database, mind: str, ids: Sequence[int]) -> dict[str, in
     return kinds
 
 
+def unlink_mind(db: Database, mind: str) -> None:
+    """Drop every link among the mind's events (refs, parents, causes): the first step of deleting the mind (noemad.minds).
+
+    With no link left, its events go in one statement, without the foreign
+    keys' cascades searching for their children row by row.
+    """
+    db.execute("DELETE FROM event_refs WHERE mind = ?", [mind])
+    db.execute("DELETE FROM event_parents WHERE mind = ?", [mind])
+    db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [mind])
+
+
 def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:
     """A mind's newest `limit` events, oldest first."""
     sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ?"

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
-from noemad.config import LOG_LEVELS, Config, LoadedConfig, config_notes, load_config, render_config
+from noemad.config.files import LoadedConfig, config_notes, load_config, render_config
+from noemad.config.schema import LOG_LEVELS, Config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import resolve_paths
 from noemad.process.logs import setup_logging

@@ -23,9 +23,9 @@ from typing import Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.config import MindSettings, parse_mind_settings, salvage_mind_settings
+from noemad.config.schema import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
-from noemad.events import Event, EventDraft, append, data_of
+from noemad.events import Event, EventDraft, append, data_of, unlink_mind
 from noemad.names import mind_name_problem
 from noemad.store.guard import unrecorded
 from noemad.wire import HIDDEN, wire
@@ -228,10 +228,7 @@ def delete_mind(db: Database, name: str, confirm: str) -> int:
         )
     (count,) = db.execute("SELECT count(*) FROM events WHERE mind = ?", [name]).fetchone()
     unrecorded("the mind's timeline is deleted with it; the daemon's log says who removed it")
-    # Children first so the cascade does not have to search for them row by row.
-    for table in ("event_refs", "event_parents"):
-        db.execute(f"DELETE FROM {table} WHERE mind = ?", [name])
-    db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [name])
+    unlink_mind(db, name)  # children first so the cascade does not have to search for them row by row
     for table in ("consolidations", "reflection_patterns", "jobs", "memory_links", "evidence", "trust", "goals", "predictions", "notifications", "events", "model_calls", "memories", "beliefs", "minds"):
         db.execute(f"DELETE FROM {table} WHERE {'name' if table == 'minds' else 'mind'} = ?", [name])
     return int(count)

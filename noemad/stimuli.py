@@ -7,42 +7,103 @@ must satisfy against the mind's state before it is stored (the belief a
 correction names exists, the goal a change names is open…) is checked by
 `noemad.cognition.intake`, beside the state it reads.
 
-Each stimulus class is also the typed payload of its event kind: `to_data()`
-is the one definition of what its event stores, and `of(event)` reads a
-stored event back (readers never index `event.data` by hand). A stored
-event missing its author or source reads as its actor, as readers always
-treated it.
+Each stimulus class is the one definition of its kind. Its fields, with
+the markers of noemad/wire.py, give: the API's request body (`body` derives
+`MessageIn`… with the fields' types, constraints and docstrings; a `STAMPED`
+field is the daemon's to set, an `Asked` one is given in another form), the
+body's conversion (`from_body`), and what its event stores (`to_data()` is
+the dataclass's JSON: `HIDDEN` fields are the event's own columns, text and
+channel (`IN_TEXT`, `IN_CHANNEL`), and `OMIT_*` fields are stored only when
+set, so an event stores what it always did), and how a stored event reads
+back: `of(event)`, each field read as its declaration says (readers never
+index `event.data` by hand), leniently: a stored event missing its author or
+source (`OR_ACTOR`) reads as its actor, as readers always treated it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin, get_type_hints
 
+from pydantic import AfterValidator, BaseModel, Field, PlainSerializer, StringConstraints
 from sqlite_utils import Database
 
-from noemad.clock import iso, parse_iso
+from noemad.clock import iso, parse_iso, span_seconds
+from noemad.errors import InvalidInput
 from noemad.events import Event, EventDraft, data_of
+from noemad.fields import BODY, Author, Channel, Id, JsonObject, Mention, Proposition, Source, Subject, Tag, Text
 from noemad.operator import is_operator
+from noemad.wire import HIDDEN, OMIT_EMPTY, OMIT_NONE, STAMPED, Asked, IsoTime, body, dump, wire
 
-STIMULUS_KINDS = ("message", "observation", "assertion", "correction", "goal", "prediction", "outcome")
 Stance = Literal["supports", "contradicts"]
+MAX_AHEAD = 100 * 365 * 86400  # seconds: how far ahead a prediction may be due
+
+
+def _distinct(names: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+Tags = Annotated[tuple[Tag, ...], Field(max_length=50), AfterValidator(_distinct)]
+"""Names wake rules match (noemad.rules), each kept once."""
+Operator = Annotated[str | None, STAMPED, OMIT_NONE]
+"""The operator whose connection stored a stimulus (`operator:root`): the daemon's to set, stored only when known."""
 
 
 @dataclass(frozen=True)
-class Claim:
-    """A proposition about a subject that a stimulus supports or contradicts."""
+class Column:
+    """`Annotated[Text, HIDDEN, IN_TEXT]`: the field is kept in the event's own column (`text`, `channel`), not in its data."""
 
-    proposition: str
-    subject: str
+    name: Literal["text", "channel"]
+
+
+IN_TEXT = Column("text")
+IN_CHANNEL = Column("channel")
+
+
+class _Or_actor:
+    def __repr__(self) -> str:
+        return "OR_ACTOR"
+
+
+OR_ACTOR = _Or_actor()  # `Annotated[Author, OR_ACTOR]`: a stored event without the name reads as its actor, as readers always read it
+
+
+class _Stored:
+    """A stimulus' event data is its JSON (noemad/wire.py), the event's own columns left out."""
+
+    def to_data(self) -> dict[str, Any]:
+        """What the stimulus' event stores in its data."""
+        data: dict[str, Any] = dump(self)
+        return data
+
+
+class _Stimulus(_Stored):
+    """A stimulus, read back from its event by `of`, derived from its fields (`_reader`)."""
+
+    KIND: ClassVar[str]
+
+    @classmethod
+    def of(cls, event: Event) -> Self:
+        """The stimulus a stored event of its kind holds."""
+        data = data_of(event, cls.KIND)
+        return cls(**{name: read(event, data) for name, read in _reader(cls)})
+
+
+@wire
+@dataclass(frozen=True)
+class Claim(_Stored):
+    """A proposition about a subject, supported or contradicted."""
+
+    proposition: Annotated[Proposition, Field(examples=["the build is green"])]
+    subject: Annotated[Subject, Field(examples=["build"])]
+    """What the proposition is about; normalised to a key."""
     stance: Stance = "supports"
-
-    def to_data(self) -> dict[str, str]:
-        return {"proposition": self.proposition, "subject": self.subject, "stance": self.stance}
 
     @classmethod
     def from_data(cls, data: Any) -> Claim | None:
@@ -53,89 +114,50 @@ class Claim:
         return cls(str(data.get("proposition") or ""), str(data.get("subject") or ""), stance)
 
 
+@wire
 @dataclass(frozen=True)
-class Message:
+class Message(_Stimulus):
     """Someone says something to the mind on a channel."""
 
-    author: str
-    text: str
-    channel: str = "cli"
-    mentions: tuple[str, ...] = ()
+    KIND = "message"
+    author: Annotated[Author, Field(examples=["alice"]), OR_ACTOR]
+    """Who said it: a name (letters, digits, _ . : # @ / -)."""
+    text: Annotated[Text, HIDDEN, IN_TEXT]
+    channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
+    """Where it was said, e.g. discord:guild:chan."""
+    mentions: Annotated[tuple[Mention, ...], Field(max_length=100)] = ()
     # What wake rules match on (noemad.rules); stored only when set, so a
     # message without them stores what it always did.
-    dm: bool = False  # said in a direct channel
-    reply_to: int | None = None  # the event it answers (a mind's reply, for the `reply` flag)
-    bot: bool = False  # the author is a bot
-    tags: tuple[str, ...] = ()
-    operator: str | None = None  # the operator whose connection stored it (`operator:root`); None when not known
-
-    def to_data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"author": self.author, "mentions": list(self.mentions)}
-        if self.dm:
-            data["dm"] = True
-        if self.reply_to is not None:
-            data["reply_to"] = self.reply_to
-        if self.bot:
-            data["bot"] = True
-        if self.tags:
-            data["tags"] = list(self.tags)
-        if self.operator is not None:
-            data["operator"] = self.operator
-        return data
+    dm: Annotated[bool, OMIT_EMPTY] = False
+    """Said in a direct channel (the `dm` flag of wake rules)."""
+    reply_to: Annotated[Id | None, OMIT_NONE] = None
+    """The event it answers; one of the mind's replies sets the `reply` flag of wake rules."""
+    bot: Annotated[bool, OMIT_EMPTY] = False
+    """The author is a bot (the `from_bot` flag of wake rules)."""
+    tags: Annotated[Tags, OMIT_EMPTY] = ()
+    """Names wake rules match with tags_any, tags_all, tags_none."""
+    operator: Operator = None
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="message", actor=f"user:{self.author}", channel=self.channel, text=self.text, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> Message:
-        data = data_of(event, "message")
-        return cls(
-            author=str(data.get("author", event.actor)),
-            text=event.text or "",
-            channel=event.channel or "cli",
-            mentions=tuple(str(m) for m in data.get("mentions") or ()),
-            dm=data.get("dm") is True,
-            reply_to=_event_id(data.get("reply_to")),
-            bot=data.get("bot") is True,
-            tags=_tags(data.get("tags")),
-            operator=_operator(data.get("operator")),
-        )
 
 
-def _event_id(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def _tags(value: Any) -> tuple[str, ...]:
-    return tuple(str(t) for t in value) if isinstance(value, list) else ()
-
-
-def _operator(value: Any) -> str | None:
-    return value if isinstance(value, str) and is_operator(value) else None
-
-
+@wire
 @dataclass(frozen=True)
-class Observation:
-    """A sensed fact from a named source; it may state a proposition it supports or contradicts."""
+class Observation(_Stimulus):
+    """A sensed fact from a named source; `claim` states what it supports or contradicts."""
 
-    source: str
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    claim: Claim | None = None
-    tags: tuple[str, ...] = ()  # for wake rules; stored only when set
-    operator: str | None = None  # the operator whose connection stored it; None when not known
-
-    def to_data(self) -> dict[str, Any]:
-        extra: dict[str, Any] = {"source": self.source}
-        if self.data:
-            extra["data"] = self.data
-        if self.claim:
-            extra["claim"] = self.claim.to_data()
-        if self.tags:
-            extra["tags"] = list(self.tags)
-        if self.operator is not None:
-            extra["operator"] = self.operator
-        return extra
+    KIND = "observation"
+    source: Annotated[Source, Field(examples=["thermometer"]), OR_ACTOR]
+    text: Annotated[Text, HIDDEN, IN_TEXT]
+    data: Annotated[JsonObject, OMIT_EMPTY] = field(default_factory=dict)
+    claim: Annotated[Claim | None, OMIT_NONE] = None
+    tags: Annotated[Tags, OMIT_EMPTY] = ()
+    """Names wake rules match with tags_any, tags_all, tags_none."""
+    operator: Operator = None
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="observation", actor=f"source:{self.source}", text=self.text, data=self.to_data())
@@ -148,95 +170,67 @@ class Observation:
             return None
         return min(1.0, max(0.0, float(value)))
 
-    @classmethod
-    def of(cls, event: Event) -> Observation:
-        data = data_of(event, "observation")
-        given = data.get("data")
-        return cls(
-            source=str(data.get("source", event.actor)),
-            text=event.text or "",
-            data=dict(given) if isinstance(given, dict) else {},
-            claim=Claim.from_data(data.get("claim")),
-            tags=_tags(data.get("tags")),
-            operator=_operator(data.get("operator")),
-        )
 
 
+@wire
 @dataclass(frozen=True)
-class Assertion:
-    """Someone states a proposition; how much it counts depends on how far the mind trusts them."""
+class Assertion(_Stimulus):
+    """Someone states a proposition; how much it counts (its credibility) depends on how far the mind trusts them."""
 
-    source: str
-    claim: Claim
-    channel: str = "cli"
-    operator: str | None = None  # the operator whose connection stored it; None when not known
-
-    def to_data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"source": self.source, "claim": self.claim.to_data()}
-        if self.operator is not None:
-            data["operator"] = self.operator
-        return data
+    KIND = "assertion"
+    source: Annotated[Source, Field(examples=["alice"]), OR_ACTOR]
+    claim: Claim  # an event stored without one reads as its text, with no subject
+    channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
+    operator: Operator = None
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(
             mind=mind, kind="assertion", actor=f"user:{self.source}", channel=self.channel, text=self.claim.proposition, data=self.to_data()
         )
 
-    @classmethod
-    def of(cls, event: Event) -> Assertion:
-        data = data_of(event, "assertion")
-        claim = Claim.from_data(data.get("claim")) or Claim(event.text or "", "")
-        return cls(source=str(data.get("source", event.actor)), claim=claim, channel=event.channel or "cli", operator=_operator(data.get("operator")))
 
 
+@wire
 @dataclass(frozen=True)
-class Correction:
-    """An operator corrects a belief: a status, a confidence, or both, and why."""
+class Correction(_Stimulus):
+    """An operator corrects a belief: a status, a confidence (which pins it), or both, and why."""
 
-    belief: int
-    reason: str
+    KIND = "correction"
+    belief: Id
+    reason: Annotated[Text, HIDDEN, IN_TEXT]
     status: Literal["active", "pinned", "rejected"] | None = None
-    confidence: float | None = None
-
-    def to_data(self) -> dict[str, Any]:
-        return {"belief": self.belief, "status": self.status, "confidence": self.confidence}
+    confidence: Annotated[float | None, Field(ge=0, le=1)] = None
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="correction", actor="operator", text=self.reason, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> Correction:
-        data = data_of(event, "correction")
-        return cls(belief=data["belief"], reason=event.text or "", status=data.get("status"), confidence=data.get("confidence"))
 
 
+@wire
 @dataclass(frozen=True)
-class GoalStimulus:
-    """An operator sets a goal (`title`), or changes one (`goal`: progress, completed or abandoned)."""
+class GoalStimulus(_Stimulus):
+    """An operator sets a goal (`title`), or changes one (`goal` with `progress` and/or `status`).
 
-    title: str | None = None
-    goal: int | None = None
-    progress: float | None = None
-    status: Literal["completed", "abandoned"] | None = None
-    note: str | None = None
+    Progress 1 or status `completed` completes a goal; `abandoned` drops it; a closed goal takes no more changes.
+    """
 
-    def to_data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            k: v for k, v in (("goal", self.goal), ("title", self.title), ("progress", self.progress), ("status", self.status)) if v is not None
-        }
-        if self.note:
-            data["note"] = self.note
-        return data
+    KIND = "goal"
+    goal: Annotated[Id | None, OMIT_NONE] = None
+    """The id of the goal to change."""
+    title: Annotated[Proposition | None, Field(examples=["ship the parser rewrite"]), OMIT_NONE] = None
+    """A new goal's title."""
+    progress: Annotated[float | None, Field(ge=0, le=1), OMIT_NONE] = None
+    """How far along, from 0 to 1."""
+    status: Annotated[Literal["completed", "abandoned"] | None, OMIT_NONE] = None
+    """Close the goal given by `goal`."""
+    note: Annotated[Text | None, OMIT_EMPTY] = None
+    """Why; kept with the change."""
 
     @property
     def closes(self) -> bool:
         """Whether this change completes or abandons its goal."""
         return self.goal is not None and (self.status in ("completed", "abandoned") or (self.progress is not None and self.progress >= 1))
 
-    @classmethod
-    def of(cls, event: Event) -> GoalStimulus:
-        data = data_of(event, "goal")
-        return cls(title=data.get("title"), goal=data.get("goal"), progress=data.get("progress"), status=data.get("status"), note=data.get("note"))
 
     def draft(self, mind: str) -> EventDraft:
         data = self.to_data()
@@ -249,53 +243,167 @@ class GoalStimulus:
         return EventDraft(mind=mind, kind="goal", actor="operator", text=text, data=data)
 
 
+def parse_due(text: str, now: float) -> float:
+    """A due time from an ISO time or a span ahead of `now` (30m, 2h, 3d); it must be in the future."""
+    text = text.strip()
+    span = span_seconds(text)
+    if span is not None:
+        due = now + span
+    else:
+        try:
+            due = parse_iso(text)
+        except ValueError:
+            raise InvalidInput(
+                f"due={text!r} is neither an ISO time (2026-01-31T12:00:00Z) nor a span ahead of now (30m, 2h, 3d)"
+            ) from None
+    if due - now > MAX_AHEAD:
+        raise InvalidInput(f"due={text!r} is more than 100 years ahead; predict what can be checked")
+    if due <= now:
+        raise InvalidInput(
+            f"due={text!r} is not in the future (it is {iso(now)} now); a prediction is about what has not happened yet"
+        )
+    return due
+
+
+Due = Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True), Field(examples=["2h", "2026-02-01T12:00:00Z"])]
+
+
+@wire
 @dataclass(frozen=True)
-class PredictionStimulus:
-    """A prediction: a proposition expected true by `due_at` (epoch seconds), at a stated confidence."""
+class PredictionStimulus(_Stimulus):
+    """A prediction: a proposition expected true by a due time, at a stated confidence.
 
-    proposition: str
-    subject: str
-    confidence: float
-    due_at: float
+    It rests on the proposition's belief (evidence of kind hypothesis at the stated confidence).
+    """
 
-    def to_data(self) -> dict[str, Any]:
-        return {"proposition": self.proposition, "subject": self.subject, "confidence": self.confidence, "due_at": iso(self.due_at)}
+    KIND = "prediction"
+    proposition: Annotated[Proposition, Field(examples=["the deploy finishes without a rollback"])]
+    subject: Annotated[Subject, Field(examples=["deploy"])]
+    """What the proposition is about; normalised to a key."""
+    confidence: Annotated[float, Field(ge=0, le=1)]
+    """The stated confidence, from 0 to 1."""
+    due_at: Annotated[
+        IsoTime,
+        Asked(
+            "due", Due, parse_due,
+            "When it is due: an ISO time, or a span ahead of the daemon's clock (30m, 2h, 3d); in the future.",
+        ),
+    ]
+    """When it is due (epoch seconds; stored as an ISO time)."""
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="prediction", actor="operator", text=self.proposition, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> PredictionStimulus:
-        data = data_of(event, "prediction")
-        return cls(data["proposition"], data["subject"], data["confidence"], parse_iso(data["due_at"]))
 
 
+@wire
 @dataclass(frozen=True)
-class OutcomeStimulus:
-    """What came of a prediction: a hit or a miss, with the observed value as text if given."""
+class OutcomeStimulus(_Stimulus):
+    """What came of a prediction: a hit or a miss (final), with the observed value as text if given."""
 
-    prediction: int
+    KIND = "outcome"
+    prediction: Id
+    """The id of the open prediction it resolves."""
     result: Literal["hit", "miss"]
-    observed: str | None = None
-
-    def to_data(self) -> dict[str, Any]:
-        return {"prediction": self.prediction, "result": self.result, "observed": self.observed}
+    observed: Text | None = None
+    """What was observed, e.g. a measured value."""
 
     def draft(self, mind: str) -> EventDraft:
         return EventDraft(mind=mind, kind="outcome", actor="operator", text=self.observed or self.result, data=self.to_data())
 
-    @classmethod
-    def of(cls, event: Event) -> OutcomeStimulus:
-        data = data_of(event, "outcome")
-        return cls(prediction=data["prediction"], result=data["result"], observed=data.get("observed"))
+
+
+# The request bodies, derived from the definitions above (noemad.wire.body): a new field is one edit there.
+ClaimIn = body(Claim, "ClaimIn", BODY)
+MessageIn = body(Message, "MessageIn", BODY, kind=Message.KIND)
+ObservationIn = body(Observation, "ObservationIn", BODY, kind=Observation.KIND)
+AssertionIn = body(Assertion, "AssertionIn", BODY, kind=Assertion.KIND)
+CorrectionIn = body(Correction, "CorrectionIn", BODY, kind=Correction.KIND)
+GoalIn = body(GoalStimulus, "GoalIn", BODY, kind=GoalStimulus.KIND)
+PredictionIn = body(PredictionStimulus, "PredictionIn", BODY, kind=PredictionStimulus.KIND)
+OutcomeIn = body(OutcomeStimulus, "OutcomeIn", BODY, kind=OutcomeStimulus.KIND)
+if TYPE_CHECKING:
+    StimulusIn = BaseModel  # what a type checker can hold of the union built at run time
+else:
+    StimulusIn = Annotated[
+        MessageIn | ObservationIn | AssertionIn | CorrectionIn | GoalIn | PredictionIn | OutcomeIn, Field(discriminator="kind")
+    ]
+"""A stimulus' request body: the union of the bodies above, told apart by `kind`."""
+
+
+# Reading a stored stimulus back: each field read as its declaration says. ----------
+# Lenient, as readers always were: events were stored by older versions too, and a
+# value that is not what the field holds reads as its default, never as an error.
+
+
+def _event_id(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    return tuple(str(t) for t in value) if isinstance(value, (list, tuple)) else ()
+
+
+def _operator(value: Any) -> str | None:
+    return value if isinstance(value, str) and is_operator(value) else None
+
+
+_Read = Callable[[Event, dict[str, Any]], Any]
+
+
+def _field_reader(f: dataclasses.Field[Any], hint: Any) -> _Read:
+    """How the field `f` (declared as `hint`) is read from a stored event and its data."""
+    name = f.name
+    inner, meta = (get_args(hint)[0], get_args(hint)[1:]) if get_origin(hint) is Annotated else (hint, ())
+    options = {a for a in get_args(inner) if a is not type(None)} if get_origin(inner) in (types.UnionType, Union) else set()
+    base = get_args(next(iter(options)))[0] if len(options) == 1 and get_origin(next(iter(options))) is Annotated else next(iter(options), None)
+    default = f.default
+    column = next((m for m in meta if isinstance(m, Column)), None)
+    if column is IN_TEXT:
+        return lambda event, data: event.text or ""
+    if column is IN_CHANNEL:
+        return lambda event, data: event.channel or default
+    if OR_ACTOR in meta:
+        return lambda event, data: str(data.get(name, event.actor))
+    if STAMPED in meta:
+        return lambda event, data: _operator(data.get(name))
+    if any(isinstance(m, PlainSerializer) and m.func is iso for m in meta):  # IsoTime: stored as an ISO time
+        return lambda event, data: parse_iso(data[name])
+    if inner is bool:
+        return lambda event, data: data.get(name) is True
+    if get_origin(inner) is tuple:
+        return lambda event, data: _names(data.get(name))
+    if get_origin(inner) is dict:
+        return lambda event, data: dict(given) if isinstance(given := data.get(name), dict) else {}
+    if inner is Claim:
+        return lambda event, data: Claim.from_data(data.get(name)) or Claim(event.text or "", "")
+    if base is Claim:
+        return lambda event, data: Claim.from_data(data.get(name))
+    if base is int:
+        return lambda event, data: _event_id(data.get(name))
+    if default is dataclasses.MISSING:
+        return lambda event, data: data[name]
+    return lambda event, data: data.get(name, default)
+
+
+_READS: dict[type, tuple[tuple[str, _Read], ...]] = {}  # a dict, not functools.cache: mypy takes no class for a Hashable
+
+
+def _reader(cls: type) -> tuple[tuple[str, _Read], ...]:
+    """How each field of the stimulus class `cls` is read back, worked out once from its declaration."""
+    found = _READS.get(cls)
+    if found is None:
+        hints = get_type_hints(cls, include_extras=True)
+        found = _READS[cls] = tuple((f.name, _field_reader(f, hints[f.name])) for f in dataclasses.fields(cls))
+    return found
 
 
 Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus
+_CLASSES: tuple[type[Stimulus], ...] = (Message, Observation, Assertion, Correction, GoalStimulus, PredictionStimulus, OutcomeStimulus)
+STIMULUS_KINDS = tuple(cls.KIND for cls in _CLASSES)
 # Stimuli whose actor is who they claim to be from; the operator who stored one is kept beside it.
 CLAIMED: tuple[type[Message], type[Observation], type[Assertion]] = (Message, Observation, Assertion)
-_CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] = {
-    "message": Message, "observation": Observation, "assertion": Assertion,
-}
+_CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] = {cls.KIND: cls for cls in CLAIMED}
 
 
 def stored_by(stimulus: Stimulus, operator: str) -> Stimulus:
@@ -329,15 +437,7 @@ def as_stimulus(event: Event) -> Stimulus | None:
     return reader(event) if reader is not None else None
 
 
-_READERS: dict[str, Callable[[Event], Stimulus]] = {
-    "message": Message.of,
-    "observation": Observation.of,
-    "assertion": Assertion.of,
-    "correction": Correction.of,
-    "goal": GoalStimulus.of,
-    "prediction": PredictionStimulus.of,
-    "outcome": OutcomeStimulus.of,
-}
+_READERS: dict[str, Callable[[Event], Stimulus]] = {cls.KIND: cls.of for cls in _CLASSES}
 
 
 # Queries on stored stimuli, so that no other module reads their data in SQL. ----

@@ -31,6 +31,7 @@ from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only 
 from noemad.archive.cuts import OUTSIDE, Cut, cuts_of
 from noemad.errors import InvalidInput
 from noemad.events import EVENT_COLUMNS, Event, Ref, event_from_row, get_event
+from noemad.ledger import calls as ledger_calls
 from noemad.wire import HIDDEN, OMIT_NONE, computed, renamed, wire
 
 EdgeKind = Literal["caused", "parent", "cited"]
@@ -180,8 +181,6 @@ SELECT r.event_id, {_CITED}, w.id FROM events w
   JOIN event_refs r ON r.ref_type = w.subject_type AND r.ref_id = w.subject_id AND r.event_id > w.id
  WHERE w.id IN step AND w.subject_type IS NOT NULL
 """
-
-_MODEL_CALLS_SQL = f"{_STEP} SELECT * FROM model_calls WHERE id IN step"
 
 # A link, shaped as its edge's sort key: (source, target, kind order, via type,
 # via id). A link without a via has via type _NO_VIA and via id 0, so it sorts
@@ -411,12 +410,7 @@ def _model_calls(db: Database, cited: dict[int, list[int]]) -> dict[int, list[di
     """For each event that cites model calls, their rows in id order (its refs' order)."""
     if not cited:
         return {}
-    cur = db.execute(_MODEL_CALLS_SQL, [_json_ids({call for calls in cited.values() for call in calls})])
-    cols = [c[0] for c in cur.description]
-    calls: dict[int, dict[str, Any]] = {}
-    for row in cur:
-        record = dict(zip(cols, row))
-        calls[record["id"]] = record
+    calls = ledger_calls(db, {call for calls in cited.values() for call in calls})
     return {event: [calls[i] for i in sorted(ids) if i in calls] for event, ids in cited.items()}
 
 

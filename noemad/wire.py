@@ -21,18 +21,23 @@ through as it is.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import sys
 import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import Field, PlainSerializer, TypeAdapter, computed_field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter, computed_field, create_model
 
 from noemad.clock import iso
 
-__all__ = ["HIDDEN", "OMIT_EMPTY", "OMIT_NONE", "IsoTime", "computed", "dump", "dump_json", "extend", "renamed", "rounded", "shown_as", "wire"]
+__all__ = [
+    "HIDDEN", "OMIT_EMPTY", "OMIT_NONE", "STAMPED", "Asked", "IsoTime", "body", "computed", "dump", "dump_json", "extend", "from_body",
+    "renamed", "rounded", "shown_as", "wire",
+]
 
 T = TypeVar("T", bound=type)
 R = TypeVar("R")
@@ -137,3 +142,126 @@ def dump(obj: object) -> Any:
 def dump_json(obj: object) -> bytes:
     """`obj` as the JSON the API answers."""
     return _adapter(type(obj)).dump_json(obj, by_alias=True)
+
+
+# Request bodies. ------------------------------------------------------------------
+# A record that arrives in a request body (a stimulus) declares what the body
+# holds on its own fields: `body` derives the pydantic model the API validates
+# (and documents) from them, and `from_body` turns a validated body into the
+# record. Two markers say where the body differs from the record.
+
+
+class _Stamped:
+    def __repr__(self) -> str:
+        return "STAMPED"
+
+
+STAMPED = _Stamped()  # `Annotated[str | None, STAMPED]`: set by the daemon (who stored it), never taken from a body
+
+
+@dataclass(frozen=True)
+class Asked:
+    """`Annotated[float, Asked("due", DueText, parse_due, "...")]`: a body gives the field as `name`, of type `annotation`,
+    and `resolve(value, now)` (the daemon's clock) makes the field's value of it."""
+
+    name: str
+    annotation: Any
+    resolve: Callable[[Any, float], Any]
+    description: str
+
+
+@dataclass(frozen=True)
+class _Taken:
+    """How one field of a record is taken from its body."""
+
+    field: str
+    given_as: str
+    resolve: Callable[[Any, float], Any] | None
+    as_tuple: bool
+    nested: bool  # a record that has its own body (a stimulus' claim)
+
+
+_TAKEN: dict[type[BaseModel], tuple[type, tuple[_Taken, ...]]] = {}
+_BODIES: dict[type, type[BaseModel]] = {}  # each record's body, for the records that nest it
+
+
+def _nested(inner: Any) -> Any:
+    """`inner` with a record that has a body (alone or in a union, `Claim | None`) replaced by that body; None if there is none."""
+    if inner in _BODIES:
+        return _BODIES[inner]
+    args = get_args(inner)
+    if get_origin(inner) in (types.UnionType, Union) and any(a in _BODIES for a in args):
+        return cast(Any, Union)[tuple(_BODIES.get(a, a) for a in args)]
+    return None
+
+
+def _split(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A type hint's type and its `Annotated` metadata."""
+    if get_origin(hint) is Annotated:
+        inner, *meta = get_args(hint)
+        return inner, tuple(meta)
+    return hint, ()
+
+
+def body(cls: type, title: str, config: ConfigDict, **fixed: Any) -> type[BaseModel]:
+    """The request body that asks for the record `cls`, named `title` in the schema.
+
+    Its fields are the record's, in order, with their types, constraints,
+    defaults and descriptions, but for a `STAMPED` field (left out) and an
+    `Asked` one (asked for under its own name and type). A tuple is asked for
+    as a JSON array (a list: strict validation takes no list for a tuple).
+    `fixed` are literal fields put first: `kind="message"` makes the body
+    carry `"kind": "message"`, for a discriminated union of bodies.
+    """
+    hints = get_type_hints(cls, include_extras=True)
+    asked: dict[str, Any] = {name: (Literal[value], ...) for name, value in fixed.items()}
+    taken: list[_Taken] = []
+    for f in dataclasses.fields(cls):
+        inner, meta = _split(hints[f.name])
+        if STAMPED in meta:
+            continue
+        asked_as = next((m for m in meta if isinstance(m, Asked)), None)
+        if asked_as is not None:
+            asked[asked_as.name] = (asked_as.annotation, Field(description=asked_as.description))
+            taken.append(_Taken(f.name, asked_as.name, asked_as.resolve, False, False))
+            continue
+        as_tuple = get_origin(inner) is tuple
+        nested = _nested(inner)
+        if nested is not None:
+            inner = nested
+        elif as_tuple:
+            args = get_args(inner)
+            inner = list[args[0]]  # type: ignore[valid-type]
+        annotation = cast(Any, Annotated)[(inner, *meta)] if meta else inner
+        info: dict[str, Any] = {}
+        if "description" in f.metadata:
+            info["description"] = f.metadata["description"]
+        if f.default is not dataclasses.MISSING:
+            if as_tuple:
+                info["default_factory"] = list
+            else:
+                info["default"] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            info["default_factory"] = f.default_factory
+        asked[f.name] = (annotation, Field(**info))
+        taken.append(_Taken(f.name, f.name, None, as_tuple, nested is not None))
+    model: type[BaseModel] = create_model(title, __config__=config, __doc__=cls.__doc__, __module__=cls.__module__, **asked)
+    _TAKEN[model] = (cls, tuple(taken))
+    _BODIES.setdefault(cls, model)
+    return model
+
+
+def from_body(given: BaseModel, now: float) -> Any:
+    """The record a validated body (of a model `body` made) asks for; `now` is the daemon's clock, for `Asked` fields."""
+    cls, taken = _TAKEN[type(given)]
+    values: dict[str, Any] = {}
+    for t in taken:
+        value = getattr(given, t.given_as)
+        if t.resolve is not None:
+            value = t.resolve(value, now)
+        elif t.as_tuple:
+            value = tuple(value)
+        elif t.nested and value is not None:
+            value = from_body(value, now)
+        values[t.field] = value
+    return cls(**values)

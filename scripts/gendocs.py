@@ -16,7 +16,7 @@ Sources, so the output cannot drift from the code:
   environment variable.
 * `man/noemad.8`: the options of `noemad.main.build_parser()` plus the
   hand-written sections below, which describe what the daemon process (noemad/process) does.
-* `man/noemad.toml.5`: the pydantic model `noemad.config.Config`, one section
+* `man/noemad.toml.5`: the pydantic model `noemad.config.schema.Config`, one section
   per table and every key with its type, default, bounds and description.
 
 `tests/test_docs.py` fails when a committed file differs from what this
@@ -881,7 +881,7 @@ def models_sections() -> list[str]:
 def render_config(config: Any | None = None) -> str:
     """man/noemad.toml.5 from the pydantic model."""
     if config is None:
-        from noemad.config import Config
+        from noemad.config.schema import Config
 
         config = Config
     lines = [*header("noemad.toml", 5, "File Formats")]

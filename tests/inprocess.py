@@ -34,7 +34,7 @@ import httpx
 
 from noemad.api import create_app
 from noemad.clock import ManualClock, parse_iso
-from noemad.config import LoadedConfig, load_config
+from noemad.config.files import LoadedConfig, load_config
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
@@ -171,7 +171,8 @@ class Bridge(httpx.BaseTransport):
         self.app = app
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.path.removeprefix("/api/v1")
+        # The path as sent (raw_path): decoded, a name such as ".." would be resolved away before it reached the app.
+        path = request.url.raw_path.split(b"?", 1)[0].decode("ascii").removeprefix("/api/v1")
         answer = self.app.api(
             request.method, path, params=request.url.params.multi_items(), content=request.read(),
             headers={k: v for k, v in request.headers.items() if k.lower() in ("content-type", "accept")},

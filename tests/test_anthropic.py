@@ -21,7 +21,8 @@ import pytest
 from fake_messages_api import FakeMessagesAPI, Reply, error_reply, message_reply, usage
 
 from noemad.clock import ManualClock
-from noemad.config import AnthropicSettings, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import AnthropicSettings
 from noemad.errors import (
     AuthFailed,
     ContextLength,

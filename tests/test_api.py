@@ -216,6 +216,23 @@ def test_both_ingest_paths_answer_alike(app: InProcess, mind: str) -> None:
         assert resp.status_code == 422 and resp.json()["detail"] == "colour is not a field here; remove it (a typo?)", media
 
 
+def test_both_ingest_paths_refuse_a_body_that_grows_too_large_alike(app: InProcess, mind: str) -> None:
+    """A chunked body over the limit is refused mid-read by either path, with one title and sentence (one error mapping)."""
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is counted as the body arrives
+        yield b'{"kind": "message", "author": "a", "text": "'
+        for _ in range(40):
+            yield b"y" * 32768
+        yield b'"}'
+
+    answers = [
+        app.api("POST", f"/minds/{mind}/events", content=chunks(), headers={"content-type": media}).json()
+        for media in ("application/json", "application/vnd.noema+json")
+    ]
+    assert answers[0] == answers[1]
+    assert answers[0]["status"] == 413 and answers[0]["title"] == "Body too large" and "1048576 bytes" in answers[0]["detail"]
+
+
 def test_a_body_that_is_not_json_is_refused_with_a_sentence(app: InProcess, mind: str) -> None:
     resp = app.api("POST", f"/minds/{mind}/events", content=b"hello", headers={"content-type": "text/plain"})
     assert resp.status_code in (400, 422)

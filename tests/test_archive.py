@@ -290,7 +290,7 @@ def test_the_daily_archive_runs_once_a_day_for_the_minds_that_have_one(tmp_path:
 
 
 def test_a_daily_archive_younger_than_a_day_is_refused_in_the_config(tmp_path: Path) -> None:
-    from noemad.config import Config
+    from noemad.config.schema import Config
     import pytest
 
     with pytest.raises(ValueError, match="at least a day"):

@@ -7,17 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from noemad.cognition.beliefs import (
-    DEFAULT_TRUST,
-    BeliefNotFound,
-    add_evidence,
-    correct,
-    get_belief,
-    list_beliefs,
-    normalise,
-    set_trust,
-    trust,
-)
+from noemad.cognition.beliefs import BeliefNotFound, add_evidence, correct, get_belief, list_beliefs, normalise
+from noemad.cognition.trust import DEFAULT_TRUST, set_trust, trust
 from noemad.errors import InvalidInput
 from noemad.events import Event, EventDraft, append
 from noemad.minds import create_mind

@@ -8,13 +8,13 @@ from conftest import OPERATOR, Noemad
 from inprocess import InProcess
 
 
-def post(noemad: Noemad, mind: str, body: dict) -> dict:
+def post(noemad: Noemad | InProcess, mind: str, body: dict) -> dict:
     resp = noemad.api("POST", f"/minds/{mind}/events", json=body)
     assert resp.status_code == 201, resp.text
     return resp.json()
 
 
-def turn(noemad: Noemad, mind: str, body: dict) -> tuple[dict, dict]:
+def turn(noemad: Noemad | InProcess, mind: str, body: dict) -> tuple[dict, dict]:
     """Post a stimulus and wait for the cycle that takes it; return (stimulus, cycle_completed)."""
     stimulus = post(noemad, mind, body)
     done = noemad.wait_for(mind, "cycle_completed", since=stimulus["id"])
@@ -28,47 +28,47 @@ def observation(text: str, proposition: str | None = None, stance: str = "suppor
     return body
 
 
-def test_an_observation_becomes_an_episode_and_evidence_for_a_belief(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("observe", mind, "build 412 passed", "--source", "ci", "--supports", "The build is green", "--subject", "Build")
+def test_an_observation_becomes_an_episode_and_evidence_for_a_belief(app: InProcess, mind: str) -> None:
+    out = app.ctl("observe", mind, "build 412 passed", "--source", "ci", "--supports", "The build is green", "--subject", "Build")
     assert out.returncode == 0, out.stderr
-    noemad.wait_for(mind, "cycle_completed")
-    [belief] = noemad.ctl_json("beliefs", mind)["beliefs"]
+    app.wait_for(mind, "cycle_completed")
+    [belief] = app.ctl_json("beliefs", mind)["beliefs"]
     assert (belief["proposition"], belief["subject"], belief["kind"], belief["status"]) == ("The build is green", "build", "observation", "active")
     # 0.6 from one source: metacognition's single_source check won attention and added counter-evidence.
     assert belief["confidence"] == 0.45 and (belief["support"], belief["contradict"]) == (1, 1)
-    shown = noemad.ctl_json("belief", str(belief["id"]))
+    shown = app.ctl_json("belief", str(belief["id"]))
     item, counter = shown["evidence"]
     assert (item["stance"], item["weight"], item["credibility"], item["source"]) == ("support", 1.0, 0.6, "ci")
     assert (counter["stance"], counter["weight"], counter["credibility"], counter["source"]) == ("contradict", 0.25, 1.0, "metacognition")
     written, checked = shown["events"]
-    warning = noemad.api("GET", f"/events/{counter['event_id']}").json()
+    warning = app.api("GET", f"/events/{counter['event_id']}").json()
     assert warning["kind"] == "metacognition" and warning["data"]["check"] == "single_source"
     assert warning["data"]["ref"] == f"belief:{belief['id']}"
-    assert noemad.api("GET", f"/events/{checked}").json()["causation_id"] == warning["id"]
-    human = noemad.ctl("belief", str(belief["id"]))
+    assert app.api("GET", f"/events/{checked}").json()["causation_id"] == warning["id"]
+    human = app.ctl("belief", str(belief["id"]))
     assert f"noemactl timeline {checked}" in human.stdout and "support" in human.stdout
     # Why does this belief exist? Back to the observation, through the episode it cites.
-    chain = noemad.api("GET", f"/events/{written}/chain").json()
+    chain = app.api("GET", f"/events/{written}/chain").json()
     kinds = {n["kind"] for n in chain["nodes"]}
     assert {"observation", "memory_created", "belief_created"} <= kinds
     observed = next(n for n in chain["nodes"] if n["kind"] == "observation")
     assert (observed["id"], written, "caused") in {(e["from"], e["to"], e["kind"]) for e in chain["edges"]}
-    memories = noemad.ctl_json("memories", mind, "--search", "passed")["memories"]
+    memories = app.ctl_json("memories", mind, "--search", "passed")["memories"]
     assert [m["text"] for m in memories] == ["observed from ci: build 412 passed"]
 
 
-def test_trust_sets_how_much_an_assertion_counts(noemad: Noemad, mind: str) -> None:
-    assert noemad.ctl("trust", mind, "alice", "0.9").stdout == "ada trusts alice 0.9\n"
-    out = noemad.ctl("assert", mind, "the deploy is frozen", "--subject", "deploy", "--from", "alice")
+def test_trust_sets_how_much_an_assertion_counts(app: InProcess, mind: str) -> None:
+    assert app.ctl("trust", mind, "alice", "0.9").stdout == "ada trusts alice 0.9\n"
+    out = app.ctl("assert", mind, "the deploy is frozen", "--subject", "deploy", "--from", "alice")
     assert out.returncode == 0, out.stderr
-    noemad.wait_for(mind, "cycle_completed")
-    [belief] = noemad.ctl_json("beliefs", mind, "--subject", "Deploy")["beliefs"]
+    app.wait_for(mind, "cycle_completed")
+    [belief] = app.ctl_json("beliefs", mind, "--subject", "Deploy")["beliefs"]
     # weight 0.8 x trust 0.9 = 0.72 on one item from one source: insufficient_evidence and
     # single_source both fire, each adding 0.25 against from metacognition (one source, discounted).
     assert belief["kind"] == "assertion" and belief["confidence"] == 0.4725
-    warnings = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "metacognition"}).json()["events"]
+    warnings = app.api("GET", f"/minds/{mind}/events", params={"kind": "metacognition"}).json()["events"]
     assert sorted(w["data"]["check"] for w in warnings) == ["insufficient_evidence", "single_source"]
-    assert noemad.ctl("trust", mind, "alice", "2").returncode == 2
+    assert app.ctl("trust", mind, "alice", "2").returncode == 2
 
 
 def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> None:
@@ -94,6 +94,9 @@ def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> N
 def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str) -> None:
     _, done = turn(noemad, mind, observation("green", "build is green"))
     [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    # The statuses a correction takes are noemad's to say (the CLI does not restate them).
+    bogus = noemad.ctl("correct", str(belief["id"]), "--status", "bogus", "--reason", "r")
+    assert bogus.returncode == 2 and bogus.stderr.startswith("noemactl: status must be 'active', 'pinned' or 'rejected', not 'bogus'")
     out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
     assert out.returncode == 0, out.stderr
     [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]

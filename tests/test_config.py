@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Noemad
-from noemad.config import Config, load_config, parse_config
+from noemad.config.files import load_config, parse_config
+from noemad.config.schema import Config
 from noemad.errors import ConfigError
 from noemad.paths import resolve_paths
 
@@ -112,7 +113,7 @@ def test_sighup_reloads_and_announces_it(noemad: Noemad, mind: str) -> None:
 
 
 def test_a_mind_may_set_its_own_schedule_over_the_default() -> None:
-    from noemad.config import schedule
+    from noemad.config.schema import schedule
 
     config = parse_config(
         '[schedules.consolidation]\nevery = "6h"\nmin_episodes = 4\n[minds.ada.schedules.consolidation]\nevery = "off"\n', "noemad.toml"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from noemad.config import parse_config, parse_mind_settings
+from noemad.config.files import parse_config
+from noemad.config.schema import parse_mind_settings
 from noemad.errors import ConfigError, InvalidInput
 from tests.conftest import NOEMAD
 

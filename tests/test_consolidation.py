@@ -35,11 +35,13 @@ from noemad.background.consolidation import (
 )
 from noemad.background.jobs import JobContext, finish_job, get_job, start_job
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition.beliefs import NewEvidence, add_evidence, add_evidence_many, get_belief, set_trust
+from noemad.cognition.beliefs import NewEvidence, add_evidence, add_evidence_many, get_belief
+from noemad.cognition.trust import set_trust
 from noemad.cognition.confidence import Item, confidence
 from noemad.cognition.memory import get_memory, write_memory
 from noemad.cognition.perceive import perceive
-from noemad.config import ConsolidationSchedule, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import ConsolidationSchedule
 from noemad.errors import Conflict, InvalidInput, InvalidLink
 from noemad.events import Event, EventDraft, Ref, append, get_event, list_events
 from noemad.minds import create_mind

@@ -27,10 +27,12 @@ from noemad.background.consolidation import Authors, cluster, cluster_table, epi
 from noemad.background.consolidation.tokenise import TermSets
 from noemad.background.jobs import JobContext, start_job
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition.beliefs import EvidenceColumns, add_evidence_many, set_trust
+from noemad.cognition.beliefs import EvidenceColumns, add_evidence_many
+from noemad.cognition.trust import set_trust
 from noemad.cognition.memory import write_memory
 from noemad.cognition.perceive import perceive
-from noemad.config import ConsolidationSchedule, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import ConsolidationSchedule
 from noemad.events import append
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

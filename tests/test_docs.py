@@ -167,7 +167,7 @@ def config_tables(model: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def test_every_config_table_and_key_is_in_its_man_page() -> None:
-    from noemad.config import Config
+    from noemad.config.schema import Config
 
     sections = split_sections(read("man/noemad.toml.5"), ".SH")
     tables = config_tables(Config)
@@ -192,7 +192,7 @@ def test_every_config_table_and_key_is_in_its_man_page() -> None:
 
 def test_config_keys_named_in_the_prose_exist() -> None:
     """Hand-written text (SIGNALS, RELOAD, ...) names keys like daemon.shutdown_timeout: they must still exist."""
-    from noemad.config import Config
+    from noemad.config.schema import Config
 
     valid = {name: set(model.model_fields) for name, model in config_tables(Config)}
     text = "\n".join(read(rel) for rel in ("man/noemactl.1", "man/noemad.8", "man/noemad.toml.5"))

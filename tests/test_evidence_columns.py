@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noemad.cognition.beliefs import EvidenceColumns, Evidenced, NewEvidence, add_evidence_bulk, add_evidence_many, get_belief, set_trust
+from noemad.cognition.beliefs import EvidenceColumns, Evidenced, NewEvidence, add_evidence_bulk, add_evidence_many, get_belief
+from noemad.cognition.trust import set_trust
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind

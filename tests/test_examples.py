@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from inprocess import InProcess, start_app
-from noemad.config import parse_config
+from noemad.config.files import parse_config
 from noemad.gate.judge import prompt as judge_prompt
 from noemad.models.scripted import Reply, RoleScript, ScriptedProvider
 from noemad.models.types import ROLES

@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from conftest import NOEMACTL, Noemad
+from inprocess import InProcess
 from test_cli import _forbidden_imports, follower  # noqa: F401  (follower: the fixture that starts and stops long-running noemactl)
 
 AMBIENT = '{"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}'
@@ -26,13 +27,13 @@ def ok(out: Any) -> str:
     return str(out.stdout)
 
 
-def test_rules_add_from_flags_shows_the_change_and_its_probe_table(noemad: Noemad, mind: str) -> None:
-    lines = ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always")).splitlines()
+def test_rules_add_from_flags_shows_the_change_and_its_probe_table(app: InProcess, mind: str) -> None:
+    lines = ok(app.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always")).splitlines()
     assert lines[0].startswith("ada: added rule dms at position 1 of 1  (event #")
     header = lines[1].split()
     assert header == ["STIMULUS", "BEFORE", "AFTER"]
     assert len(lines) == 2 + 6  # the six probes
-    sent = noemad.api("GET", "/minds/ada/rules").json()["rules"]
+    sent = app.api("GET", "/minds/ada/rules").json()["rules"]
     assert sent == [
         {
             "name": "dms",
@@ -45,8 +46,8 @@ def test_rules_add_from_flags_shows_the_change_and_its_probe_table(noemad: Noema
     ]
 
 
-def test_every_flag_reaches_the_rule(noemad: Noemad, mind: str) -> None:
-    change = noemad.ctl_json(
+def test_every_flag_reaches_the_rule(app: InProcess, mind: str) -> None:
+    change = app.ctl_json(
         "rules", "add", mind, "--name", "bots", "--kind", "message", "--channel", "discord:*", "--author", "*bot*",
         "--flag", "from_bot", "--text", "deploy|release", "--regex", "--rate-limit", "3/60000", "--key-by", "channel",
         "--passthrough", "--resets", "a,b", "--resets", "c",
@@ -58,104 +59,104 @@ def test_every_flag_reaches_the_rule(noemad: Noemad, mind: str) -> None:
     }
     assert rule["behaviour"] == {"rate_limit": {"tokens": 3, "refill_ms": 60000, "key_by": "channel"}}
     assert rule["passthrough"] is True and rule["resets"] == ["a", "b", "c"]
-    sampled = noemad.ctl_json("rules", "add", mind, "--name", "sample", "--sample", "10", "--position", "1")
+    sampled = app.ctl_json("rules", "add", mind, "--name", "sample", "--sample", "10", "--position", "1")
     assert sampled["rules"][0]["behaviour"] == {"passive_sample": {"every": 10, "key_by": "none"}}
 
 
-def test_rules_list_show_move_rm_with_rule_json(noemad: Noemad, mind: str, tmp_path: Any) -> None:
-    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
+def test_rules_list_show_move_rm_with_rule_json(app: InProcess, mind: str, tmp_path: Any) -> None:
+    ok(app.ctl("rules", "add", mind, "--rule", AMBIENT))
     path = tmp_path / "rule.json"
     path.write_text('{"name": "mute", "match": {"author": "spam*"}, "behaviour": "defer"}')
-    ok(noemad.ctl("rules", "add", mind, "--file", str(path)))
-    listed = ok(noemad.ctl("rules", "list", mind)).splitlines()
+    ok(app.ctl("rules", "add", mind, "--file", str(path)))
+    listed = ok(app.ctl("rules", "list", mind)).splitlines()
     assert listed[0].split() == ["#", "RULE", "BEHAVIOUR", "MATCH", "ALSO"]
     assert listed[1].split()[:4] == ["1", "ambient", "debounce", "2000"]
     assert "kinds message; channel discord:*" in listed[1]
     assert listed[2].split()[:3] == ["2", "mute", "defer"] and "author spam*" in listed[2]
     assert listed[3] == "default: always (for stimuli no rule matches)"
-    assert ok(noemad.ctl("rules", mind)) == "\n".join(listed) + "\n"  # `rules MIND` is `rules list MIND`
-    shown = ok(noemad.ctl("rules", "show", mind, "mute")).splitlines()
+    assert ok(app.ctl("rules", mind)) == "\n".join(listed) + "\n"  # `rules MIND` is `rules list MIND`
+    shown = ok(app.ctl("rules", "show", mind, "mute")).splitlines()
     assert shown[0] == "rule mute of ada" and shown[1].split() == ["position", "2", "of", "2"]
     assert shown[-1] == "matches      0, last -"  # its state in the running gate
-    moved = ok(noemad.ctl("rules", "move", mind, "mute", "--to", "1")).splitlines()
+    moved = ok(app.ctl("rules", "move", mind, "mute", "--to", "1")).splitlines()
     assert moved[0].startswith("ada: moved rule mute at position 1 of 2")
-    assert [r["name"] for r in noemad.ctl_json("rules", "list", mind)["rules"]] == ["mute", "ambient"]
-    removed = ok(noemad.ctl("rules", "rm", mind, "mute")).splitlines()
+    assert [r["name"] for r in app.ctl_json("rules", "list", mind)["rules"]] == ["mute", "ambient"]
+    removed = ok(app.ctl("rules", "rm", mind, "mute")).splitlines()
     assert removed[0].startswith("ada: removed rule mute")
-    assert [r["name"] for r in noemad.ctl_json("rules", "list", mind)["rules"]] == ["ambient"]
-    kinds = [e["data"]["action"] for e in noemad.api("GET", "/minds/ada/events", params={"kind": "gate_rules_changed"}).json()["events"]]
+    assert [r["name"] for r in app.ctl_json("rules", "list", mind)["rules"]] == ["ambient"]
+    kinds = [e["data"]["action"] for e in app.api("GET", "/minds/ada/events", params={"kind": "gate_rules_changed"}).json()["events"]]
     assert kinds == ["add", "add", "move", "remove"]
 
 
-def test_a_catch_all_defer_first_is_warned_about(noemad: Noemad, mind: str) -> None:
-    ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
-    out = ok(noemad.ctl("rules", "add", mind, "--name", "quiet", "--defer", "--position", "1"))
+def test_a_catch_all_defer_first_is_warned_about(app: InProcess, mind: str) -> None:
+    ok(app.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
+    out = ok(app.ctl("rules", "add", mind, "--name", "quiet", "--defer", "--position", "1"))
     dm = next(line for line in out.splitlines() if line.startswith("*"))
     assert "defer" in dm and "quiet" in dm
     assert any(line.startswith("warning: ") for line in out.splitlines()), out
-    assert any(line.startswith("warning: ") for line in ok(noemad.ctl("rules", "list", mind)).splitlines())
+    assert any(line.startswith("warning: ") for line in ok(app.ctl("rules", "list", mind)).splitlines())
 
 
-def test_a_refusal_is_the_validators_sentence_not_a_traceback(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("rules", "add", mind, "--name", "x", "--always", "--defer")
+def test_a_refusal_is_the_validators_sentence_not_a_traceback(app: InProcess, mind: str) -> None:
+    out = app.ctl("rules", "add", mind, "--name", "x", "--always", "--defer")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("noemactl: ") and "exactly one behaviour" in out.stderr
     assert "Traceback" not in out.stderr
-    regex = noemad.ctl("rules", "add", mind, "--name", "x", "--text", "(?=a)", "--regex", "--always")
+    regex = app.ctl("rules", "add", mind, "--name", "x", "--text", "(?=a)", "--regex", "--always")
     assert regex.returncode == 2 and "RE2" in regex.stderr
-    dup = [noemad.ctl("rules", "add", mind, "--rule", AMBIENT) for _ in range(2)][1]
+    dup = [app.ctl("rules", "add", mind, "--rule", AMBIENT) for _ in range(2)][1]
     assert dup.returncode == 5 and "ambient" in dup.stderr
-    missing = noemad.ctl("rules", "rm", mind, "nope")
+    missing = app.ctl("rules", "rm", mind, "nope")
     assert missing.returncode == 4 and "nope" in missing.stderr
     # Bad command lines send nothing (exit 2).
     for args in (["--rule", "{"], ["--rate-limit", "fast"], ["--key-by", "channel", "--always", "--name", "x"], []):
-        bad = noemad.ctl("rules", "add", mind, *args)
+        bad = app.ctl("rules", "add", mind, *args)
         assert bad.returncode == 2 and "Traceback" not in bad.stderr, (args, bad.stderr)
-    assert noemad.api("GET", "/minds/ada/rules").json()["rules"][0]["name"] == "ambient"
+    assert app.api("GET", "/minds/ada/rules").json()["rules"][0]["name"] == "ambient"
 
 
-def test_rules_edit_changes_a_rule_in_place_and_odd_names_never_reach_another_route(noemad: Noemad, mind: str) -> None:
-    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
-    ok(noemad.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
-    lines = ok(noemad.ctl("rules", "edit", mind, "ambient", "--kind", "message", "--debounce", "5000")).splitlines()
+def test_rules_edit_changes_a_rule_in_place_and_odd_names_never_reach_another_route(app: InProcess, mind: str) -> None:
+    ok(app.ctl("rules", "add", mind, "--rule", AMBIENT))
+    ok(app.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"))
+    lines = ok(app.ctl("rules", "edit", mind, "ambient", "--kind", "message", "--debounce", "5000")).splitlines()
     assert lines[0].startswith("ada: changed rule ambient at position 1 of 2  (event #")
-    rule = noemad.ctl_json("rules", "show", mind, "ambient")["rule"]
+    rule = app.ctl_json("rules", "show", mind, "ambient")["rule"]
     assert rule["behaviour"] == {"debounce": {"ms": 5000}} and rule["match"]["channel"] is None
-    assert noemad.ctl_json("rules", "edit", mind, "dms", "--rule", '{"behaviour": "defer"}', "--position", "1")["position"] == 1
-    bare = noemad.ctl("rules", "edit", mind, "dms")
+    assert app.ctl_json("rules", "edit", mind, "dms", "--rule", '{"behaviour": "defer"}', "--position", "1")["position"] == 1
+    bare = app.ctl("rules", "edit", mind, "dms")
     assert bare.returncode == 2 and "say what rule dms becomes" in bare.stderr
     # `rules rm ada ..` once sent DELETE /minds/ada; every odd name now reaches its own route or is refused.
     for args in (["show", mind, ".."], ["rm", mind, ".."], ["move", mind, ".", "--to", "1"]):
-        out = noemad.ctl("rules", *args)
+        out = app.ctl("rules", *args)
         assert out.returncode == 4 and "no wake rule named" in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)
     for args in (["add", mind, "--name", "..", "--always"], ["edit", mind, "..", "--always"]):
-        refused = noemad.ctl("rules", *args)
+        refused = app.ctl("rules", *args)
         assert refused.returncode == 2 and "'..' cannot name a rule" in refused.stderr, (args, refused.stderr)
-    assert noemad.api("GET", "/minds/ada").status_code == 200
+    assert app.api("GET", "/minds/ada").status_code == 200
 
 
-def test_rules_default_shows_and_sets(noemad: Noemad, mind: str) -> None:
-    assert ok(noemad.ctl("rules", "default", mind)) == "default: always (for stimuli no rule matches)\n"
-    out = ok(noemad.ctl("rules", "default", mind, "--debounce", "5000")).splitlines()
+def test_rules_default_shows_and_sets(app: InProcess, mind: str) -> None:
+    assert ok(app.ctl("rules", "default", mind)) == "default: always (for stimuli no rule matches)\n"
+    out = ok(app.ctl("rules", "default", mind, "--debounce", "5000")).splitlines()
     assert out[0].startswith("ada: default is now debounce 5000 ms")
-    assert noemad.ctl_json("rules", "default", mind) == {"mind": "ada", "default": {"debounce": {"ms": 5000}}}
+    assert app.ctl_json("rules", "default", mind) == {"mind": "ada", "default": {"debounce": {"ms": 5000}}}
 
 
-def test_gate_status_text_and_json(noemad: Noemad, mind: str) -> None:
-    ok(noemad.ctl("rules", "add", mind, "--rule", AMBIENT))
-    ok(noemad.ctl("say", mind, "hello", "--channel", "discord:general"))
-    data = noemad.ctl_json("gate-status", mind)
-    assert data == noemad.api("GET", "/minds/ada/gate").json()
+def test_gate_status_text_and_json(app: InProcess, mind: str) -> None:
+    ok(app.ctl("rules", "add", mind, "--rule", AMBIENT))
+    ok(app.ctl("say", mind, "hello", "--channel", "discord:general"))
+    data = app.ctl_json("gate-status", mind)
+    assert data == app.api("GET", "/minds/ada/gate").json()
     assert data["rules"][0]["pending"] == 1
-    lines = ok(noemad.ctl("gate-status", mind)).splitlines()
+    lines = ok(app.ctl("gate-status", mind)).splitlines()
     assert lines[0] == "gate of ada  (counters since 2026-01-01 00:00:00)"
     assert lines[1] == "awake"
     row = next(line for line in lines if line.split()[:2] == ["1", "ambient"])
     assert "debounce 2000 ms" in row and "2026-01-01 00:00:02" in row
     assert "upcoming wakes (1)" in lines
-    every = ok(noemad.ctl("gate-status"))
+    every = ok(app.ctl("gate-status"))
     assert every.startswith("gate of ada")
-    assert noemad.ctl_json("gate-status")["minds"][0]["mind"] == "ada"
+    assert app.ctl_json("gate-status")["minds"][0]["mind"] == "ada"
 
 
 def test_sleep_and_wake(noemad: Noemad, mind: str) -> None:

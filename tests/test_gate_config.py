@@ -14,7 +14,8 @@ import pytest
 
 from conftest import OPERATOR, Noemad
 from inprocess import InProcess, start_app
-from noemad.config import Config, parse_config, render_config
+from noemad.config.files import parse_config, render_config
+from noemad.config.schema import Config
 from noemad.errors import ConfigError
 from noemad.rules.shape import Always, Debounce, Defer, Match, Rule
 from noemad.rules.table import RulesChange, stored_rules

@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 import pytest
 
 from noemad.clock import ManualClock, iso, parse_iso
-from noemad.config import Config, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import Config
 from noemad.errors import (
     BudgetExceeded,
     ConfigError,

@@ -206,8 +206,8 @@ def test_bad_goals_are_refused_and_nothing_is_stored(app: InProcess, mind: str) 
     assert app.api("GET", "/minds/zed/goals").status_code == 404
 
 
-def test_the_cli_refuses_bad_goals_and_sends_nothing(noemad: Noemad, mind: str) -> None:
-    before = noemad.api("GET", "/status").json()["counts"]["events"]
+def test_the_cli_refuses_bad_goals_and_sends_nothing(app: InProcess, mind: str) -> None:
+    before = app.api("GET", "/status").json()["counts"]["events"]
     for args, sentence in {
         ("goal", mind): "noemactl: give a TITLE to set a new goal, or --id N to change goal N",
         ("goal", mind, "x", "--id", "1"): "noemactl: TITLE sets a new goal",
@@ -218,10 +218,10 @@ def test_the_cli_refuses_bad_goals_and_sends_nothing(noemad: Noemad, mind: str) 
         ("goal", mind, "   "): "noemactl: the goal text is empty",
         ("goals", mind, "--status", "done"): "noemactl: --status 'done' is not one of active, completed, abandoned",
     }.items():
-        out = noemad.ctl(*args)
+        out = app.ctl(*args)
         assert (out.returncode, out.stdout) == (2, ""), (args, out.stderr)
         assert out.stderr.startswith(sentence), (args, out.stderr)
-    assert noemad.api("GET", "/status").json()["counts"]["events"] == before
+    assert app.api("GET", "/status").json()["counts"]["events"] == before
 
 
 def test_goal_answers_match_the_openapi_document(app: InProcess, mind: str) -> None:

@@ -8,50 +8,34 @@ checked on `cluster` itself and on the job on a real store.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import Noemad
+from inprocess import InProcess
 from noemad.background.consolidation import LIFT_FLOOR, MIN_LIFT, Authors, Pairs, cluster
 from test_consolidation import DAY, NOW, Env
 
 USERS = ("alice", "bob", "carol", "dave", "erin")
 
 
-def settle(noemad: Noemad, mind: str, stimuli: int) -> None:
-    """Follow the mind's events until its cycles have taken `stimuli` stimuli in all."""
-    taken = 0
-    with noemad.client as c:
-        with c.stream("GET", f"/api/v1/minds/{mind}/events/stream", params={"since": 0}) as resp:
-            for line in resp.iter_lines():
-                if line.startswith("data: "):
-                    event = json.loads(line[6:])
-                    if event.get("kind") == "cycle_completed":
-                        taken += event["data"]["stimuli"]
-                        if taken >= stimuli:
-                            return
-    raise AssertionError(f"the stream of {mind} ended after {taken} of {stimuli} stimuli")
-
-
-def test_a_habit_in_every_one_of_200_messages_from_five_users_is_learned(noemad: Noemad, mind: str) -> None:
+def test_a_habit_in_every_one_of_200_messages_from_five_users_is_learned(app: InProcess, mind: str) -> None:
     for n in range(200):
         body = {"kind": "message", "author": USERS[n % 5], "text": f"we deploy service {n} with kubernetes today"}
-        assert noemad.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
-    settle(noemad, mind, 200)
-    out = noemad.ctl("consolidate", mind)
+        assert app.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
+    app.settle(mind)  # every turn taken: the 200 stimuli woke it one by one
+    out = app.ctl("consolidate", mind)
     assert out.returncode == 0, out.stderr
     assert "1 generalisation from 200 of 200 episodes; 0 left for later" in out.stdout
     job_id = int(out.stdout.split("consolidation job ")[1].split()[0])
-    [c] = noemad.ctl_json("jobs", "show", str(job_id))["outputs"]["clusters"]
+    [c] = app.ctl_json("jobs", "show", str(job_id))["outputs"]["clusters"]
     assert c["episodes"] == 200 and c["association"]["by"] == "window" and c["association"]["share"] == 1.0
     assert c["association"]["lift"] < MIN_LIFT  # what the old statistic refused it for
     assert set(c["terms"]) >= {"deploy", "kubernetes"} and set(c["speakers"]) == set(USERS)
     assert c["proposition"].startswith("alice, bob and 3 others repeatedly mentioned deploy")
-    belief = noemad.ctl_json("belief", str(c["belief"]))
+    belief = app.ctl_json("belief", str(c["belief"]))
     assert belief["kind"] == "inference" and len(belief["evidence"]) == 200
     assert {e["source"] for e in belief["evidence"]} == set(USERS)
 

@@ -9,7 +9,6 @@ in-process tier.
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -286,7 +285,6 @@ def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from noemad.runtime import actor as actor_module
-    from noemad.runtime.retry import TurnFailed
 
     real = actor_module.run_turn
     calls = 0

@@ -30,7 +30,8 @@ from noemad.background.jobs import (
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import TICK, Scheduler, due
 from noemad.clock import ManualClock, parse_iso
-from noemad.config import Config, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import Config
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, get_mind, set_mode

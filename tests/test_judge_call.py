@@ -18,17 +18,17 @@ import pytest
 from fake_messages_api import FakeMessagesAPI, usage
 
 from noemad.clock import ManualClock, iso, parse_iso
-from noemad.config import Config, MindSettings, parse_config
-from noemad.errors import Refused
+from noemad.config.files import parse_config
+from noemad.config.schema import Config, MindSettings
 from noemad.events import Event, EventDraft, append, count_events
 from noemad.gate.judge.prompt import parse_verdict, render_if_you_wait
-from noemad.gate.judge.port import JudgeOutcome, JudgeRequest, available
+from noemad.gate.judge.port import JudgeRequest, available
 from noemad.gate.judge.call import MAX_TOKENS, ReplyJudge
 from noemad.gate.status import UpcomingWake
 from noemad.minds import create_mind
 from noemad.models.anthropic import AnthropicProvider
 from noemad.models.gateway import ModelGateway
-from noemad.models.ledger import usage as ledger_usage
+from noemad.ledger import usage as ledger_usage
 from noemad.models.ratios import TokenRatio, ratio_for
 from noemad.models.scripted import ScriptedProvider
 from noemad.models.types import ModelRequest, ModelResponse, Usage

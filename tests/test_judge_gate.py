@@ -302,7 +302,7 @@ def test_a_failed_turns_retry_is_an_upcoming_wake_until_a_turn_takes_its_stimuli
 
 import pytest  # noqa: E402
 
-from noemad.config import parse_config  # noqa: E402
+from noemad.config.files import parse_config  # noqa: E402
 from noemad.errors import ConfigError, RuleRefused  # noqa: E402
 from noemad.rules.shape import BEHAVIOUR_KINDS, JudgeBehaviour  # noqa: E402
 

@@ -443,7 +443,7 @@ def test_without_a_judge_a_judge_rule_runs_as_a_debounce_and_gate_status_says_so
 
 
 def test_turning_judging_off_and_reloading_shows_the_debounce_notice_at_once(tmp_path: Path, judge: FakeJudge) -> None:
-    from noemad.config import load_config
+    from noemad.config.files import load_config
 
     app = start(tmp_path)
     try:

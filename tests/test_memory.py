@@ -21,6 +21,7 @@ from noemad.clock import iso
 from noemad.cognition import memory as mem
 from noemad.cognition.memory import (
     Memory,
+    NewMemory,
     ScoredMemory,
     fts_query,
     get_memory,
@@ -31,6 +32,7 @@ from noemad.cognition.memory import (
     retract,
     retrieve,
     search,
+    write_memories,
     write_memory,
 )
 from noemad.errors import Conflict, InvalidInput, InvalidLink, MindNotFound, NotFound
@@ -151,6 +153,26 @@ def test_write_cites_the_recorded_event_when_it_is_not_the_cause(world: World) -
     memory, event = world.write("ada", "a note", cause=cycle, event_id=stimulus)
     assert memory.event_id == stimulus
     assert get_event(world.db, event.id).refs == (Ref("event", stimulus),)
+
+
+def test_an_event_that_causes_new_memories_names_the_ids_they_got(world: World) -> None:
+    """Written first, cited after: the citing event sees the ids the rows got, and their events follow it, caused by it."""
+    world.write("ada", "an earlier memory")
+    seen: list[int] = []
+
+    def job(db: Any) -> list[tuple[Memory, Event]]:
+        def lessons_learnt(ids: list[int]) -> int:
+            seen.extend(ids)
+            return append(db, EventDraft(mind="ada", kind="reflection", actor="process:reflection", data={"lessons": ids}), NOW).id
+
+        memories = [NewMemory("procedural", "check the canary", None), NewMemory("procedural", "deploy on Tuesdays", None)]
+        return write_memories(db, mind="ada", memories=memories, now=NOW, actor="process:reflection", cycle_id=None, cause_citing=lessons_learnt)
+
+    written = world.run(job)
+    assert seen == [m.id for m, _ in written]
+    [cause] = {e.causation_id for _, e in written}
+    assert cause is not None and get_event(world.db, cause).data == {"lessons": seen}
+    assert all(e.id > cause for _, e in written)
 
 
 def test_operator_memories_take_their_kind_and_importance(world: World) -> None:

@@ -28,7 +28,7 @@ from noemad.cognition.cycle import deliberate
 from noemad.cognition.perceive import Perception
 from noemad.cognition.beliefs import FLUENT_KINDS, add_evidence, get_belief
 from noemad.cognition.confidence import Item, side
-from noemad.config import MAX_ATTENTION_CAPACITY
+from noemad.config.schema import MAX_ATTENTION_CAPACITY
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
 from noemad.store import Store

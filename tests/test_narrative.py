@@ -18,12 +18,13 @@ import pytest
 from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition import narrative
-from noemad.cognition.beliefs import add_evidence, get_belief
+from noemad.cognition.beliefs import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.narrative import MAX_ITEM, MAX_ITEMS, Narrative, build, render, unsupported
 from noemad.cognition.predictions import make_prediction
 from noemad.cognition.thoughts import Thought
-from noemad.config import MindSettings, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import MindSettings
 from noemad.events import Event, EventDraft, Ref, append, latest_events
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

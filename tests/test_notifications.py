@@ -15,7 +15,7 @@ from conftest import NOEMACTL, OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.cognition.beliefs import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.notifications import (
@@ -312,16 +312,16 @@ def test_a_confident_miss_notifies_and_a_repeat_within_the_cooldown_is_counted(a
     assert fresh["data"]["key"] == "prediction_miss:subject:cache" and fresh["data"]["notification"] != shown["id"]
 
 
-def test_notifications_through_the_cli_show_each_with_its_count(noemad: Noemad, mind: str) -> None:
-    came = predict_and_miss(noemad, mind, "the cache stays warm", 0.9)
-    wait_notification(noemad, mind, came["id"])
-    again = predict_and_miss(noemad, mind, "the cache warms by noon", 0.8)
-    repeat = wait_notification(noemad, mind, again["id"], kind="notification_suppressed")
-    [shown] = noemad.ctl_json("notifications", mind)["notifications"]
-    assert shown == notifications_of(noemad, mind)[0]  # the API's answer
-    [counted] = noemad.ctl_json("notifications", mind, "--open")["notifications"]
+def test_notifications_through_the_cli_show_each_with_its_count(app: InProcess, mind: str) -> None:
+    came = predict_and_miss(app, mind, "the cache stays warm", 0.9)
+    wait_notification(app, mind, came["id"])
+    again = predict_and_miss(app, mind, "the cache warms by noon", 0.8)
+    repeat = wait_notification(app, mind, again["id"], kind="notification_suppressed")
+    [shown] = app.ctl_json("notifications", mind)["notifications"]
+    assert shown == notifications_of(app, mind)[0]  # the API's answer
+    [counted] = app.ctl_json("notifications", mind, "--open")["notifications"]
     assert (counted["count"], counted["last_event_id"]) == (2, repeat["id"])
-    human = noemad.ctl("notifications", mind)
+    human = app.ctl("notifications", mind)
     assert human.returncode == 0, human.stderr
     assert human.stdout.splitlines()[0].split() == ["ID", "STATUS", "RULE", "COUNT", "LAST", "TITLE"]
     assert f"#{shown['id']}  open    prediction_miss      2" in human.stdout and "missed at stated 0.90: the cache stays warm" in human.stdout
@@ -383,27 +383,27 @@ def test_notifications_follow_json_prints_new_notifications(noemad: Noemad, mind
 # not depending on the cycle ------------------------------------------------------------
 
 
-def test_bad_personality_settings_and_bad_listings_are_refused(noemad: Noemad, mind: str) -> None:
-    bad = noemad.api("POST", "/minds", json={"name": "zed", "settings": {"notify_min_confidence": 2}})
+def test_bad_personality_settings_and_bad_listings_are_refused(app: InProcess, mind: str) -> None:
+    bad = app.api("POST", "/minds", json={"name": "zed", "settings": {"notify_min_confidence": 2}})
     assert bad.status_code == 422 and bad.json()["detail"] == "settings.notify_min_confidence: write a number from 0 to 1, not 2"
-    assert noemad.api("GET", "/minds/zed").status_code == 404
-    out = noemad.ctl("mind", "create", "zed", "--settings", '{"notify_cooldown": "soon"}')
+    assert app.api("GET", "/minds/zed").status_code == 404
+    out = app.ctl("mind", "create", "zed", "--settings", '{"notify_cooldown": "soon"}')
     assert out.returncode == 2 and "settings.notify_cooldown: write a number of seconds" in out.stderr
-    good = noemad.api("POST", "/minds", json={"name": "eve", "settings": {"notify_proactively": True, "notify_cooldown": "15m"}})
+    good = app.api("POST", "/minds", json={"name": "eve", "settings": {"notify_proactively": True, "notify_cooldown": "15m"}})
     assert good.status_code == 201
-    assert noemad.api("GET", "/minds/zed/notifications").status_code == 404
-    assert noemad.api("GET", f"/minds/{mind}/notifications", params={"status": "closed"}).status_code == 422
-    assert noemad.api("POST", "/notifications/0/ack").status_code == 422
-    assert noemad.api("POST", "/notifications/5/ack").status_code == 404
-    assert noemad.ctl_json("notifications", mind) == {"notifications": []}
-    assert noemad.ctl("notifications", mind).stdout == "ada has no notifications\n"
+    assert app.api("GET", "/minds/zed/notifications").status_code == 404
+    assert app.api("GET", f"/minds/{mind}/notifications", params={"status": "closed"}).status_code == 422
+    assert app.api("POST", "/notifications/0/ack").status_code == 422
+    assert app.api("POST", "/notifications/5/ack").status_code == 404
+    assert app.ctl_json("notifications", mind) == {"notifications": []}
+    assert app.ctl("notifications", mind).stdout == "ada has no notifications\n"
     for args, sentence in {
         ("notifications", mind, "--status", "closed"): "noemactl: --status 'closed' is not one of open, acked",
         ("notifications", mind, "--open", "--status", "acked"): "noemactl: --open and --status acked contradict each other",
         ("notifications", mind, "--follow", "--open"): "noemactl: --follow prints every new notification as it happens",
         ("ack", "0"): "",
     }.items():
-        out = noemad.ctl(*args)
+        out = app.ctl(*args)
         assert (out.returncode, out.stdout) == (2, ""), (args, out.stderr)
         assert out.stderr.startswith(sentence), (args, out.stderr)
 

@@ -1,4 +1,4 @@
-"""Event payloads are a typed contract, and each table has its owner.
+"""Event payloads are a typed contract.
 
 Every event kind read outside the module that writes it has one payload
 class there: `to_data()` is what the event stores, `of(event)` reads a
@@ -10,14 +10,14 @@ existing databases read the same.
 
 The last tests parse every module of `noemad` and check that none reads an
 event's data by hand (`X.data[...]`, `X.data.get(...)`) or with SQL
-`json_extract`, nor runs SQL on `beliefs`, `evidence` or `trust`, outside
-the module that owns it; the few known exceptions are listed with why.
+`json_extract`, outside the module that owns it; the few known exceptions
+are listed with why. Which module runs SQL on which table is checked in
+tests/test_owners.py.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -258,12 +258,6 @@ DATA_READS: dict[tuple[str, str], str] = {
 # Modules other than the writers above that query event data with json_extract, and why.
 JSON_EXTRACT: dict[str, str] = {}
 
-BELIEF_TABLES = re.compile(r"\b(FROM|JOIN|UPDATE|INTO)\s+(beliefs|evidence|trust)\b", re.IGNORECASE)
-BELIEF_OWNERS = {"noemad/cognition/beliefs.py", "noemad/store/schema.py"}
-# Modules that still run SQL on the beliefs tables, and why.
-BELIEF_SQL: dict[str, str] = {}
-
-
 def _modules() -> list[tuple[str, ast.Module]]:
     return [(str(p.relative_to(ROOT)), ast.parse(p.read_text(), str(p))) for p in sorted((ROOT / "noemad").rglob("*.py"))]
 
@@ -321,13 +315,3 @@ def test_only_a_kinds_writer_queries_its_data_with_json_extract() -> None:
     found = {path for path, tree in _modules() if path not in WRITERS and any("json_extract" in s for s in _strings(tree))}
     assert found <= set(JSON_EXTRACT), f"ask the writer of the kind for the query (as stimuli.stored_outcome does): {found - set(JSON_EXTRACT)}"
     assert not set(JSON_EXTRACT) - found, f"no longer used; drop from JSON_EXTRACT: {set(JSON_EXTRACT) - found}"
-
-
-def test_only_beliefs_runs_sql_on_its_tables() -> None:
-    found = {
-        path
-        for path, tree in _modules()
-        if path not in BELIEF_OWNERS and any(BELIEF_TABLES.search(s) for s in _strings(tree))
-    }
-    assert found <= set(BELIEF_SQL), f"read and change beliefs, evidence and trust through cognition/beliefs.py: {found - set(BELIEF_SQL)}"
-    assert not set(BELIEF_SQL) - found, f"no longer used; drop from BELIEF_SQL: {set(BELIEF_SQL) - found}"

@@ -20,7 +20,7 @@ import pytest
 
 from fake_messages_api import FakeMessagesAPI, PromptCache, count_tokens
 from noemad.clock import ManualClock
-from noemad.config import parse_config
+from noemad.config.files import parse_config
 from noemad.errors import ContextLength, InvalidRequest
 from noemad.events import append
 from noemad.minds import create_mind
@@ -191,7 +191,7 @@ def test_a_prompt_too_long_for_the_model_shrinks_the_ratio_by_the_count_it_state
 
 
 def test_a_respond_call_reads_the_previous_turns_conversation_from_the_cache(tmp_path: Path) -> None:
-    from noemad.config import MindSettings
+    from noemad.config.schema import MindSettings
     from noemad.events import EventDraft
     from noemad.turn.context import respond_context
 

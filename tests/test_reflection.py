@@ -26,7 +26,8 @@ from noemad.cognition import intake
 from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.cognition.memory import get_memory
 from noemad.cognition.predictions import make_prediction, resolve_prediction
-from noemad.config import ReflectionSchedule, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import ReflectionSchedule
 from noemad.events import Event, EventDraft, append, get_event
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

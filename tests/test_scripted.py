@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from noemad.clock import ManualClock
-from noemad.config import ScriptedSettings, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import ScriptedSettings
 from noemad.errors import (
     AuthFailed,
     ConfigError,

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from noemad.clock import ManualClock, parse_iso
-from noemad.config import MindSettings, parse_config
+from noemad.config.files import parse_config
+from noemad.config.schema import MindSettings
 from noemad.events import Event, EventDraft, append, list_events
 from noemad.minds import create_mind
 from noemad.models import Block

@@ -27,7 +27,7 @@ from noemad.cognition.wording import (
     reword,
     unquote,
 )
-from noemad.config import parse_config
+from noemad.config.files import parse_config
 from noemad.minds import create_mind
 from noemad.models import Block, Prompt, Turn
 from noemad.models.gateway import ModelGateway

@@ -14,7 +14,7 @@ import pytest
 from conftest import Noemad
 from noemad.background.jobs import finish_job, pause_schedule, set_progress, start_job
 from noemad.background.scheduler import due
-from noemad.config import Config
+from noemad.config.schema import Config
 from noemad.events import EventDraft, append, list_events
 from noemad.minds import create_mind, delete_mind, get_mind, set_mode
 from noemad.store import Store

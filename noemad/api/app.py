@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
-from noemad.api.fastpath import FastIngest, to_stimulus
+from noemad.api.fastpath import FastIngest, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
 from noemad.api.backup import add_backup_routes
 from noemad.api.gate import add_gate_routes
@@ -24,8 +24,6 @@ from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
-    Id,
-    Since,
     MindCreate,
     MindDelete,
     MindDeleted,
@@ -34,7 +32,6 @@ from noemad.api.schemas import (
     MindPatch,
     Problem,
     StatusOut,
-    StimulusIn,
     TrustIn,
     TrustOut,
     UsageOut,
@@ -52,7 +49,6 @@ from noemad.api.schemas import (
     RejectIn,
     RejectOut,
     RetractIn,
-    StimulusTurn,
     NewsList,
     RetractOut,
     TrustList,
@@ -60,7 +56,8 @@ from noemad.api.schemas import (
     ScheduleList,
     ScheduleOut,
 )
-from noemad.api.schemas import NarrativeOut, Source
+from noemad.api.schemas import NarrativeOut
+from noemad.fields import Id, Since, Source
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.errors import InvalidInput
 from noemad.background.jobs import Job
@@ -73,9 +70,10 @@ from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
-from noemad.runtime.ingested import Ingested
+from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
+from noemad.stimuli import StimulusIn
 
 MindName = Annotated[str, Path(description="The mind's name.")]
 _PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
@@ -167,7 +165,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
         JSON bodies are served by `FastIngest` before they reach this route.
         """
-        return await sup.ingest(mind, to_stimulus(body, sup.clock.now()), operator=op)
+        return await ingest_body(sup, mind, body, op)
 
     @api.get(V1 + "/minds/{mind}/events", response_model=EventList, summary="A mind's events")
     def events(
@@ -230,7 +228,7 @@ def create_app(sup: Supervisor) -> FastAPI:
         return sup.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
-    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> dict[str, Any]:
+    async def stimulus_turn(event_id: Annotated[Id, Path()]) -> StimulusTurn:
         """Waiting (with the gate's verdict and rule when it did not wake the mind) or taken; the turn that took it starts with a `cycle_started` citing it."""
         return await sup.stimulus_turn(event_id)
 

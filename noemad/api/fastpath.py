@@ -5,8 +5,8 @@ every stimulus of every mind arrives through it. FastAPI's per-request
 machinery (the request object, route matching, dependency solving) costs
 about as much CPU as storing the event, so this ASGI layer serves JSON
 bodies for that path directly: the same pydantic model validates the raw
-bytes, the same supervisor call stores the stimulus, the same problem+json
-answers errors. Requests it does not take (another content type) go on to
+bytes, the same `ingest` stores the stimulus, the same `problem_of` answers
+errors. Requests it does not take (another content type) go on to
 the FastAPI route of the same path, which also defines the endpoint in the
 OpenAPI document.
 """
@@ -20,53 +20,21 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from noemad.api.problems import describe_request_errors, error_problem, problem
-from noemad.api.schemas import AssertionIn, ClaimIn, CorrectionIn, GoalIn, MessageIn, ObservationIn, PredictionIn, StimulusIn
-from noemad.cognition.predictions import parse_due
+from noemad.api.problems import problem_of
 from noemad.errors import NoemaError
-from noemad.operator import of_scope
+from noemad.operator import Operator, of_scope
+from noemad.runtime.ingested import Ingested
 from noemad.runtime.supervisor import Supervisor
-from noemad.wire import dump_json
-from noemad.stimuli import (
-    Assertion,
-    Claim,
-    Correction,
-    GoalStimulus,
-    Message,
-    Observation,
-    OutcomeStimulus,
-    PredictionStimulus,
-    Stimulus,
-)
+from noemad.stimuli import StimulusIn
+from noemad.wire import dump_json, from_body
 
 INGEST_PATH = re.compile(r"/api/v1/minds/([^/]+)/events")
 _STIMULUS: TypeAdapter[StimulusIn] = TypeAdapter(StimulusIn)
 
 
-def _claim(body: ClaimIn | None) -> Claim | None:
-    return None if body is None else Claim(body.proposition, body.subject, body.stance)
-
-
-def to_stimulus(body: StimulusIn, now: float) -> Stimulus:
-    """The engine's stimulus for a validated request body; `now` (the daemon's clock) places a prediction's due span."""
-    if isinstance(body, MessageIn):
-        return Message(
-            author=body.author, text=body.text, channel=body.channel, mentions=tuple(body.mentions),
-            dm=body.dm, reply_to=body.reply_to, bot=body.bot, tags=tuple(dict.fromkeys(body.tags)),
-        )
-    if isinstance(body, ObservationIn):
-        return Observation(source=body.source, text=body.text, data=body.data, claim=_claim(body.claim), tags=tuple(dict.fromkeys(body.tags)))
-    if isinstance(body, AssertionIn):
-        claim = _claim(body.claim)
-        assert claim is not None
-        return Assertion(source=body.source, claim=claim, channel=body.channel)
-    if isinstance(body, CorrectionIn):
-        return Correction(belief=body.belief, reason=body.reason, status=body.status, confidence=body.confidence)
-    if isinstance(body, GoalIn):
-        return GoalStimulus(title=body.title, goal=body.goal, progress=body.progress, status=body.status, note=body.note)
-    if isinstance(body, PredictionIn):
-        return PredictionStimulus(body.proposition, body.subject, body.confidence, parse_due(body.due, now))
-    return OutcomeStimulus(prediction=body.prediction, result=body.result, observed=body.observed)
+async def ingest(sup: Supervisor, mind: str, body: StimulusIn, operator: Operator | None) -> Ingested:
+    """Store the stimulus a validated body asks for (both ingest paths serve it so); `now` for a prediction's due span is the daemon's clock."""
+    return await sup.ingest(mind, from_body(body, sup.clock.now()), operator=operator)
 
 
 def _takes(scope: Scope) -> str | None:
@@ -108,16 +76,8 @@ class FastIngest:
         response: Response
         try:
             raw = await _read_body(receive)  # the body limit is enforced by the layer above
-            try:
-                body = _STIMULUS.validate_json(raw)
-            except ValidationError as exc:
-                status, detail = describe_request_errors(list(exc.errors()))
-                response = problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
-            else:
-                event = await self.sup.ingest(mind, to_stimulus(body, self.sup.clock.now()), operator=of_scope(scope))
-                response = Response(dump_json(event), status_code=201, media_type="application/json")
-        except NoemaError as exc:
-            response = error_problem(exc)
-        except StarletteHTTPException as exc:
-            response = problem(exc.status_code, "Body too large" if exc.status_code == 413 else "Bad request", str(exc.detail))
+            event = await ingest(self.sup, mind, _STIMULUS.validate_json(raw), of_scope(scope))
+            response = Response(dump_json(event), status_code=201, media_type="application/json")
+        except (NoemaError, ValidationError, StarletteHTTPException) as exc:
+            response = problem_of(exc)  # what the route's exception handlers answer
         await response(scope, receive, send)

@@ -19,7 +19,8 @@ from fastapi.routing import APIRouter
 from pydantic import ConfigDict, Field
 
 from noemad.api.operator import Op
-from noemad.api.schemas import MAX_ID, JsonValue, BodyIn
+from noemad.api.schemas import BodyIn
+from noemad.fields import MAX_ID, JsonValue
 from noemad.clock import parse_iso, span_seconds
 from noemad.errors import InvalidInput
 from noemad.gate.status import GateStatus

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -151,17 +152,30 @@ def describe_request_errors(errors: Sequence[Mapping[str, Any]]) -> tuple[int, s
     return 422, "; ".join(dict.fromkeys(describe_error(err) for err in errors))
 
 
+RequestError = NoemaError | ValidationError | RequestValidationError | StarletteHTTPException
+"""What a request can fail with before or while it is served: each has one problem+json (`problem_of`)."""
+
+
+def problem_of(exc: RequestError) -> JSONResponse:
+    """The one answer to a request's error, for every route and for the fast ingest path (noemad.api.fastpath)."""
+    if isinstance(exc, NoemaError):
+        return error_problem(exc)
+    if isinstance(exc, (ValidationError, RequestValidationError)):
+        status, detail = describe_request_errors(list(exc.errors()))
+        return problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
+    return problem(exc.status_code, _title(exc.status_code), str(exc.detail))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every error as problem+json."""
 
     @app.exception_handler(NoemaError)
     async def _noema(_: Request, exc: NoemaError) -> JSONResponse:
-        return error_problem(exc)
+        return problem_of(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        status, detail = describe_request_errors(list(exc.errors()))
-        return problem(status, "Malformed body" if status == 400 else "Invalid input", detail)
+        return problem_of(exc)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -170,7 +184,7 @@ def install_error_handlers(app: FastAPI) -> None:
         elif exc.status_code == 405:
             detail = f"{request.method} is not allowed on {request.url.path}; see /api/v1/openapi.json"
         else:
-            detail = str(exc.detail)
+            return problem_of(exc)
         return problem(exc.status_code, _title(exc.status_code), detail)
 
     @app.exception_handler(Exception)
@@ -179,9 +193,14 @@ def install_error_handlers(app: FastAPI) -> None:
         return problem(500, "Internal error", "noemad hit an internal error; the daemon log has the details")
 
 
+_TITLES = {400: "Bad request", 413: "Body too large"}  # as `BodyLimit` titles its own refusals
+
+
 def _title(status: int) -> str:
     from http import HTTPStatus
 
+    if status in _TITLES:
+        return _TITLES[status]
     try:
         return HTTPStatus(status).phrase
     except ValueError:

@@ -9,102 +9,34 @@ here are only the envelopes around them and what the API alone adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-import math
 from typing import Annotated, Any, Literal
 
-from annotated_types import Ge, Le
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
 from noemad.background.scheduler import MindNews
-from noemad.cognition.beliefs import Belief, TrustLevel
+from noemad.cognition.beliefs import Belief
+from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
-from noemad.names import name_problem
+from noemad.fields import BODY, Id, JsonObject, Text
 from noemad.wire import wire
 
-MAX_TEXT = 100_000  # characters of one stimulus' text
-
-
-
-def _named(what: str) -> AfterValidator:
-    """The one name check (noemad.names) for a field holding a `what`; its sentence becomes the 422's."""
-
-    def check(value: str) -> str:
-        problem = name_problem(value, what)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
-
-    return AfterValidator(check)
-
-
-# Authors, sources, channels, mentions and tags are names: one rule (noemad.names), surrounding blanks dropped.
-Author = Annotated[str, StringConstraints(strip_whitespace=True), _named("author")]
-Source = Annotated[str, StringConstraints(strip_whitespace=True), _named("source")]
-Channel = Annotated[str, StringConstraints(strip_whitespace=True), _named("channel")]
-Mention = Annotated[str, StringConstraints(strip_whitespace=True), _named("mention")]
-Tag = Annotated[str, StringConstraints(strip_whitespace=True), _named("tag")]
-Subject = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
-"""What a proposition is about: free words (normalised to a key), not a name."""
-Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
-
-MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id names nothing, and must not reach a query (it overflows)
-Id = Annotated[int, Ge(1), Le(MAX_ID)]
-"""A stored row's id, wherever one arrives (path, query, body): beyond SQLite's range it is refused at the edge (422)."""
-Since = Annotated[int, Ge(0), Le(MAX_ID)]
-"""An event id to read after (0: from the start), bounded as `Id` is."""
-
-
-def _unicode(text: str, where: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (\ud800) parses from JSON but cannot be written back out: stored, every read of it would fail.
-        raise ValueError(f"{where or 'the value'} holds a lone surrogate ({text!r:.40}); send valid Unicode text") from None
-
-
-def _finite(value: Any, where: str = "") -> None:
-    if isinstance(value, float) and not math.isfinite(value):
-        # JSON has no NaN or Infinity (1e999 reads as Infinity): stored, it would make every read of it fail.
-        raise ValueError(f"{where or 'the value'} is {value!r}, not a finite number; send finite numbers only")
-    if isinstance(value, str):
-        _unicode(value, where)
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            _unicode(str(key), where)
-            _finite(inner, f"{where}.{key}" if where else str(key))
-    elif isinstance(value, list):
-        for i, inner in enumerate(value):
-            _finite(inner, f"{where}[{i}]")
-
-
-def _finite_json(value: Any) -> Any:
-    _finite(value)
-    return value
-
-
-JsonObject = Annotated[dict[str, Any], AfterValidator(_finite_json)]
-"""Free JSON a body carries (observation data, settings, rules): any shape, but finite numbers and valid Unicode only."""
-JsonValue = Annotated[Any, AfterValidator(_finite_json)]
-
-
 # The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
-# noemad.config.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
+# noemad.config.schema.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
 _SETTING_KEYS = ", ".join(k for k in MindSettings.model_fields if k != "gate") + " (see noemad.toml(5), MIND SETTINGS)"  # gate: only the file seeds it
 
 
 class BodyIn(BaseModel):
     """A request body: unknown fields, loose types and non-finite numbers are refused."""
 
-    # Strict: a bool is not a number nor a number a bool ({"value": false} is not trust 0); finite floats only.
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    model_config = BODY
 
 
 class MindCreate(BodyIn):
@@ -127,107 +59,6 @@ class MindDelete(BodyIn):
     """Delete a mind: repeat its name to confirm."""
 
     confirm: str = Field(description="The mind's name, repeated.")
-
-
-class MessageIn(BodyIn):
-    """Someone says something to the mind."""
-
-    kind: Literal["message"]
-    author: Author = Field(examples=["alice"], description="Who said it: a name (letters, digits, _ . : # @ / -).")
-    channel: Channel = Field("cli", description="Where it was said, e.g. discord:guild:chan.")
-    text: Text
-    mentions: list[Mention] = Field(default_factory=list, max_length=100)
-    dm: bool = Field(False, description="Said in a direct channel (the `dm` flag of wake rules).")
-    reply_to: Id | None = Field(
-        None, description="The event it answers; one of the mind's replies sets the `reply` flag of wake rules."
-    )
-    bot: bool = Field(False, description="The author is a bot (the `from_bot` flag of wake rules).")
-    tags: list[Tag] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
-
-
-Proposition = Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)]
-
-
-class ClaimIn(BodyIn):
-    """A proposition about a subject, supported or contradicted."""
-
-    proposition: Proposition = Field(examples=["the build is green"])
-    subject: Subject = Field(examples=["build"], description="What the proposition is about; normalised to a key.")
-    stance: Literal["supports", "contradicts"] = "supports"
-
-
-class ObservationIn(BodyIn):
-    """A sensed fact from a named source; `claim` states what it supports or contradicts."""
-
-    kind: Literal["observation"]
-    source: Source = Field(examples=["thermometer"])
-    text: Text
-    data: JsonObject = Field(default_factory=dict)
-    claim: ClaimIn | None = None
-    tags: list[Tag] = Field(default_factory=list, max_length=50, description="Names wake rules match with tags_any, tags_all, tags_none.")
-
-
-class AssertionIn(BodyIn):
-    """Someone states a proposition; credibility comes from how far the mind trusts them."""
-
-    kind: Literal["assertion"]
-    source: Source = Field(examples=["alice"])
-    channel: Channel = "cli"
-    claim: ClaimIn
-
-
-class CorrectionIn(BodyIn):
-    """An operator corrects a belief: a status, a confidence (which pins it), or both, and why."""
-
-    kind: Literal["correction"]
-    belief: Id
-    reason: Text
-    status: Literal["active", "pinned", "rejected"] | None = None
-    confidence: float | None = Field(None, ge=0, le=1)
-
-
-class GoalIn(BodyIn):
-    """An operator sets a goal (`title`), or changes one (`goal` with `progress` and/or `status`).
-
-    Progress 1 or status `completed` completes a goal; `abandoned` drops it; a closed goal takes no more changes.
-    """
-
-    kind: Literal["goal"]
-    title: Proposition | None = Field(None, examples=["ship the parser rewrite"], description="A new goal's title.")
-    goal: Id | None = Field(None, description="The id of the goal to change.")
-    progress: float | None = Field(None, ge=0, le=1, description="How far along, from 0 to 1.")
-    status: Literal["completed", "abandoned"] | None = Field(None, description="Close the goal given by `goal`.")
-    note: Text | None = Field(None, description="Why; kept with the change.")
-
-
-class PredictionIn(BodyIn):
-    """A prediction: a proposition expected true by a due time, at a stated confidence.
-
-    It rests on the proposition's belief (evidence of kind hypothesis at the stated confidence).
-    """
-
-    kind: Literal["prediction"]
-    proposition: Proposition = Field(examples=["the deploy finishes without a rollback"])
-    subject: Subject = Field(examples=["deploy"], description="What the proposition is about; normalised to a key.")
-    confidence: float = Field(ge=0, le=1, description="The stated confidence, from 0 to 1.")
-    due: Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)] = Field(
-        examples=["2h", "2026-02-01T12:00:00Z"],
-        description="When it is due: an ISO time, or a span ahead of the daemon's clock (30m, 2h, 3d); in the future.",
-    )
-
-
-class OutcomeIn(BodyIn):
-    """What came of a prediction: a hit or a miss (final), with the observed value as text if given."""
-
-    kind: Literal["outcome"]
-    prediction: Id = Field(description="The id of the open prediction it resolves.")
-    result: Literal["hit", "miss"]
-    observed: Text | None = Field(None, description="What was observed, e.g. a measured value.")
-
-
-StimulusIn = Annotated[
-    MessageIn | ObservationIn | AssertionIn | CorrectionIn | GoalIn | PredictionIn | OutcomeIn, Field(discriminator="kind")
-]
 
 
 class TrustIn(BodyIn):
@@ -302,20 +133,6 @@ class TrustOut(BaseModel):
     mind: str
     source: str
     value: float
-
-
-class StimulusTurn(BaseModel):
-    """Where a stimulus is on its way to a turn, for a caller waiting for the reply."""
-
-    event: int
-    mind: str
-    waiting: bool = Field(description="No turn has taken it yet.")
-    verdict: Literal["batch", "defer", "deny", "asleep"] | None = Field(
-        description="While waiting: what the gate said, when it did not wake the mind at once (null: it did, or it is taken)."
-    )
-    rule: str | None = Field(description="The rule that decided (null: the mind's default, or its sleep).")
-    paused: bool = Field(description="The mind is paused: no turn runs until it is resumed.")
-    respond_model: bool = Field(description="The mind has a respond model: its turns draft replies to messages.")
 
 
 class TrustList(BaseModel):

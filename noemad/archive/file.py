@@ -25,6 +25,7 @@ from sqlite_utils import Database
 
 from noemad.archive.cuts import Archive, cuts_of
 from noemad.cognition.memory import episodes_recording
+from noemad.ledger import cited_rows
 
 _S = "WITH s(id) AS (SELECT value FROM json_each(?))"
 _TABLES = ("events", "event_parents", "event_refs", "model_calls")
@@ -84,9 +85,15 @@ def open_file(path: Path, store: Database, archive: Archive) -> sqlite3.Connecti
 
 
 def _copy(store: Database, conn: sqlite3.Connection, table: str, where: str, params: Sequence[object]) -> int:
+    """Copy the rows of one of the event log's tables (open to readers: noemad.events writes them) that `where` picks."""
     names = [name for name, _ in _columns(store, table)]
     quoted = ", ".join(f'"{n}"' for n in names)
     rows = store.execute(f"{_S} SELECT {quoted} FROM {table} WHERE {where}", list(params)).fetchall()
+    return _put(conn, table, names, rows)
+
+
+def _put(conn: sqlite3.Connection, table: str, names: Sequence[str], rows: Sequence[Sequence[object]]) -> int:
+    quoted = ", ".join(f'"{n}"' for n in names)
     conn.executemany(f"INSERT OR REPLACE INTO {table} ({quoted}) VALUES ({', '.join('?' * len(names))})", rows)
     return len(rows)
 
@@ -99,7 +106,7 @@ def write_chunk(store: Database, conn: sqlite3.Connection, archive: Archive, ids
         _copy(store, conn, "events", "id IN s", step)
         _copy(store, conn, "event_parents", "event_id IN s", step)
         _copy(store, conn, "event_refs", "event_id IN s", step)
-        _copy(store, conn, "model_calls", "id IN (SELECT ref_id FROM event_refs WHERE ref_type = 'model_call' AND event_id IN s)", step)
+        _put(conn, "model_calls", *cited_rows(store, ids))  # the ledger's rows, read through it
         earlier = [c for c in cuts_of(store, ids) if c.path != archive.path]  # cuts into this file end inside it
         conn.executemany(
             "INSERT OR REPLACE INTO event_cuts VALUES (?, ?, ?, ?, ?, ?)", [(c.event, c.archived, c.link, c.side, c.archive, c.path) for c in earlier]

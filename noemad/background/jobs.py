@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -239,6 +239,33 @@ def fail_interrupted(db: Database, now: float) -> list[int]:
 # --- schedules' global pause ---------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LastRun:
+    """A mind's last job of a kind, as its schedule weighs it."""
+
+    started_at: str | None  # when that job started; None if none ever ran
+    running: bool  # a job of the kind runs for the mind now
+    news: bool  # an event since that job started (or ever), written by none of the jobs, not a schedule's pause or resume
+
+
+_LAST_RUNS = """
+WITH m(name) AS (SELECT value FROM json_each(:minds))
+SELECT m.name, last.started_at,
+       EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = :kind AND j.status = 'running'),
+       EXISTS (SELECT 1 FROM events e WHERE e.mind = m.name AND e.id > coalesce(last.after_event, 0)
+                  AND e.actor NOT IN (SELECT value FROM json_each(:job_actors))
+                  AND e.kind NOT IN ('schedule_paused', 'schedule_resumed'))
+  FROM m
+  LEFT JOIN jobs last ON last.id = (SELECT max(id) FROM jobs j WHERE j.mind = m.name AND j.kind = :kind)
+"""
+
+
+def last_runs(db: Database, kind: str, minds: Sequence[str]) -> dict[str, LastRun]:
+    """Each of `minds`' last job of `kind`, whether one runs, and whether the mind has had news since."""
+    params = {"kind": kind, "minds": json.dumps(list(minds)), "job_actors": json.dumps(JOB_ACTORS)}
+    return {mind: LastRun(started, bool(running), bool(news)) for mind, started, running, news in db.execute(_LAST_RUNS, params)}
+
+
 def paused_schedules(db: Database) -> dict[str, dict[str, str]]:
     """The job kinds whose scheduled runs are paused, with when and by whom."""
     return {kind: {"paused_at": at, "actor": actor} for kind, at, actor in db.execute("SELECT kind, paused_at, actor FROM schedule_pauses")}
@@ -292,7 +319,7 @@ class JobContext:
     store: Store
     clock: Clock
     gateway: ModelGateway
-    settings: Any  # the kind's schedule settings for this mind (noemad.config.schedule)
+    settings: Any  # the kind's schedule settings for this mind (noemad.config.schema.schedule)
     model_calls: list[int] = field(default_factory=list)
     _last: tuple[float, str] = (-1.0, "")
     _lock: threading.Lock = field(default_factory=threading.Lock)

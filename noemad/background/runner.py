@@ -17,10 +17,10 @@ from typing import Any
 
 from noemad.background.jobs import Job, JobContext, check_kind, fail_interrupted, finish_job, get_job, start_job
 from noemad.clock import Clock
-from noemad.config import Config, schedule
+from noemad.config.schema import Config, schedule
 from noemad.errors import NoemaError
 from noemad.models.gateway import ModelGateway
-from noemad.models.ledger import ON_BEHALF_OF
+from noemad.ledger import ON_BEHALF_OF
 from noemad.store import Store
 
 log = logging.getLogger("noemad.jobs")

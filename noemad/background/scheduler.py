@@ -23,17 +23,19 @@ not counted against it and never wait for it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from noemad.background.jobs import JOB_ACTORS, KINDS, JobRunning, MindPaused, paused_schedules
+from sqlite_utils import Database
+
+from noemad.background.jobs import KINDS, JobRunning, LastRun, MindPaused, last_runs, paused_schedules
 from noemad.background.runner import JobRunner
 from noemad.clock import Clock, parse_iso, span_seconds
-from noemad.config import Config, schedule
+from noemad.config.schema import Config, schedule
 from noemad.errors import NoemaError
+from noemad.minds import Mind, list_minds
 from noemad.store import Store
 from noemad.wire import wire
 
@@ -42,16 +44,12 @@ TICK = 60.0  # seconds of the daemon's clock between looks
 MAX_RUNNING = 2  # jobs under way at once before the scheduler starts another (one per core here)
 SCHEDULE_ACTOR = "schedule"
 
-_LAST_STARTS = """
-SELECT m.name, m.created_at, m.mode, last.started_at,
-       EXISTS (SELECT 1 FROM jobs j WHERE j.mind = m.name AND j.kind = :kind AND j.status = 'running'),
-       EXISTS (SELECT 1 FROM events e WHERE e.mind = m.name AND e.id > coalesce(last.after_event, 0)
-                  AND e.actor NOT IN (SELECT value FROM json_each(:job_actors))
-                  AND e.kind NOT IN ('schedule_paused', 'schedule_resumed'))
-  FROM minds m
-  LEFT JOIN jobs last ON last.id = (SELECT max(id) FROM jobs j WHERE j.mind = m.name AND j.kind = :kind)
- ORDER BY m.name
-"""
+
+def _last_runs(db: Database, kind: str) -> list[tuple[Mind, LastRun]]:
+    """Every mind, by name, with its last run of `kind`."""
+    minds = list_minds(db)
+    runs = last_runs(db, kind, [m.name for m in minds])
+    return [(m, runs[m.name]) for m in minds]
 
 
 def due(store: Store, config: Config, now: float) -> list[tuple[str, str]]:
@@ -62,14 +60,13 @@ def due(store: Store, config: Config, now: float) -> list[tuple[str, str]]:
     for kind in KINDS:
         if kind in paused:
             continue
-        rows = db.execute(_LAST_STARTS, {"kind": kind, "job_actors": json.dumps(JOB_ACTORS)}).fetchall()
-        for mind, created_at, mode, last_start, running, news in rows:
-            every = schedule(config, mind, kind).every  # type: ignore[arg-type]
+        for mind, last in _last_runs(db, kind):
+            every = schedule(config, mind.name, kind).every  # type: ignore[arg-type]
             seconds = None if every == "off" else span_seconds(every)
-            if seconds is None or running or not news or mode == "paused":
+            if seconds is None or last.running or not last.news or mind.mode == "paused":
                 continue
-            if now >= parse_iso(last_start or created_at) + seconds:
-                out.append((mind, kind))
+            if now >= parse_iso(last.started_at or mind.created_at) + seconds:
+                out.append((mind.name, kind))
     return out
 
 
@@ -88,8 +85,7 @@ class MindNews:
 def news(store: Store, kind: str) -> list[MindNews]:
     """Each mind's news for `kind`, by name: an operator running it for every mind skips the ones without."""
     db = store.reader()
-    rows = db.execute(_LAST_STARTS, {"kind": kind, "job_actors": json.dumps(JOB_ACTORS)}).fetchall()
-    return [MindNews(mind, bool(new), last, bool(running), mode == "paused") for mind, _, mode, last, running, new in rows]
+    return [MindNews(m.name, last.news, last.started_at, last.running, m.mode == "paused") for m, last in _last_runs(db, kind)]
 
 
 class Scheduler:

@@ -11,7 +11,8 @@ its confidence is not moved by it until an operator sets it `active` again.
 Every change is a `belief_created` or `belief_updated` event, caused by what
 brought the change and citing what it rests on, written in the same
 transaction as the change; its data is a `BeliefChange`. This module owns the
-`beliefs`, `evidence` and `trust` tables: other modules read them through
+`beliefs` and `evidence` tables (a source's trust, which sets an item's
+credibility, is `noemad.cognition.trust`'s): other modules read them through
 the functions here and change them only by calling them.
 """
 
@@ -31,6 +32,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.cognition.confidence import Item, assessed
+from noemad.cognition.trust import trust
 from noemad.errors import InvalidInput, InvalidLink, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.store import savepoint
@@ -41,7 +43,6 @@ KINDS: tuple[str, ...] = ("observation", "assertion", "inference", "hypothesis",
 FLUENT_KINDS: tuple[str, ...] = ("model_output", "note")  # what a mind said or noted itself: no event of the world behind it
 Status = Literal["active", "contested", "rejected", "pinned"]
 OPERATOR_STATUSES = ("active", "rejected", "pinned")
-DEFAULT_TRUST = 0.6  # how far a mind trusts a source it has not been told about
 COUNTER_SOURCE = "metacognition"  # the source of metacognition's counter-evidence, the one kind of item ever withdrawn
 MAX_PROPOSITION = 1000
 
@@ -321,48 +322,6 @@ def list_beliefs(
     sql += " ORDER BY confidence DESC, id LIMIT ?"
     params.append(limit)
     return _beliefs(db, db.execute(sql, params).fetchall())
-
-
-def trust(db: Database, mind: str, source: str) -> float:
-    """How far `mind` trusts `source` (DEFAULT_TRUST unless told)."""
-    row = db.execute("SELECT value FROM trust WHERE mind = ? AND source = ?", [mind, source]).fetchone()
-    return float(row[0]) if row else DEFAULT_TRUST
-
-
-@wire
-@dataclass(frozen=True)
-class TrustLevel:
-    """How far a mind was told to trust one source, and when."""
-
-    source: str
-    value: float
-    updated_at: str
-
-
-def list_trust(db: Database, mind: str) -> list[TrustLevel]:
-    """The trust levels a mind was told, by source; any other source counts at DEFAULT_TRUST."""
-    rows = db.execute("SELECT source, value, updated_at FROM trust WHERE mind = ? ORDER BY source", [mind]).fetchall()
-    return [TrustLevel(source, float(value), at) for source, value, at in rows]
-
-
-def set_trust(db: Database, *, mind: str, source: str, value: float, now: float, actor: str) -> Event:
-    """Set how far a mind trusts a source, recorded as `trust_changed` (a writer job)."""
-    if not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"trust is between 0 and 1, not {value}")
-    if not source.strip():
-        raise InvalidInput("name the source to trust")
-    before = trust(db, mind, source)
-    db.execute(
-        "INSERT INTO trust (mind, source, value, updated_at) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (mind, source) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        [mind, source, value, iso(now)],
-    )
-    return append(
-        db,
-        EventDraft(mind=mind, kind="trust_changed", actor=actor, text=f"trust in {source}: {before:g} -> {value:g}",
-                   data={"source": source, "from": before, "to": value}),
-        now,
-    )
 
 
 def _recompute(status: str, items: list[Item]) -> tuple[float | None, str]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from noemad.cognition.predictions import track_record
 from noemad.wire import computed, wire
 
 BINS = 10
@@ -120,8 +121,5 @@ def calibrate(mind: str, resolved: Iterable[tuple[float, bool]], open_count: int
 
 def calibration(db: Database, mind: str) -> Calibration:
     """A mind's calibration over its resolved predictions."""
-    rows = db.execute(
-        "SELECT stated_confidence, status FROM predictions WHERE mind = ? AND status IN ('hit', 'miss') ORDER BY id", [mind]
-    ).fetchall()
-    (open_count,) = db.execute("SELECT count(*) FROM predictions WHERE mind = ? AND status = 'open'", [mind]).fetchone()
-    return calibrate(mind, ((p, status == "hit") for p, status in rows), int(open_count))
+    pairs, open_count = track_record(db, mind)
+    return calibrate(mind, pairs, open_count)

@@ -78,8 +78,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, Literal, NamedTuple
 
@@ -477,7 +477,14 @@ def write_memory(
 
 
 def write_memories(
-    db: Database, *, mind: str, memories: Sequence[NewMemory], now: float, actor: str, cycle_id: str | None
+    db: Database,
+    *,
+    mind: str,
+    memories: Sequence[NewMemory],
+    now: float,
+    actor: str,
+    cycle_id: str | None,
+    cause_citing: Callable[[list[int]], int] | None = None,
 ) -> list[tuple[Memory, Event]]:
     """Store several memories at once (a writer job), each as `write_memory` stores one; their events in their order.
 
@@ -486,14 +493,26 @@ def write_memories(
     over several memories (a consolidation's generalisations), half the
     time a statement per memory takes. If anything fails its check,
     nothing is written.
+
+    `cause_citing`, when given, is called with the new memories' ids once
+    their rows are stored and before their events are; it appends the event
+    that causes them all (and may name them: a reflection lists the lessons
+    it learnt) and returns its id. So an event can cite memories it causes
+    by the ids they got, never by ids guessed ahead. Their own `cause` must
+    then be None.
     """
     get_mind(db, mind)
     checked = [_checked(db, mind, m) for m in memories]
+    if cause_citing is not None and any(c.cause is not None for c in checked):
+        raise ValueError("a memory caused by the event cause_citing appends has no cause of its own")
     created_at = iso(now)
     with savepoint(db, "write_memories"):
         ids = [_insert(db, mind, c, created_at) for c in checked]
         for start in range(0, len(checked), _LINKS_AT_ONCE):
             _link(db, mind, ids[start : start + _LINKS_AT_ONCE], [c.sources for c in checked[start : start + _LINKS_AT_ONCE]])
+        if cause_citing is not None:
+            cause = cause_citing(ids)
+            checked = [replace(c, cause=cause) for c in checked]
         return [_recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)]
 
 
@@ -797,3 +816,15 @@ def episodes_recording(db: Database, event_ids: Sequence[int]) -> list[tuple[int
         "WITH s(id) AS (SELECT value FROM json_each(?)) SELECT id, event_id FROM memories WHERE event_id IN s ORDER BY id",
         [json.dumps(list(event_ids))],
     ).fetchall()
+
+
+def episodes_of(db: Database, mind: str, event_ids: Iterable[int]) -> list[int]:
+    """The ids of `mind`'s episodic memories that record one of `event_ids` (their stimuli), in id order."""
+    ids = sorted(set(event_ids))
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    # By event_id alone, so SQLite takes memories_event (with mind and kind it
+    # would walk all of the mind's memories); the rest is checked here.
+    rows = db.execute(f"SELECT id, mind, kind FROM memories WHERE event_id IN ({marks}) ORDER BY id", ids).fetchall()
+    return [r[0] for r in rows if r[1] == mind and r[2] == "episodic"]

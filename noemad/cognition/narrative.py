@@ -81,7 +81,7 @@ from noemad.stimuli import (
 )
 
 if TYPE_CHECKING:
-    from noemad.config import MindSettings
+    from noemad.config.schema import MindSettings
     from noemad.clock import Clock
     from noemad.models.gateway import ModelGateway
     from noemad.store import Store

@@ -41,7 +41,7 @@ rule and the values that fired it, thresholds included.
 
 `ack` closes one (`notification_acked`; acking twice is a conflict).
 
-A mind's personality is in its typed settings (`noemad.config.MindSettings`,
+A mind's personality is in its typed settings (`noemad.config.schema.MindSettings`,
 checked where they enter): `notify_proactively`, `notify_min_confidence`,
 `notify_min_salience` and `notify_cooldown` (seconds).
 
@@ -73,7 +73,7 @@ from noemad.cognition.goals import GoalChange
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.predictions import Resolution
 from noemad.cognition.thoughts import Thought
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 from noemad.stimuli import Observation

@@ -35,11 +35,11 @@ from typing import Any, Literal
 
 from sqlite_utils import Database
 
-from noemad.clock import iso, parse_iso, span_seconds
+from noemad.clock import iso, parse_iso
 from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief, reject_hypothesis
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
-from noemad.stimuli import stored_outcome
+from noemad.stimuli import parse_due, stored_outcome
 from noemad.wire import wire
 
 Result = Literal["hit", "miss"]
@@ -48,7 +48,6 @@ PREDICTION_STATUSES: tuple[str, ...] = ("open", "hit", "miss")
 ACTOR = "process:predictions"
 PREDICTION_SOURCE = "prediction"  # the evidence source of a stated prediction
 OUTCOME_SOURCE = "outcome"  # the evidence source of an outcome
-MAX_AHEAD = 100 * 365 * 86400  # seconds: how far ahead a prediction may be due
 
 
 
@@ -146,28 +145,6 @@ _COLUMNS = (
 )
 
 
-def parse_due(text: str, now: float) -> float:
-    """A due time from an ISO time or a span ahead of `now` (30m, 2h, 3d); it must be in the future."""
-    text = text.strip()
-    span = span_seconds(text)
-    if span is not None:
-        due = now + span
-    else:
-        try:
-            due = parse_iso(text)
-        except ValueError:
-            raise InvalidInput(
-                f"due={text!r} is neither an ISO time (2026-01-31T12:00:00Z) nor a span ahead of now (30m, 2h, 3d)"
-            ) from None
-    if due - now > MAX_AHEAD:
-        raise InvalidInput(f"due={text!r} is more than 100 years ahead; predict what can be checked")
-    if due <= now:
-        raise InvalidInput(
-            f"due={text!r} is not in the future (it is {iso(now)} now); a prediction is about what has not happened yet"
-        )
-    return due
-
-
 def check_confidence(value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise InvalidInput(f"a prediction's stated confidence is between 0 and 1, not {value}")
@@ -203,6 +180,15 @@ def due_predictions(db: Database, mind: str, now: float) -> list[Prediction]:
         [mind, iso(now)],
     ).fetchall()
     return [Prediction(*r) for r in rows]
+
+
+def track_record(db: Database, mind: str) -> tuple[list[tuple[float, bool]], int]:
+    """Each resolved prediction of `mind` as (stated confidence, whether it hit), oldest first, and how many are open."""
+    rows = db.execute(
+        "SELECT stated_confidence, status FROM predictions WHERE mind = ? AND status IN ('hit', 'miss') ORDER BY id", [mind]
+    ).fetchall()
+    (open_count,) = db.execute("SELECT count(*) FROM predictions WHERE mind = ? AND status = 'open'", [mind]).fetchone()
+    return [(float(p), status == "hit") for p, status in rows], int(open_count)
 
 
 def check_resolvable(db: Database, mind: str, prediction_id: int) -> Prediction:

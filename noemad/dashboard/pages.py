@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from noemad.dashboard.html import Markup, h, href, join, page, pct, section, seg, short, table, tag, when
+from noemad.dashboard.html import Markup, h, join, page, pct, section, seg, short, table, tag, when
 from noemad.rules.shape import behaviour_words, extras_words, match_words
 from noemad.dashboard.layout import lay_out
 from noemad.dashboard.reads import Reader

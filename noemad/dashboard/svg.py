@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from noemad.dashboard.html import Markup, h, href, join, short, tag
+from noemad.dashboard.html import Markup, href, join, short, tag
 from noemad.dashboard.layout import CALLS_SHOWN, CALL_H, FRAME_LABEL, LABEL_LINE_H, Box, Layout, Line
 
 _DEFS = Markup(

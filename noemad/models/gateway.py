@@ -36,11 +36,11 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from noemad.clock import Clock, iso
-from noemad.config import Config, ModelsSettings
+from noemad.config.schema import Config, ModelsSettings
 from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
-from noemad.models.ledger import ON_BEHALF_OF, CallRecord, record
-from noemad.models.ledger import spent_since as ledger_spent_since
+from noemad.ledger import ON_BEHALF_OF, CallRecord, record
+from noemad.ledger import spent_since as ledger_spent_since
 from noemad.models.pricing import cost
 from noemad.models.provider import Provider
 from noemad.models.ratios import learn, shrink

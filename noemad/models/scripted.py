@@ -84,7 +84,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noemad.config import FileStamp, ScriptedSettings, file_stamp, read_regular_file
+from noemad.config.files import FileStamp, file_stamp, read_regular_file
+from noemad.config.schema import ScriptedSettings
 from noemad.errors import (
     AuthFailed,
     ConfigError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noemad.config import Budget, Config, RoleSettings
+from noemad.config.schema import Budget, Config, RoleSettings
 from noemad.models.pricing import PRICES, Price
 from noemad.models.types import Role
 

@@ -14,7 +14,7 @@ import uvicorn
 
 from noemad.api import create_app
 from noemad.clock import Clock
-from noemad.config import LoadedConfig
+from noemad.config.files import LoadedConfig
 from noemad.paths import Paths
 from noemad.process.http import BoundedHttpToolsProtocol
 from noemad.process.listener import Listener, activated_socket, bind_socket, socket_name, take_lock

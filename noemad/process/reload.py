@@ -23,7 +23,7 @@ from pathlib import Path
 
 import watchfiles
 
-from noemad.config import file_stamp, load_config
+from noemad.config.files import file_stamp, load_config
 from noemad.errors import ConfigError
 from noemad.process.sdnotify import Notifier
 from noemad.runtime.supervisor import Supervisor

@@ -44,7 +44,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock
 from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep
 from noemad.gate.judge import verdicts
@@ -52,7 +52,7 @@ from noemad.gate.engine import Decision, Delivery, Gate, Verdict
 from noemad.gate.judge.slot import JudgeStart
 from noemad.gate.judge.port import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
-from noemad.models.ledger import ON_BEHALF_OF
+from noemad.ledger import ON_BEHALF_OF
 from noemad.models.ratios import calibrated
 from noemad.rules.match import Facts
 from noemad.rules.table import StoredRules, stored_rules

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
 from noemad.clock import Clock, span_seconds
-from noemad.config import Config, MindSettings, archive_older_than, schedule
+from noemad.config.schema import Config, MindSettings, archive_older_than, schedule
 from noemad.errors import EventNotFound, InvalidInput, NoemaError
 from noemad.minds import get_mind, list_minds
 from noemad.paths import Paths

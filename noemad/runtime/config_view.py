@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from noemad.config import Config
+from noemad.config.schema import Config
 from noemad.models.apikey import resolve_api_key
 from noemad.wire import wire
 

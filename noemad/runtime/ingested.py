@@ -3,7 +3,8 @@
 The gate decides on the loop that owns it, right after the commit, so the
 answer carries that decision: a caller waiting for the reply (`noemactl say
 --wait`) need not ask `GET /events/{id}/turn` again. The event's own fields
-are unchanged; `gate` is added beside them.
+are unchanged; `gate` is added beside them. `StimulusTurn` is what that
+later question answers.
 """
 
 from __future__ import annotations
@@ -43,3 +44,25 @@ class Ingested(Event):
 
     gate: GateDecision | None = None
     """The gate's decision as the stimulus was offered."""
+
+
+HeldVerdict = Literal["batch", "defer", "deny", "asleep"]
+
+
+@wire
+@dataclass(frozen=True)
+class StimulusTurn:
+    """Where a stimulus is on its way to a turn, for a caller waiting for the reply."""
+
+    event: int
+    mind: str
+    waiting: bool
+    """No turn has taken it yet."""
+    verdict: HeldVerdict | None
+    """While waiting: what the gate said, when it did not wake the mind at once (null: it did, or it is taken)."""
+    rule: str | None
+    """The rule that decided (null: the mind's default, or its sleep)."""
+    paused: bool
+    """The mind is paused: no turn runs until it is resumed."""
+    respond_model: bool
+    """The mind has a respond model: its turns draft replies to messages."""

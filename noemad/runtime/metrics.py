@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from noemad import __version__
 from noemad.background.jobs import job_counts
-from noemad.models.ledger import usage
+from noemad.ledger import usage
 from noemad.stimuli import STIMULUS_KINDS
 from noemad.store.stats import Histogram
 

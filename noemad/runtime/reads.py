@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.clock import Clock
-from noemad.cognition.beliefs import DEFAULT_TRUST, Belief, TrustLevel, belief_events, get_belief, list_beliefs, list_trust
+from noemad.cognition.beliefs import Belief, belief_events, get_belief, list_beliefs
+from noemad.cognition.trust import DEFAULT_TRUST, TrustLevel, list_trust
 from noemad.cognition.calibration import Calibration, calibration
 from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory import Memory, get_memory, list_memories

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noemad.errors import BackupFailed, BackupRunning
+from noemad.store.schema import newest_migration
 
 _running = threading.Lock()  # one backup at a time per process: each reads the whole store
 
@@ -81,7 +82,7 @@ def _verify(path: Path) -> Snapshot:
             raise BackupFailed(f"the backup did not verify ({'; '.join(problems)[:300]}); it was deleted. The store itself is untouched")
         events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
         minds = conn.execute("SELECT count(*) FROM minds").fetchone()[0]
-        newest = conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'noemad' ORDER BY rowid DESC LIMIT 1").fetchone()
+        newest = newest_migration(conn)
     finally:
         conn.close()
-    return Snapshot(path=path, size=path.stat().st_size, events=events, minds=minds, migration=newest[0] if newest else "")
+    return Snapshot(path=path, size=path.stat().st_size, events=events, minds=minds, migration=newest)

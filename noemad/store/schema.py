@@ -17,6 +17,49 @@ migrations = Migrations("noemad")
 
 REF_TYPES = ("event", "memory", "belief", "model_call")
 
+# Each table's owning module: the one module that runs SQL on it (writing it in
+# the same transaction as the event that records the change); every other
+# module calls that module's functions. tests/test_owners.py checks the source
+# against this map, and that every table the migrations make is in it.
+OWNERS: dict[str, str] = {
+    "_sqlite_migrations": "noemad.store.schema",  # sqlite-utils' record of the migrations applied
+    "sqlite_sequence": "noemad.store.schema",  # SQLite's own AUTOINCREMENT counters: nobody reads them
+    "minds": "noemad.minds",
+    "events": "noemad.events",
+    "event_parents": "noemad.events",
+    "event_refs": "noemad.events",
+    "archived_tally": "noemad.events",
+    "archives": "noemad.archive.cuts",
+    "event_cuts": "noemad.archive.cuts",
+    "model_calls": "noemad.ledger",
+    "token_ratios": "noemad.models.ratios",
+    "window_anchors": "noemad.models.ratios",
+    "gate_rules": "noemad.rules.table",
+    "gate_minds": "noemad.rules.table",
+    "gate_sleep": "noemad.gate.sleep",
+    "beliefs": "noemad.cognition.beliefs",
+    "evidence": "noemad.cognition.beliefs",
+    "trust": "noemad.cognition.trust",
+    "goals": "noemad.cognition.goals",
+    "predictions": "noemad.cognition.predictions",
+    "notifications": "noemad.cognition.notifications",
+    "memories": "noemad.cognition.memory",
+    "memories_fts": "noemad.cognition.memory",
+    "memory_terms": "noemad.cognition.memory",
+    "memory_links": "noemad.cognition.memory",
+    "jobs": "noemad.background.jobs",
+    "schedule_pauses": "noemad.background.jobs",
+    "reflection_patterns": "noemad.background.reflection.patterns",
+    "consolidations": "noemad.background.consolidation.recording",
+    "consolidated": "noemad.background.consolidation.recording",
+}
+
+
+def newest_migration(conn: sqlite3.Connection) -> str:
+    """The name of the last of noemad's migrations applied to the database of `conn` ("" if none)."""
+    row = conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'noemad' ORDER BY rowid DESC LIMIT 1").fetchone()
+    return str(row[0]) if row else ""
+
 
 def _run(db: Database, script: str) -> None:
     # Not executescript(): it commits first, which would break the migration's
@@ -451,7 +494,7 @@ def m012_memory_tags(db: Database) -> None:
 def m014_model_call_actor(db: Database) -> None:
     # Who a model call was made for, when an operator's request caused it
     # (`operator:alice` for the calls of a job they ran); null for the mind's
-    # own calls. Written by noemad.models.ledger.
+    # own calls. Written by noemad.ledger.
     _run(db, "ALTER TABLE model_calls ADD COLUMN actor TEXT;")
 
 

@@ -9,7 +9,7 @@ it, outside any writer job. What both write is `noemad.cognition.narrative`'s.
 from __future__ import annotations
 
 from noemad.clock import Clock
-from noemad.config import MindSettings
+from noemad.config.schema import MindSettings
 from noemad.cognition import narrative
 from noemad.cognition.cycle import CycleResult
 from noemad.events import Event

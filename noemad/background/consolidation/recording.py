@@ -133,3 +133,9 @@ def record(db: Database, *, mind: str, job_id: int, outputs: dict[str, Any], cau
         EventDraft(mind=mind, kind=KIND, actor=ACTOR, text=outputs["summary"], causation_id=cause, refs=refs[:MAX_REFS], data=data),
         now,
     )
+
+
+def episodes_in(db: Database, memory_id: int) -> int:
+    """How many episodes consolidation folded into `memory_id` (0: consolidation did not write it)."""
+    (count,) = db.execute("SELECT count(*) FROM consolidated WHERE into_memory = ?", [memory_id]).fetchone()
+    return int(count)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
+from noemad.background.consolidation.recording import episodes_in
 from noemad.cognition.beliefs import correct
 from noemad.cognition.memory import MAX_REASON, get_memory, retract
 from noemad.errors import Conflict, InvalidInput
@@ -45,7 +46,7 @@ def reject(db: Database, *, memory_id: int, reason: str, now: float, actor: str)
     reason = " ".join((reason or "").split()) or DEFAULT_REASON
     if len(reason) > MAX_REASON:
         raise InvalidInput(f"a rejection's reason holds at most {MAX_REASON:,} characters, not {len(reason):,}")
-    (episodes,) = db.execute("SELECT count(*) FROM consolidated WHERE into_memory = ?", [memory.id]).fetchone()
+    episodes = episodes_in(db, memory.id)
     if memory.kind != "semantic" or episodes == 0:
         raise InvalidInput(
             f"memory {memory.id} is a {memory.kind} memory consolidation did not write, so it is no generalisation to reject;"

@@ -9,7 +9,8 @@ lesson (a procedural memory) per new pattern.
 |-------------|----------------------------------------------------------------------------------|
 | `findings`  | what a review finds: the period, resolved predictions, belief changes, goals     |
 | `reading`   | the review: SQL reads over the period, in one snapshot                           |
-| `patterns`  | failures on a subject, the patterns they make, and the lesson a new one teaches  |
+| `patterns`  | failures on a subject, the patterns they make, the lesson a new one teaches, and |
+|             | the patterns learnt (`reflection_patterns`)                                      |
 | `prose`     | the plain first-person rendering, the one-line summary, the model's rewording    |
 | `recording` | the `reflection` event and its lessons (one writer job)                          |
 | `job`       | `run`: review, render, reword, record                                            |

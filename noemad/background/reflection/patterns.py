@@ -20,15 +20,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from sqlite_utils import Database
 
 from noemad.background.reflection.findings import CONFIDENT, BeliefChange, PredictionError
 from noemad.background.reflection.prose import lesson_text
-from noemad.cognition.memory import MAX_DERIVED_FROM
+from noemad.cognition.memory import MAX_DERIVED_FROM, episodes_of
 from noemad.cognition.predictions import OUTCOME_SOURCE
 from noemad.cognition.beliefs import support_items
+from noemad.clock import iso
 from noemad.wire import HIDDEN, computed, shown_as, wire
 
 PATTERN_MIN = 3  # failures on one subject that make a pattern
@@ -118,14 +119,19 @@ def _single_source(db: Database, failures: Sequence[Failure]) -> int:
 
 def _episodes(db: Database, mind: str, causes: Sequence[int]) -> tuple[int, ...]:
     """The episodic memories recording `causes` (stimuli), oldest first, at most MAX_DERIVED_FROM."""
-    ids = sorted(set(causes))
-    if not ids:
-        return ()
-    marks = ",".join("?" * len(ids))
-    # By event_id alone, so SQLite takes memories_event (with mind and kind it
-    # would walk all of the mind's memories); the rest is checked here.
-    rows = db.execute(f"SELECT id, mind, kind FROM memories WHERE event_id IN ({marks}) ORDER BY id", ids).fetchall()
-    return tuple(r[0] for r in rows if r[1] == mind and r[2] == "episodic")[-MAX_DERIVED_FROM:]
+    return tuple(episodes_of(db, mind, causes))[-MAX_DERIVED_FROM:]
+
+
+def learnt(db: Database, mind: str) -> dict[str, int]:
+    """The patterns `mind` has learnt a lesson from: key -> the lesson's memory id."""
+    return {key: memory_id for key, memory_id in db.execute("SELECT key, memory_id FROM reflection_patterns WHERE mind = ?", [mind])}
+
+
+def learn(db: Database, *, mind: str, key: str, memory_id: int, job_id: int, now: float) -> None:
+    """Record that `mind` learnt the lesson `memory_id` from the pattern `key` (in the writer job that writes the lesson)."""
+    db.execute(
+        "INSERT INTO reflection_patterns (mind, key, memory_id, job_id, at) VALUES (?, ?, ?, ?, ?)", [mind, key, memory_id, job_id, iso(now)]
+    )
 
 
 def find_patterns(

@@ -34,7 +34,7 @@ from noemad.background.reflection.findings import (
     Period,
     PredictionError,
 )
-from noemad.background.reflection.patterns import failures_of, find_patterns
+from noemad.background.reflection.patterns import failures_of, find_patterns, learnt
 from noemad.clock import iso, parse_iso
 from noemad.cognition.beliefs import status_changes
 from noemad.cognition.calibration import calibrate, calibration
@@ -179,7 +179,7 @@ def review(db: Database, mind: str, now: float) -> Findings:
         changes = collapse(_belief_changes(db, mind, lo, through))
         goals = _goals(db, mind, after, through)
         overall = calibration(db, mind)
-        known = {key: memory_id for key, memory_id in db.execute("SELECT key, memory_id FROM reflection_patterns WHERE mind = ?", [mind])}
+        known = learnt(db, mind)
         failures = failures_of(resolutions, changes)
         patterns = find_patterns(db, mind, failures, after, days, known)
     predictions = [p for p, _ in resolutions if p.event > after]

@@ -13,22 +13,19 @@ to the failures it cites. An empty period is reflected on too.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlite_utils import Database
 
 from noemad.background.jobs import start_event
 from noemad.background.reflection.findings import ACTOR, KIND, Findings
+from noemad.background.reflection.patterns import learn, learnt
 from noemad.background.reflection.reading import previous_reflection
-from noemad.clock import iso
-from noemad.cognition.memory import write_memory
+from noemad.cognition.memory import Memory, NewMemory, write_memories
 from noemad.cognition.wording import Worded
-from noemad.errors import Conflict, StoreError
+from noemad.errors import Conflict
 from noemad.events import Event, EventDraft, Ref, append
 from noemad.wire import dump
-
-if TYPE_CHECKING:
-    from noemad.cognition.memory import Memory
 
 MAX_REFS = 64  # what one event may cite
 
@@ -52,12 +49,6 @@ def citations(f: Findings, rendering: Worded) -> tuple[list[Ref], int]:
     return unique[:MAX_REFS], len(unique)
 
 
-def _next_memory_id(db: Database) -> int:
-    (seq,) = db.execute("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memories'), 0)").fetchone()
-    (top,) = db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()
-    return max(int(seq), int(top)) + 1
-
-
 @dataclass(frozen=True)
 class Recorded:
     """What `record` wrote: the reflection event and the lesson memories it caused."""
@@ -67,7 +58,10 @@ class Recorded:
 
 
 def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, plain: str, now: float) -> Recorded:
-    """Write the `reflection` event, then each new lesson caused by it (a writer job; atomic).
+    """Write the `reflection` event and each new lesson caused by it (a writer job; atomic).
+
+    The lessons' rows come first, so the event names the ids they got; their
+    `memory_created` events follow the reflection's, caused by it.
 
     Refuses with `Conflict` if another reflection was recorded for the mind
     since the review, or one of its new patterns was learnt meanwhile (one
@@ -78,57 +72,53 @@ def record(db: Database, *, job_id: int, findings: Findings, rendering: Worded, 
     if (previous[0] if previous else None) != findings.previous:
         raise Conflict(f"another reflection of mind {mind!r} was recorded while this one ran; run it again")
     new = findings.new_patterns
+    known = learnt(db, mind)
     for p in new:
-        if db.execute("SELECT 1 FROM reflection_patterns WHERE mind = ? AND key = ?", [mind, p.key]).fetchone():
+        if p.key in known:
             raise Conflict(f"pattern {p.key!r} of mind {mind!r} was learnt while this reflection ran; run it again")
-    # The event lists its lessons' memory ids, yet the lessons are written after
-    # it (their memory_created events are caused by it). This job is the only
-    # writer, so the ids the memories will get are known: reserve them, and check.
-    first = _next_memory_id(db)
-    lesson_ids = [first + i for i in range(len(new))]
-    memory_of = {p.key: m for p, m in zip(new, lesson_ids)}
-    patterns = [replace(p, memory=memory_of.get(p.key, p.memory)) for p in findings.patterns]
-    refs, candidates = citations(findings, rendering)
-    data: dict[str, Any] = {
-        "job": job_id,
-        **findings.to_json(),
-        "patterns": [dump(p) for p in patterns],
-        "lessons": lesson_ids,
-        "rendered_by": rendering.rendered_by,
-        "reason": rendering.reason,
-        "detail": rendering.detail,
-        "model_call": rendering.call_id,
-        "plain": plain,
-        "cited": {"refs": len(refs), "candidates": candidates},
-    }
-    if rendering.model:
-        data["model"] = rendering.model
-    if rendering.unsupported:
-        data["unsupported"] = list(rendering.unsupported[:20])
-    event = append(
+    # The event lists its lessons' memory ids, yet the lessons are caused by
+    # it: their rows are written first, the event names the ids they got,
+    # then their memory_created events follow it (all in this writer job).
+    recorded: list[Event] = []
+
+    def reflection(lesson_ids: list[int]) -> int:
+        memory_of = {p.key: m for p, m in zip(new, lesson_ids)}
+        patterns = [replace(p, memory=memory_of.get(p.key, p.memory)) for p in findings.patterns]
+        refs, candidates = citations(findings, rendering)
+        data: dict[str, Any] = {
+            "job": job_id,
+            **findings.to_json(),
+            "patterns": [dump(p) for p in patterns],
+            "lessons": lesson_ids,
+            "rendered_by": rendering.rendered_by,
+            "reason": rendering.reason,
+            "detail": rendering.detail,
+            "model_call": rendering.call_id,
+            "plain": plain,
+            "cited": {"refs": len(refs), "candidates": candidates},
+        }
+        if rendering.model:
+            data["model"] = rendering.model
+        if rendering.unsupported:
+            data["unsupported"] = list(rendering.unsupported[:20])
+        draft = EventDraft(
+            mind=mind, kind=KIND, actor=ACTOR, text=rendering.text, causation_id=start_event(db, mind, job_id), refs=refs, data=data
+        )
+        recorded.append(append(db, draft, now))
+        return recorded[0].id
+
+    written = write_memories(
         db,
-        EventDraft(
-            mind=mind,
-            kind=KIND,
-            actor=ACTOR,
-            text=rendering.text,
-            causation_id=start_event(db, mind, job_id),
-            refs=refs,
-            data=data,
-        ),
-        now,
+        mind=mind,
+        memories=[NewMemory("procedural", p.lesson, None, p.episodes) for p in new],
+        now=now,
+        actor=ACTOR,
+        cycle_id=None,
+        cause_citing=reflection,
     )
     lessons = []
-    for p, expected in zip(new, lesson_ids):
-        memory, _ = write_memory(
-            db, mind=mind, kind="procedural", text=p.lesson, now=now, actor=ACTOR, cause=event.id, cycle_id=None,
-            derived_from=p.episodes,
-        )
-        if memory.id != expected:
-            raise StoreError(f"lesson memory got id {memory.id}, not the {expected} its reflection names; nothing was written")
-        db.execute(
-            "INSERT INTO reflection_patterns (mind, key, memory_id, job_id, at) VALUES (?, ?, ?, ?, ?)",
-            [mind, p.key, memory.id, job_id, iso(now)],
-        )
+    for p, (memory, _) in zip(new, written):
+        learn(db, mind=mind, key=p.key, memory_id=memory.id, job_id=job_id, now=now)
         lessons.append(memory)
+    (event,) = recorded
     return Recorded(event, tuple(lessons))

@@ -1,19 +1,22 @@
 """The usage ledger: one `model_calls` row per call, made, failed or refused.
 
 Rows are append-only records, like events; events cite them as refs (a
-model call is an artefact on the timeline node that used it).
+model call is an artefact on the timeline node that used it). The ledger
+sits with the records, below the models that write it, so the causal walk
+reads the calls it cites here rather than reaching up into `models/`.
 """
 
 from __future__ import annotations
 
+import json
 from contextvars import ContextVar
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.models.types import Usage
 
 Outcome = Literal["ok", "error", "refused", "cancelled"]
 
@@ -22,6 +25,21 @@ Outcome = Literal["ok", "error", "refused", "cancelled"]
 # turn an operator's stimulus woke), read when a call is recorded. A context variable, because the calls are made deep inside the
 # work (reflection's wording, consolidation's summaries) by code that need not know.
 ON_BEHALF_OF: ContextVar[str | None] = ContextVar("noemad_model_calls_on_behalf_of", default=None)
+
+
+class Tokens(Protocol):
+    """The tokens of one call, as `noemad.models.types.Usage` holds them (the ledger is below the models)."""
+
+    @property
+    def input_tokens(self) -> int: ...
+    @property
+    def cache_read_tokens(self) -> int: ...
+    @property
+    def cache_write_tokens(self) -> int: ...
+    @property
+    def cache_write_1h_tokens(self) -> int: ...
+    @property
+    def output_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +51,7 @@ class CallRecord:
     model: str
     provider: str
     outcome: Outcome
-    usage: Usage
+    usage: Tokens
     cost_usd: float
     at: float
     latency_ms: float | None = None
@@ -73,6 +91,25 @@ def record(db: Database, rec: CallRecord) -> int:
         ],
     )
     return int(cur.lastrowid or 0)
+
+
+def calls(db: Database, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The `model_calls` rows of `ids`, by id; ids not stored are left out."""
+    # The ids are bound as one JSON array: the statement text never changes, so
+    # sqlite3 prepares it once per connection (see the timeline's walk).
+    cur = db.execute("SELECT * FROM model_calls WHERE id IN (SELECT value FROM json_each(?))", ["[" + ",".join(map(str, ids)) + "]"])
+    cols = [c[0] for c in cur.description]
+    return {row[0]: dict(zip(cols, row)) for row in cur}
+
+
+def cited_rows(db: Database, event_ids: Sequence[int]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The whole `model_calls` rows that the events `event_ids` cite, with the column names: what an archive file copies."""
+    cur = db.execute(
+        "WITH s(id) AS (SELECT value FROM json_each(?)) SELECT * FROM model_calls"
+        " WHERE id IN (SELECT ref_id FROM event_refs WHERE ref_type = 'model_call' AND event_id IN s)",
+        [json.dumps(list(event_ids))],
+    )
+    return [c[0] for c in cur.description], cur.fetchall()
 
 
 def spent_since(db: Database, mind: str, role: str, since: float) -> tuple[int, float]:

@@ -1,0 +1,93 @@
+"""A stimulus class is the one definition of its kind: request body, conversion, stored data and reading back.
+
+`noemad.wire.body` derives the body from the dataclass's fields; a field added
+to the class is asked for by the API, converted, stored and read back with no
+second edit. The witnesses: a toy stimulus declared here, and the real ones'
+bodies holding exactly their classes' fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from noemad.events import Event
+from noemad.fields import BODY, Author, Text
+from noemad.stimuli import (
+    IN_TEXT,
+    OR_ACTOR,
+    Operator,
+    AssertionIn,
+    CorrectionIn,
+    GoalIn,
+    MessageIn,
+    ObservationIn,
+    OutcomeIn,
+    PredictionIn,
+    Tags,
+    _Stimulus,
+)
+from noemad.stimuli import Assertion, Correction, GoalStimulus, Message, Observation, OutcomeStimulus, PredictionStimulus
+from noemad.wire import HIDDEN, OMIT_EMPTY, body, from_body, wire
+
+
+@wire
+@dataclass(frozen=True)
+class Wave(_Stimulus):
+    """Someone waves at the mind."""
+
+    KIND: ClassVar[str] = "wave"
+    author: Annotated[Author, OR_ACTOR]
+    """Who waves."""
+    text: Annotated[Text, HIDDEN, IN_TEXT]
+    hands: int = 1
+    tags: Annotated[Tags, OMIT_EMPTY] = ()
+    operator: Operator = None  # STAMPED: the daemon's to set
+
+
+WaveIn = body(Wave, "WaveIn", BODY, kind=Wave.KIND)
+
+
+def test_a_field_declared_once_is_asked_for_converted_stored_and_read_back() -> None:
+    schema = WaveIn.model_json_schema()
+    assert list(schema["properties"]) == ["kind", "author", "text", "hands", "tags"]  # the daemon's `operator` is not asked for
+    assert schema["properties"]["author"]["description"] == "Who waves."
+    given = WaveIn.model_validate_json(b'{"kind": "wave", "author": " ann ", "text": "o/", "hands": 2, "tags": ["a", "a", "b"]}')
+    wave = from_body(given, 0.0)
+    assert wave == Wave(author="ann", text="o/", hands=2, tags=("a", "b"))
+    assert wave.to_data() == {"author": "ann", "hands": 2, "tags": ["a", "b"]}  # the text is the event's own column
+    event = Event(1, "ada", "wave", "user:ann", "2026-01-01T00:00:00.000Z", None, "o/", wave.to_data(), None, None, (), (), None)
+    assert Wave.of(event) == wave
+    bare = dataclasses.replace(event, data={})
+    assert Wave.of(bare) == Wave(author="user:ann", text="o/")  # read as old events are: the actor stands in
+    with pytest.raises(ValidationError, match="operator"):
+        WaveIn.model_validate({"kind": "wave", "author": "ann", "text": "o/", "operator": "operator:root"})
+
+
+@pytest.mark.parametrize(
+    ("cls", "model", "asked_instead"),
+    [
+        (Message, MessageIn, {}),
+        (Observation, ObservationIn, {}),
+        (Assertion, AssertionIn, {}),
+        (Correction, CorrectionIn, {}),
+        (GoalStimulus, GoalIn, {}),
+        (PredictionStimulus, PredictionIn, {"due_at": "due"}),
+        (OutcomeStimulus, OutcomeIn, {}),
+    ],
+)
+def test_each_stimulus_body_holds_its_class_fields(cls: Any, model: Any, asked_instead: dict[str, str]) -> None:
+    fields = [asked_instead.get(f.name, f.name) for f in dataclasses.fields(cls) if f.name != "operator"]
+    assert list(model.model_fields) == ["kind", *fields]
+    assert model.model_fields["kind"].annotation.__args__ == (cls.KIND,)
+
+
+def test_a_body_converts_to_its_stimulus_with_the_daemons_clock() -> None:
+    given = TypeAdapter(PredictionIn).validate_python(
+        {"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.5, "due": "2h"}
+    )
+    assert from_body(given, 1000.0) == PredictionStimulus("p", "s", 0.5, 1000.0 + 7200)
