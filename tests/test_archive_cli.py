@@ -1,57 +1,68 @@
-"""`noemactl archive` and `archives` against a real noemad: what the operator reads, and the timeline at a cut."""
+"""`noemactl archive` and `archives`: what the operator reads, and the timeline at a cut.
+
+noemactl's own code in process against the engine; one case runs the real
+noemactl against a real noemad, so the commands are seen over the socket too.
+"""
 
 from __future__ import annotations
 
 import re
 
 from conftest import Noemad
+from inprocess import InProcess
 
 DAY = 86400.0
 
 
-def say(noemad: Noemad, mind: str, text: str) -> int:
-    out = noemad.ctl("--json", "say", mind, text, "--from", "alice", "--wait")
-    assert out.returncode == 0, out.stderr
-    return int(noemad.api("GET", f"/minds/{mind}/events", params={"kind": "message", "tail": 1}).json()["events"][-1]["id"])
+def say(engine: Noemad | InProcess, mind: str, text: str) -> int:
+    """Say `text` and wait for the mind to take it (`say --wait` streams: in process, the engine is waited on instead)."""
+    if isinstance(engine, InProcess):
+        out = engine.ctl("--json", "say", mind, text, "--from", "alice")
+        assert out.returncode == 0, out.stderr
+        engine.settle(mind)
+    else:
+        out = engine.ctl("--json", "say", mind, text, "--from", "alice", "--wait")
+        assert out.returncode == 0, out.stderr
+    return int(engine.api("GET", f"/minds/{mind}/events", params={"kind": "message", "tail": 1}).json()["events"][-1]["id"])
 
 
-def test_archive_dry_run_then_run_list_and_walk_at_the_cut(noemad: Noemad, mind: str) -> None:
-    old = [say(noemad, mind, f"old note {n}") for n in range(2)]
-    noemad.advance(60 * DAY)
-    say(noemad, mind, "a new note")
+def test_archive_dry_run_then_run_list_and_walk_at_the_cut(app: InProcess, mind: str) -> None:
+    old = [say(app, mind, f"old note {n}") for n in range(2)]
+    app.advance(60 * DAY)
+    say(app, mind, "a new note")
 
-    refused = noemad.ctl("archive", mind, "--older-than", "1h")
+    refused = app.ctl("archive", mind, "--older-than", "1h")
     assert refused.returncode == 2 and refused.stdout == ""
     assert "consolidation window" in refused.stderr and "Traceback" not in refused.stderr
 
-    dry = noemad.ctl("archive", mind, "--older-than", "45d", "--dry-run")
+    dry = app.ctl("archive", mind, "--older-than", "45d", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert re.match(r"would archive \d+ events of ada older than 2026-01-16 and cut \d+ links", dry.stdout), dry.stdout
     assert "nothing was written" in dry.stdout
-    assert noemad.ctl("archives", mind).stdout.startswith("ada has no archives")
+    assert app.ctl("archives", mind).stdout.startswith("ada has no archives")
 
-    done = noemad.ctl("archive", mind, "--older-than", "45d")
+    done = app.ctl("archive", mind, "--older-than", "45d")
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     match = re.match(r"archived (\d+) events of ada older than 2026-01-16 into (\S+)$", first)
     assert match, done.stdout
     path = match.group(2)
-    assert path.startswith(str(noemad.home)) and path.endswith("/archives/ada-2026-03.sqlite")  # the month it ran
+    assert path.startswith(str(app.home)) and path.endswith("/archives/ada-2026-03.sqlite")  # the month it ran
 
-    listed = noemad.ctl_json("archives", mind)
+    listed = app.ctl_json("archives", mind)
     assert [(a["path"], a["events"]) for a in listed] == [(path, int(match.group(1)))]
-    table = noemad.ctl("archives", mind).stdout
+    table = app.ctl("archives", mind).stdout
     assert path in table and "2026-01-16" in table
 
     # an archived event: `events show`-style lookups say where it went; the timeline walks it in the file
-    walked = noemad.ctl("timeline", str(old[0]))
+    walked = app.ctl("timeline", str(old[0]))
     assert walked.returncode == 0, walked.stderr
     assert f"walked inside the archive {path}" in walked.stdout
     assert f"#{old[0]} message" in walked.stdout
 
     # a kept event that cited an archived one: the walk stops at the cut and names the file
-    kept = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_retrieved", "tail": 1}).json()["events"][-1]
-    at_cut = noemad.ctl("timeline", str(kept["id"]))
+    kept = app.api("GET", f"/minds/{mind}/events", params={"kind": "memory_retrieved", "tail": 1}).json()["events"][-1]
+    at_cut = app.ctl("timeline", str(kept["id"]))
     assert at_cut.returncode == 0, at_cut.stderr
     assert "cut here (the linked events are archived; the walk stops at them):" in at_cut.stdout
     assert f"  in {path}:" in at_cut.stdout
@@ -59,9 +70,11 @@ def test_archive_dry_run_then_run_list_and_walk_at_the_cut(noemad: Noemad, mind:
 
 
 def test_mind_show_says_how_many_events_are_archived(noemad: Noemad, mind: str) -> None:
+    # On a real noemad: the real noemactl's archive and archives, over the socket, once.
     say(noemad, mind, "an old note")
     noemad.advance(60 * DAY)
     assert "archived" not in noemad.ctl("mind", "show", mind).stdout
     done = noemad.ctl_json("archive", mind, "--older-than", "45d")
     shown = noemad.ctl("mind", "show", mind).stdout
     assert f"; {done['events']} archived in 1 archive)" in shown, (done, shown)
+    assert [a["events"] for a in noemad.ctl_json("archives", mind)] == [done["events"]]

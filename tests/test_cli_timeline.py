@@ -1,4 +1,4 @@
-"""`noemactl timeline` against a real noemad, and its renderers on hand-made graphs.
+"""`noemactl timeline` (its own code, run in process against the engine), and its renderers on hand-made graphs.
 
 A message makes the mind run a turn: `cycle_started` (caused by the message,
 which is also its parent) and `cycle_completed` (caused by `cycle_started`),
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Noemad, short_dir, start_noemad
+from inprocess import InProcess, start_app
 from rich.console import Console
 
 from noemactl.dot import to_dot
@@ -25,29 +25,25 @@ from noemactl.timeline import tree
 
 
 @pytest.fixture(scope="module")
-def noemad() -> Iterator[Noemad]:
-    """One daemon for the module: every case here only reads the timeline of the same turn."""
-    place = short_dir()
-    (place / "home").mkdir()
-    daemon = start_noemad(place / "home", place / "s.sock")
-    yield daemon
-    daemon.stop()
-    daemon.notify.close()
-    shutil.rmtree(place, ignore_errors=True)
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
+    """One engine for the module (in place of conftest's per-test one): every case here only reads the timeline of the same turn."""
+    engine = start_app(tmp_path_factory.mktemp("timeline"))
+    yield engine
+    engine.stop()
 
 
 @pytest.fixture(scope="module")
-def turn(noemad: Noemad) -> dict[str, int]:
+def turn(app: InProcess) -> dict[str, int]:
     """One message to mind `ada` and the turn it caused: the ids of message, cycle_started, attention and cycle_completed."""
     mind = "ada"
-    assert noemad.api("POST", "/minds", json={"name": mind}).status_code == 201
-    out = noemad.ctl("say", mind, "what is the weather like?", "--from", "alice")
+    assert app.api("POST", "/minds", json={"name": mind}).status_code == 201
+    out = app.ctl("say", mind, "what is the weather like?", "--from", "alice")
     assert out.returncode == 0, out.stderr
     message = int(out.stdout.split()[2])
-    story = noemad.wait_for(mind, "narrative_updated", since=message)  # the last event of a turn
-    completed = noemad.api("GET", f"/events/{story['causation_id']}").json()
+    story = app.wait_for(mind, "narrative_updated", since=message)  # the last event of a turn
+    completed = app.api("GET", f"/events/{story['causation_id']}").json()
     started = completed["causation_id"]
-    [attention] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
+    [attention] = app.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
     assert message < started < attention["id"] < completed["id"] < story["id"]
     return {"message": message, "started": started, "attention": attention["id"], "completed": completed["id"], "narrative": story["id"]}
 
@@ -63,12 +59,12 @@ def index(lines: list[str], needle: str) -> int:
     return found
 
 
-# --- against the daemon -----------------------------------------------------------
+# --- against the engine -----------------------------------------------------------
 
 
-def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: dict[str, int]) -> None:
+def test_tree_shows_causes_above_and_consequences_below(app: InProcess, turn: dict[str, int]) -> None:
     m, s, c = turn["message"], turn["started"], turn["completed"]
-    lines = lines_of(noemad.ctl("timeline", str(s)))
+    lines = lines_of(app.ctl("timeline", str(s)))
     assert lines[0] == f"timeline of #{s} in ada"
     cause = index(lines, f"#{m} message")
     root = index(lines, f"● #{s} cycle_started")
@@ -91,9 +87,9 @@ def test_tree_shows_causes_above_and_consequences_below(noemad: Noemad, turn: di
     assert any(f"#{m}" in line and f"#{a}" in line and "cited" in line for line in lines[index(lines, "also linked"):])
 
 
-def test_walking_from_the_message_nests_the_chain(noemad: Noemad, turn: dict[str, int]) -> None:
+def test_walking_from_the_message_nests_the_chain(app: InProcess, turn: dict[str, int]) -> None:
     m, s, c = turn["message"], turn["started"], turn["completed"]
-    lines = lines_of(noemad.ctl("timeline", str(m)))
+    lines = lines_of(app.ctl("timeline", str(m)))
     assert "causes: none recorded" in lines[1]
     first = index(lines, f"▶ caused, parent  #{s} cycle_started")
     second = index(lines, f"▶ caused  #{c} cycle_completed")
@@ -102,19 +98,19 @@ def test_walking_from_the_message_nests_the_chain(noemad: Noemad, turn: dict[str
     assert second == first + 1 and indent(lines[second]) > indent(lines[first])
 
 
-def test_json_is_the_apis_chain_unchanged(noemad: Noemad, turn: dict[str, int]) -> None:
+def test_json_is_the_apis_chain_unchanged(app: InProcess, turn: dict[str, int]) -> None:
     s = turn["started"]
-    api = noemad.api("GET", f"/events/{s}/chain").json()
-    assert noemad.ctl_json("timeline", str(s)) == api
-    assert json.loads(noemad.ctl("timeline", str(s), "--json").stdout) == api
+    api = app.api("GET", f"/events/{s}/chain").json()
+    assert app.ctl_json("timeline", str(s)) == api
+    assert json.loads(app.ctl("timeline", str(s), "--json").stdout) == api
     assert list(api) == ["root", "nodes", "edges", "groups", "truncation", "limits", "cuts"]
-    limited = noemad.api("GET", f"/events/{s}/chain", params={"back": 1, "forward": 0, "limit": 5}).json()
-    assert noemad.ctl_json("timeline", str(s), "--back", "1", "--forward", "0", "--limit", "5") == limited
+    limited = app.api("GET", f"/events/{s}/chain", params={"back": 1, "forward": 0, "limit": 5}).json()
+    assert app.ctl_json("timeline", str(s), "--back", "1", "--forward", "0", "--limit", "5") == limited
 
 
-def test_dot_is_graphviz_with_a_cluster_per_cycle_and_labelled_edges(noemad: Noemad, turn: dict[str, int]) -> None:
+def test_dot_is_graphviz_with_a_cluster_per_cycle_and_labelled_edges(app: InProcess, turn: dict[str, int]) -> None:
     m, s, c = turn["message"], turn["started"], turn["completed"]
-    out = noemad.ctl("timeline", str(s), "--dot")
+    out = app.ctl("timeline", str(s), "--dot")
     assert out.returncode == 0, out.stderr
     dot = out.stdout
     assert dot.startswith("digraph timeline {\n") and dot.endswith("}\n")
@@ -129,33 +125,33 @@ def test_dot_is_graphviz_with_a_cluster_per_cycle_and_labelled_edges(noemad: Noe
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
-def test_dot_renders_with_graphviz(noemad: Noemad, turn: dict[str, int]) -> None:
-    dot = noemad.ctl("timeline", str(turn["started"]), "--dot").stdout
+def test_dot_renders_with_graphviz(app: InProcess, turn: dict[str, int]) -> None:
+    dot = app.ctl("timeline", str(turn["started"]), "--dot").stdout
     rendered = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, text=True, timeout=30)
     assert rendered.returncode == 0, rendered.stderr
 
 
-def test_back_0_says_what_was_cut_and_how_many_were_left_out(noemad: Noemad, turn: dict[str, int]) -> None:
+def test_back_0_says_what_was_cut_and_how_many_were_left_out(app: InProcess, turn: dict[str, int]) -> None:
     s, c = turn["started"], turn["completed"]
-    lines = lines_of(noemad.ctl("timeline", str(s), "--back", "0"))
+    lines = lines_of(app.ctl("timeline", str(s), "--back", "0"))
     # Not walking causes is what was asked, not a cut: the heading says it, with what lies one hop back.
     assert "causes: not walked (--back 0); 1 event one hop away" in lines[1]
     assert any(f"#{c} cycle_completed" in line for line in lines)
     assert not any(line.startswith("cut at") for line in lines)
 
 
-def test_event_limit_says_what_was_cut(noemad: Noemad, turn: dict[str, int]) -> None:
-    lines = lines_of(noemad.ctl("timeline", str(turn["started"]), "--limit", "1"))
+def test_event_limit_says_what_was_cut(app: InProcess, turn: dict[str, int]) -> None:
+    lines = lines_of(app.ctl("timeline", str(turn["started"]), "--limit", "1"))
     assert "causes: none shown (the walk reached its event limit)" in lines[1]
     assert lines[-1].startswith("cut at the limit of 1 event: 1 more cause and 2 more consequences not shown;")
 
 
-def test_unknown_event_is_a_sentence_and_exit_4(noemad: Noemad) -> None:
-    out = noemad.ctl("timeline", "999")
+def test_unknown_event_is_a_sentence_and_exit_4(app: InProcess) -> None:
+    out = app.ctl("timeline", "999")
     assert (out.returncode, out.stdout) == (4, "")
     assert out.stderr == "noemactl: event 999 does not exist; list a mind's events with `noemactl events MIND`\n"
-    assert noemad.ctl("timeline", "0").returncode == 2
-    assert noemad.ctl("timeline", "1", "--forward", "7").returncode == 2
+    assert app.ctl("timeline", "0").returncode == 2
+    assert app.ctl("timeline", "1", "--forward", "7").returncode == 2
 
 
 # --- the renderers on hand-made graphs ---------------------------------------------

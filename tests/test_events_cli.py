@@ -1,4 +1,8 @@
-"""Reading a mind through the real noemactl against a real noemad: events as people read logs, `say --wait`, trust levels, retraction, and runs for every mind."""
+"""Reading a mind through noemactl: events as people read logs, `say --wait`, trust levels, retraction, and runs for every mind.
+
+Most cases run noemactl's own code in process (`app.ctl`); a real noemad and
+noemactl stay for what streams: `events --follow` and `say --wait`.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import NOEMACTL, SCRIPTED_RESPOND, Noemad, scripted_noemad
+from inprocess import InProcess
 from test_cli import TIMEOUT, Lines
 
 SCRIPT = """
@@ -44,10 +49,12 @@ def spawn(noemad: Noemad) -> Iterator[Any]:
         proc.wait(timeout=TIMEOUT)
 
 
-def said(noemad: Noemad, mind: str, text: str) -> int:
+def said(noemad: Noemad | InProcess, mind: str, text: str) -> int:
     """Say `text` and wait for its turn's cycle to complete; the message's id."""
     out = noemad.ctl_json("say", mind, text)
     noemad.wait_for(mind, "cycle_completed", since=out["id"])
+    if isinstance(noemad, InProcess):
+        noemad.settle(mind)  # and the rest of the turn (its narrative), so `newest` is the turn's last event
     return int(out["id"])
 
 
@@ -57,55 +64,55 @@ def ids(out: subprocess.CompletedProcess[str]) -> list[int]:
     return [int(word) if (word := line.split()[0].lstrip("#")).isdigit() else 0 for line in out.stdout.splitlines()]
 
 
-def newest(noemad: Noemad, mind: str) -> int:
+def newest(noemad: Noemad | InProcess, mind: str) -> int:
     return int(noemad.api("GET", f"/minds/{mind}").json()["last_event_id"])
 
 
 # --- events ----------------------------------------------------------------------
 
 
-def test_events_shows_the_newest_like_tail(noemad: Noemad, mind: str) -> None:
+def test_events_shows_the_newest_like_tail(app: InProcess, mind: str) -> None:
     for n in range(5):
-        said(noemad, mind, f"note {n}")
-    last = newest(noemad, mind)
+        said(app, mind, f"note {n}")
+    last = newest(app, mind)
     assert last > 20
-    out = noemad.ctl("events", mind)
+    out = app.ctl("events", mind)
     assert ids(out) == list(range(last - 19, last + 1))  # the newest 20, oldest first
     assert "the newest 20 shown; older ones with -n N or --since ID" in out.stderr
-    assert ids(noemad.ctl("events", mind, "-n", "3")) == [last - 2, last - 1, last]
-    assert ids(noemad.ctl("events", mind, "--tail", "2", "--kind", "message"))[-1] < last
+    assert ids(app.ctl("events", mind, "-n", "3")) == [last - 2, last - 1, last]
+    assert ids(app.ctl("events", mind, "--tail", "2", "--kind", "message"))[-1] < last
 
 
-def test_events_grep_searches_and_tail_counts_matches(noemad: Noemad, mind: str) -> None:
-    first = said(noemad, mind, "Deploy the api")
-    said(noemad, mind, "lunch?")
-    third = said(noemad, mind, "deploy the web")
-    assert ids(noemad.ctl("events", mind, "--grep", "DEPLOY", "--kind", "message")) == [first, third]
-    assert ids(noemad.ctl("events", mind, "--grep", "deploy", "--kind", "message", "-n", "1")) == [third]
-    none = noemad.ctl("events", mind, "--grep", "nothing like this")
+def test_events_grep_searches_and_tail_counts_matches(app: InProcess, mind: str) -> None:
+    first = said(app, mind, "Deploy the api")
+    said(app, mind, "lunch?")
+    third = said(app, mind, "deploy the web")
+    assert ids(app.ctl("events", mind, "--grep", "DEPLOY", "--kind", "message")) == [first, third]
+    assert ids(app.ctl("events", mind, "--grep", "deploy", "--kind", "message", "-n", "1")) == [third]
+    none = app.ctl("events", mind, "--grep", "nothing like this")
     assert (none.returncode, none.stdout) == (0, "")
     assert "no events in ada matching 'nothing like this'" in none.stderr
 
 
-def test_events_since_takes_an_id_a_span_or_a_time(noemad: Noemad, mind: str) -> None:
-    early = said(noemad, mind, "early")
-    noemad.advance(3 * 3600)
-    late = said(noemad, mind, "late")
-    assert ids(noemad.ctl("events", mind, "--since", "1h", "--kind", "message")) == [late]
-    assert ids(noemad.ctl("events", mind, "--since", "2026-01-01T01:00:00Z", "--kind", "message")) == [late]
-    assert ids(noemad.ctl("events", mind, "--since", "3d", "--kind", "message")) == [early, late]
-    assert ids(noemad.ctl("events", mind, "--since", str(early), "--kind", "message")) == [late]
-    bad = noemad.ctl("events", mind, "--since", "yesterday")
+def test_events_since_takes_an_id_a_span_or_a_time(app: InProcess, mind: str) -> None:
+    early = said(app, mind, "early")
+    app.advance(3 * 3600)
+    late = said(app, mind, "late")
+    assert ids(app.ctl("events", mind, "--since", "1h", "--kind", "message")) == [late]
+    assert ids(app.ctl("events", mind, "--since", "2026-01-01T01:00:00Z", "--kind", "message")) == [late]
+    assert ids(app.ctl("events", mind, "--since", "3d", "--kind", "message")) == [early, late]
+    assert ids(app.ctl("events", mind, "--since", str(early), "--kind", "message")) == [late]
+    bad = app.ctl("events", mind, "--since", "yesterday")
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr.startswith("noemactl: --since 'yesterday' is not an event id (42), a span back (10m, 2h, 3d) or an ISO date")
 
 
-def test_events_kind_typo_is_an_error_listing_the_kinds(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("events", mind, "--kind", "mesage")
+def test_events_kind_typo_is_an_error_listing_the_kinds(app: InProcess, mind: str) -> None:
+    out = app.ctl("events", mind, "--kind", "mesage")
     assert (out.returncode, out.stdout) == (2, "")  # bad input, refused by noemad (422)
     assert out.stderr.startswith("noemactl: 'mesage' is not an event kind; did you mean 'message'? the kinds are: ")
     assert "cycle_completed" in out.stderr
-    assert noemad.ctl("events", mind, "--tail", "3", "--limit", "3").returncode == 2
+    assert app.ctl("events", mind, "--tail", "3", "--limit", "3").returncode == 2
 
 
 def test_events_follow_prints_a_backlog_then_follows_without_gap_or_repeat(noemad: Noemad, mind: str, spawn: Any) -> None:
@@ -155,6 +162,9 @@ def test_say_wait_times_out_on_a_paused_mind(noemad: Noemad, mind: str) -> None:
     assert "noemactl: no reply within 0.5 s: no turn has taken it; see what happened with `noemactl events ada --since " in out.stderr
     alone = noemad.ctl("say", mind, "x", "--timeout", "5")
     assert (alone.returncode, alone.stderr) == (2, "noemactl: --timeout is how long --wait waits; add --wait or drop --timeout\n")
+    # Resumed (the real noemactl over the socket; its other cases run in process), the mind takes what waited.
+    assert noemad.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"
+    assert noemad.wait_for(mind, "cycle_started")["kind"] == "cycle_started"
 
 
 def test_say_wait_follows_a_batch_to_its_turn(noemad: Noemad, mind: str, spawn: Any) -> None:
@@ -183,46 +193,53 @@ def test_say_wait_prints_the_reply(talker: Noemad) -> None:
 # --- trust, retract, runs for every mind -------------------------------------------------------
 
 
-def test_trust_with_no_value_lists_the_levels(noemad: Noemad, mind: str) -> None:
-    empty = noemad.ctl("trust", mind)
+def test_trust_with_no_value_lists_the_levels(app: InProcess, mind: str) -> None:
+    empty = app.ctl("trust", mind)
     assert empty.returncode == 0 and "ada was told no trust levels" in empty.stdout
-    assert noemad.ctl("trust", mind, "wiki", "0.3").returncode == 0
-    assert noemad.ctl("trust", mind, "bob", "0.9").returncode == 0
-    lines = noemad.ctl("trust", mind).stdout.splitlines()
+    assert app.ctl("trust", mind, "wiki", "0.3").returncode == 0
+    assert app.ctl("trust", mind, "bob", "0.9").returncode == 0
+    lines = app.ctl("trust", mind).stdout.splitlines()
     assert [line.split()[:2] for line in lines[:3]] == [["SOURCE", "TRUST"], ["bob", "0.9"], ["wiki", "0.3"]]
     assert lines[3] == "any other source: 0.6 (the default)"
-    assert noemad.ctl("trust", mind, "carol").stdout == "ada trusts carol 0.6 (the default; never set)\n"
-    assert noemad.ctl_json("trust", mind)["trust"][0]["source"] == "bob"
+    assert app.ctl("trust", mind, "carol").stdout == "ada trusts carol 0.6 (the default; never set)\n"
+    assert app.ctl_json("trust", mind)["trust"][0]["source"] == "bob"
 
 
-def test_retract_a_memory(noemad: Noemad, mind: str) -> None:
-    memory = noemad.ctl_json("remember", mind, "the build server is in Oslo")["id"]
-    out = noemad.ctl("retract", mind, str(memory), "--reason", "it moved to Bergen")
+def test_retract_a_memory(app: InProcess, mind: str) -> None:
+    memory = app.ctl_json("remember", mind, "the build server is in Oslo")["id"]
+    out = app.ctl("retract", mind, str(memory), "--reason", "it moved to Bergen")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\nwalk it: noemactl timeline ")
-    again = noemad.ctl("retract", mind, str(memory), "--reason", "still wrong")
+    again = app.ctl("retract", mind, str(memory), "--reason", "still wrong")
     assert (again.returncode, again.stderr) == (5, f"noemactl: memory {memory} is already retracted; nothing was changed\n")  # refused: 409
-    listed = noemad.ctl("memories", mind).stdout.splitlines()
+    listed = app.ctl("memories", mind).stdout.splitlines()
     assert listed[1].split()[:5] == [f"#{memory}", "semantic", listed[1].split()[2], "0", "retracted"]
-    assert ids(noemad.ctl("memories", mind, "--retracted"))[1:] == [memory]
-    assert noemad.ctl_json("memories", mind, "--search", "Oslo")["memories"] == []
-    [event] = noemad.ctl_json("events", mind, "--kind", "memory_retracted")["events"]
+    assert ids(app.ctl("memories", mind, "--retracted"))[1:] == [memory]
+    assert app.ctl_json("memories", mind, "--search", "Oslo")["memories"] == []
+    [event] = app.ctl_json("events", mind, "--kind", "memory_retracted")["events"]
     assert (event["text"], event["subject"]) == ("it moved to Bergen", {"type": "memory", "id": memory})
-    assert noemad.ctl("retract", mind, str(memory), "--reason", " ").returncode == 2
-    assert noemad.ctl("mind", "create", "bob").returncode == 0
-    other = noemad.ctl("retract", "bob", str(memory), "--reason", "x")
+    assert app.ctl("retract", mind, str(memory), "--reason", " ").returncode == 2
+    assert app.ctl("mind", "create", "bob").returncode == 0
+    other = app.ctl("retract", "bob", str(memory), "--reason", "x")
     assert other.returncode == 2 and f"memory #{memory} belongs to ada, not bob" in other.stderr
 
 
-def test_reflect_for_every_mind_skips_those_with_nothing_new(noemad: Noemad, mind: str) -> None:
-    assert noemad.ctl("mind", "create", "bob").returncode == 0
-    assert noemad.ctl("reflect", mind).returncode == 0
-    out = noemad.ctl("reflect")
+def test_retract_over_the_socket(noemad: Noemad, mind: str) -> None:
+    """The real noemactl retracts over the socket (the command's other cases run in process, above)."""
+    memory = noemad.ctl_json("remember", mind, "the build server is in Oslo")["id"]
+    out = noemad.ctl("retract", mind, str(memory), "--reason", "it moved to Bergen")
+    assert out.returncode == 0 and out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\n"), out.stderr
+
+
+def test_reflect_for_every_mind_skips_those_with_nothing_new(app: InProcess, mind: str) -> None:
+    assert app.ctl("mind", "create", "bob").returncode == 0
+    assert app.ctl("reflect", mind).returncode == 0
+    out = app.ctl("reflect")
     assert out.returncode == 0, out.stderr
     assert "skipped ada (nothing new since its last reflection at 2026-01-01T00:00:00.000Z)" in out.stderr
-    jobs = noemad.ctl_json("jobs", "--kind", "reflection")["jobs"]
+    jobs = app.ctl_json("jobs", "--kind", "reflection")["jobs"]
     assert sorted(j["mind"] for j in jobs) == ["ada", "bob"]  # bob ran now; ada only before
-    again = noemad.ctl("reflect")
+    again = app.ctl("reflect")
     assert again.stdout == "no mind has anything new to reflect; name one to run it anyway: noemactl reflect MIND\n"
     assert "skipped ada" in again.stderr and "bob (nothing new" in again.stderr
-    assert noemad.ctl_json("reflect") == {"jobs": [], "skipped": ["ada", "bob"]}
+    assert app.ctl_json("reflect") == {"jobs": [], "skipped": ["ada", "bob"]}

@@ -1,13 +1,13 @@
 """What metacognition's checks mean for predictions, contradictions that stay open, and what the mind said itself.
 
-Through a real noemad (manual clock) and the real noemactl: predictions draw
+Through noemactl's own code run in process against the engine (manual clock): predictions draw
 no source warnings and are judged by calibration once outcomes come; a
 belief contested a day ago draws `stale_contradiction` however much evidence
 kept arriving; a reply stating what nothing supports becomes the mind's own
 evidence, and the next cycle warns `fluent_without_evidence`. Where a test
 repeats a command many times over, the first goes through noemactl and the
-rest send the same body to the API: one noemactl process costs a quarter of a
-second, and the repeats check the engine, not the command line.
+rest send the same body to the API: the repeats check the engine, not the
+command line.
 """
 
 from __future__ import annotations
@@ -18,18 +18,21 @@ from typing import Any
 
 import pytest
 
-from conftest import SCRIPTED_RESPOND, Noemad, scripted_noemad
+from conftest import SCRIPTED_RESPOND
+from inprocess import InProcess, start_app
 
 HOUR = 3600.0
 
 
-def settle(noemad: Noemad, mind: str, since: int) -> dict[str, Any]:
-    """The cycle_completed of the turn that took stimulus `since` (the mind has taken it)."""
-    return noemad.wait_for(mind, "cycle_completed", since=since)
+def settle(app: InProcess, mind: str, since: int) -> dict[str, Any]:
+    """The cycle_completed of the turn that took stimulus `since` (the mind has taken it, and its turn has ended)."""
+    done = app.wait_for(mind, "cycle_completed", since=since)
+    app.settle(mind)
+    return done
 
 
-def warnings(noemad: Noemad, mind: str) -> list[str]:
-    return sorted(w["check"] for w in noemad.ctl_json("mind", "show", mind)["warnings"])
+def warnings(app: InProcess, mind: str) -> list[str]:
+    return sorted(w["check"] for w in app.ctl_json("mind", "show", mind)["warnings"])
 
 
 def stored_id(out: Any) -> int:
@@ -37,62 +40,64 @@ def stored_id(out: Any) -> int:
     return int(out.stdout.split("#")[1].split()[0]) if "#" in out.stdout else int(out.stdout.split()[-1])
 
 
-def test_predictions_draw_no_source_warnings_and_are_judged_by_calibration(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("--json", "predict", mind, "the deploy 0 lands by noon", "--subject", "deploy", "--confidence", "0.9", "--due", "2h")
+def test_predictions_draw_no_source_warnings_and_are_judged_by_calibration(app: InProcess, mind: str) -> None:
+    out = app.ctl("--json", "predict", mind, "the deploy 0 lands by noon", "--subject", "deploy", "--confidence", "0.9", "--due", "2h")
     assert out.returncode == 0, out.stderr
     for n in range(1, 5):  # the body `noemactl predict` sends, as the one above did
         body = {"kind": "prediction", "proposition": f"the deploy {n} lands by noon", "subject": "deploy", "confidence": 0.9, "due": "2h"}
-        assert noemad.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
-    last = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "prediction"}).json()["events"][-1]
-    noemad.wait_for(mind, "narrative_updated", since=last["id"])
+        assert app.api("POST", f"/minds/{mind}/events", json=body).status_code == 201
+    last = app.api("GET", f"/minds/{mind}/events", params={"kind": "prediction"}).json()["events"][-1]
+    app.wait_for(mind, "narrative_updated", since=last["id"])
+    app.settle(mind)  # a turn over the earlier ones may have written that narrative: wait for every turn to end
     # Five stated bets at 0.9, each resting on the mind's own word: no insufficient_evidence, no single_source.
-    assert warnings(noemad, mind) == []
-    predictions = noemad.ctl_json("predictions", mind)["predictions"]
+    assert warnings(app, mind) == []
+    predictions = app.ctl_json("predictions", mind)["predictions"]
     assert len(predictions) == 5 and {p["status"] for p in predictions} == {"open"}
     # The outcomes judge them: five misses at 0.9 are overconfidence, which calibration shows and metacognition warns of.
-    out = noemad.ctl("outcome", str(predictions[0]["id"]), "--miss")
+    out = app.ctl("outcome", str(predictions[0]["id"]), "--miss")
     assert out.returncode == 0, out.stderr
     for p in predictions[1:]:  # the body `noemactl outcome --miss` sends
-        assert noemad.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": p["id"], "result": "miss"}).status_code == 201
-    outcome = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "outcome"}).json()["events"][-1]
-    noemad.wait_for(mind, "narrative_updated", since=outcome["id"])
-    shown = noemad.ctl("mind", "show", mind)
+        assert app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": p["id"], "result": "miss"}).status_code == 201
+    outcome = app.api("GET", f"/minds/{mind}/events", params={"kind": "outcome"}).json()["events"][-1]
+    app.wait_for(mind, "narrative_updated", since=outcome["id"])
+    app.settle(mind)  # a turn over the earlier ones may have written that narrative: wait for every turn to end
+    shown = app.ctl("mind", "show", mind)
     # Five misses on one subject are a repeated failure too; still no source check on a bet.
-    assert warnings(noemad, mind) == ["overconfidence", "repeated_failure"], shown.stdout
+    assert warnings(app, mind) == ["overconfidence", "repeated_failure"], shown.stdout
     assert "overconfidence" in shown.stdout and "single_source" not in shown.stdout and "insufficient_evidence" not in shown.stdout
-    assert noemad.ctl_json("calibration", mind)["overconfident"] is True
+    assert app.ctl_json("calibration", mind)["overconfident"] is True
 
 
-def observe(noemad: Noemad, mind: str, source: str, stance: str, proposition: str = "the cache is warm", cli: bool = False) -> int:
+def observe(app: InProcess, mind: str, source: str, stance: str, proposition: str = "the cache is warm", cli: bool = False) -> int:
     """An observation bearing on `proposition`: through `noemactl observe`, or as the body it sends to the API."""
     if cli:
-        out = noemad.ctl("--json", "observe", mind, f"{source} checked the cache", "--source", source, f"--{stance}", proposition, "--subject", "cache")
+        out = app.ctl("--json", "observe", mind, f"{source} checked the cache", "--source", source, f"--{stance}", proposition, "--subject", "cache")
         assert out.returncode == 0, out.stderr
-        return int(noemad.api("GET", f"/minds/{mind}/events", params={"kind": "observation"}).json()["events"][-1]["id"])
+        return int(app.api("GET", f"/minds/{mind}/events", params={"kind": "observation"}).json()["events"][-1]["id"])
     claim = {"proposition": proposition, "subject": "cache", "stance": stance}
     body = {"kind": "observation", "source": source, "text": f"{source} checked the cache", "data": {}, "claim": claim}
-    stored = noemad.api("POST", f"/minds/{mind}/events", json=body)
+    stored = app.api("POST", f"/minds/{mind}/events", json=body)
     assert stored.status_code == 201, stored.text
     return int(stored.json()["id"])
 
 
-def test_a_belief_contested_for_a_day_draws_stale_contradiction_however_much_evidence_arrives(noemad: Noemad, mind: str) -> None:
-    settle(noemad, mind, observe(noemad, mind, "probe-a", "supports", cli=True))
-    settle(noemad, mind, observe(noemad, mind, "probe-b", "contradicts", cli=True))
-    [belief] = noemad.ctl_json("beliefs", mind)["beliefs"]
+def test_a_belief_contested_for_a_day_draws_stale_contradiction_however_much_evidence_arrives(app: InProcess, mind: str) -> None:
+    settle(app, mind, observe(app, mind, "probe-a", "supports", cli=True))
+    settle(app, mind, observe(app, mind, "probe-b", "contradicts", cli=True))
+    [belief] = app.ctl_json("beliefs", mind)["beliefs"]
     assert belief["status"] == "contested"
     # Evidence keeps arriving every few hours, on both sides; the belief stays contested all along.
     for n in range(5):
-        noemad.advance(4 * HOUR)
-        done = settle(noemad, mind, observe(noemad, mind, f"probe-{n % 2}", "supports" if n % 2 else "contradicts"))
-        assert noemad.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "contested"
+        app.advance(4 * HOUR)
+        done = settle(app, mind, observe(app, mind, f"probe-{n % 2}", "supports" if n % 2 else "contradicts"))
+        assert app.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "contested"
         assert "stale_contradiction" not in done["data"]["warnings"]  # 20 hours: not yet a day
-    assert noemad.ctl_json("belief", str(belief["id"]))["status"] == "contested"
-    noemad.advance(4 * HOUR)  # 24 hours since it became contested
-    done = settle(noemad, mind, observe(noemad, mind, "probe-c", "supports"))
+    assert app.ctl_json("belief", str(belief["id"]))["status"] == "contested"
+    app.advance(4 * HOUR)  # 24 hours since it became contested
+    done = settle(app, mind, observe(app, mind, "probe-c", "supports"))
     assert "stale_contradiction" in done["data"]["warnings"]
-    assert "stale_contradiction" in warnings(noemad, mind)
-    goals = noemad.ctl("goals", mind)
+    assert "stale_contradiction" in warnings(app, mind)
+    goals = app.ctl("goals", mind)
     assert goals.returncode == 0 and "investigate: the cache is warm" in goals.stdout
 
 
@@ -109,15 +114,22 @@ CONFIG = SCRIPTED_RESPOND
 
 
 @pytest.fixture
-def talker(place: Path) -> Iterator[Noemad]:
-    with scripted_noemad(place, SCRIPT, CONFIG, {"persona": "You are Ada."}) as daemon:
-        yield daemon
+def talker(tmp_path: Path) -> Iterator[InProcess]:
+    """An engine on the scripted provider with a mind `ada` (as conftest's `scripted_noemad`, in process)."""
+    (tmp_path / "script.toml").write_text(SCRIPT)
+    engine = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
+    try:
+        assert engine.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
+        yield engine
+    finally:
+        engine.stop()
 
 
-def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(talker: Noemad) -> None:
+def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(talker: InProcess) -> None:
     asked = talker.ctl("--json", "say", "ada", "how did the deploy go?", "--from", "alice")
     assert asked.returncode == 0, asked.stderr
     reply = talker.wait_for("ada", "reply")
+    talker.settle("ada")  # the turn goes on after its reply (the evidence from what it said): let it end
     assert reply["text"].startswith("The deploy finished at 14:05 on prod-7")
     # What it said that nothing it was given holds is now its own evidence, caused by the reply.
     [belief] = talker.ctl_json("beliefs", "ada")["beliefs"]
@@ -129,6 +141,7 @@ def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(tal
     assert thanks.returncode == 0, thanks.stderr
     said = talker.api("GET", "/minds/ada/events", params={"kind": "message"}).json()["events"][-1]
     done = talker.wait_for("ada", "cycle_completed", since=said["id"])
+    talker.settle("ada")
     assert done["data"]["warnings"] == ["fluent_without_evidence"]
     overview = talker.ctl("mind", "show", "ada")
     assert "fluent_without_evidence" in overview.stdout

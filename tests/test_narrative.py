@@ -1,9 +1,8 @@
 """The narrative: built from state, rendered as first-person prose, stored when it changes, rephrased only without new content.
 
 In process with a real store (and the scripted provider behind the model
-gateway); through the daemon for `GET /narrative` and `noemactl narrative`.
-The daemon tests that need the narrative hook in the cycle are skipped until
-the cycle calls it.
+gateway); through the in-process engine for `GET /narrative` and
+`noemactl narrative` (noemactl's own code, run in this process).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conftest import Noemad
 from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition import narrative
@@ -307,15 +305,15 @@ def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
 # through the API (in process) and the CLI (on the daemon) --------------------------------------------------------------------
 
 
-def test_a_mind_without_a_narrative_answers_nulls(noemad: Noemad, mind: str) -> None:
-    resp = noemad.api("GET", f"/minds/{mind}/narrative")
+def test_a_mind_without_a_narrative_answers_nulls(app: InProcess, mind: str) -> None:
+    resp = app.api("GET", f"/minds/{mind}/narrative")
     assert resp.status_code == 200
     assert resp.json() == narrative.empty_json(mind)
-    assert noemad.api("GET", "/minds/zed/narrative").status_code == 404
-    out = noemad.ctl("narrative", mind)
+    assert app.api("GET", "/minds/zed/narrative").status_code == 404
+    out = app.ctl("narrative", mind)
     assert out.returncode == 0 and out.stdout == "" and "no narrative yet" in out.stderr
-    assert noemad.ctl_json("narrative", mind)["event_id"] is None
-    missing = noemad.ctl("narrative", "zed")
+    assert app.ctl_json("narrative", mind)["event_id"] is None
+    missing = app.ctl("narrative", "zed")
     assert missing.returncode == 4 and "no mind is named 'zed'" in missing.stderr
 
 
@@ -331,12 +329,12 @@ def test_the_narrative_after_a_cycle(app: InProcess, mind: str) -> None:
     assert shown["parts"]["why"] == ["alice said “the build is red”"]
 
 
-def test_the_narrative_through_the_cli(noemad: Noemad, mind: str) -> None:
-    post = noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
-    updated = noemad.wait_for(mind, "narrative_updated", since=post.json()["id"])
-    shown = noemad.api("GET", f"/minds/{mind}/narrative").json()
-    assert noemad.ctl_json("narrative", mind) == shown
-    human = noemad.ctl("narrative", mind)
+def test_the_narrative_through_the_cli(app: InProcess, mind: str) -> None:
+    post = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "alice", "text": "the build is red"})
+    updated = app.wait_for(mind, "narrative_updated", since=post.json()["id"])
+    shown = app.api("GET", f"/minds/{mind}/narrative").json()
+    assert app.ctl_json("narrative", mind) == shown
+    human = app.ctl("narrative", mind)
     assert human.returncode == 0, human.stderr
     lines = human.stdout.splitlines()
     assert lines[0] == updated["text"]

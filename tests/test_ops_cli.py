@@ -1,4 +1,4 @@
-"""Operating the daemon through the real noemactl: reload, config show, log-level, status --watch, JSON logs."""
+"""Operating the daemon through the real noemactl: reload, log-level, status --watch, JSON logs; and config show (in process)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import Noemad, start_noemad
+from inprocess import InProcess, start_app
 
 SECRET = "sk-ant-test-never-shown-0123456789"
+CONFIG = "[daemon]\nshutdown_timeout = 3\n\n[minds.ada]\npersona = \"You are Ada.\"\n"
 
 
 @pytest.fixture
@@ -18,11 +20,20 @@ def ops(place: Path) -> Iterator[Noemad]:
     """A daemon with a config file, an API key in its environment and JSON logs."""
     home = place / "home"
     home.mkdir()
-    (home / "noemad.toml").write_text("[daemon]\nshutdown_timeout = 3\n\n[minds.ada]\npersona = \"You are Ada.\"\n")
+    (home / "noemad.toml").write_text(CONFIG)
     daemon = start_noemad(home, place / "s.sock", env={"ANTHROPIC_API_KEY": SECRET}, args=("--log-format", "json"))
     yield daemon
     daemon.stop()
     daemon.notify.close()
+
+
+@pytest.fixture
+def configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcess]:
+    """The in-process twin of `ops` for what needs no process or log: the same config file and API key."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    engine = start_app(tmp_path, CONFIG)
+    yield engine
+    engine.stop()
 
 
 def log_lines(daemon: Noemad) -> list[dict]:
@@ -48,9 +59,9 @@ def test_reload_answers_taken_or_refused_with_the_sentence(ops: Noemad) -> None:
     assert "config reload refused" in ops.ctl("status").stdout  # the same refusal SIGHUP gives
 
 
-def test_config_show_gives_each_value_its_source_and_never_a_secret(ops: Noemad) -> None:
-    assert ops.ctl("mind", "create", "ada", "--settings", '{"attention_capacity": 3}').returncode == 0
-    out = ops.ctl("config", "show")
+def test_config_show_gives_each_value_its_source_and_never_a_secret(configured: InProcess) -> None:
+    assert configured.ctl("mind", "create", "ada", "--settings", '{"attention_capacity": 3}').returncode == 0
+    out = configured.ctl("config", "show")
     assert out.returncode == 0 and SECRET not in out.stdout
     lines = out.stdout.splitlines()
     assert "shutdown_timeout = 3.0  # noemad.toml" in lines
@@ -59,11 +70,11 @@ def test_config_show_gives_each_value_its_source_and_never_a_secret(ops: Noemad)
     assert "# secret models.anthropic.api_key: set, from environment (ANTHROPIC_API_KEY)" in lines
     assert "[minds.ada]" in lines
     assert 'persona = "You are Ada."  # noemad.toml [minds.ada]' in lines and "attention_capacity = 3  # stored" in lines
-    data = ops.ctl_json("config", "show")
+    data = configured.ctl_json("config", "show")
     assert SECRET not in json.dumps(data)
     assert data["secrets"] == [{"key": "models.anthropic.api_key", "set": True, "source": "environment (ANTHROPIC_API_KEY)", "problem": None}]
-    assert ops.ctl("config", "show", "--format", "json").stdout == ops.ctl("--json", "config", "show").stdout
-    bad = ops.ctl("config", "show", "--format", "yaml")
+    assert configured.ctl("config", "show", "--format", "json").stdout == configured.ctl("--json", "config", "show").stdout
+    bad = configured.ctl("config", "show", "--format", "yaml")
     assert bad.returncode == 2 and "use toml or json" in bad.stderr
 
 

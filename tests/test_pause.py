@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Noemad
 from inprocess import InProcess, start_app
 
 
-def kinds(engine: Noemad | InProcess, mind: str) -> list[str]:
+def kinds(engine: InProcess, mind: str) -> list[str]:
     return [e["kind"] for e in engine.api("GET", f"/minds/{mind}/events").json()["events"]]
 
 
@@ -33,16 +32,16 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(a
     ]  # fmt: skip
 
 
-def test_pause_and_resume_through_the_cli(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("pause", mind)
+def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:
+    out = app.ctl("pause", mind)
     assert (out.returncode, out.stdout) == (0, "mind ada is paused (mode paused)\n")
-    noemad.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "one"})
-    status = noemad.ctl_json("status")
+    app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "one"})
+    status = app.ctl_json("status")
     assert status["minds"] == [{"name": "ada", "events": 3, "turn_running": False, "paused": True, "retry": None}]
-    assert "paused" in noemad.ctl("status").stdout
-    assert noemad.ctl_json("pause", mind)["mode"] == "paused"  # pausing again changes nothing
-    assert noemad.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"
-    assert noemad.wait_for(mind, "cycle_started")["kind"] == "cycle_started"
+    assert "paused" in app.ctl("status").stdout
+    assert app.ctl_json("pause", mind)["mode"] == "paused"  # pausing again changes nothing
+    assert app.ctl("resume", mind).stdout == "mind ada is running again (mode idle)\n"
+    assert app.wait_for(mind, "cycle_started")["kind"] == "cycle_started"
 
 
 def test_a_pause_survives_a_restart(tmp_path: Path) -> None:
@@ -63,6 +62,6 @@ def test_a_pause_survives_a_restart(tmp_path: Path) -> None:
         second.stop()
 
 
-def test_pausing_an_unknown_mind_says_so(noemad: Noemad) -> None:
-    out = noemad.ctl("pause", "zed")
+def test_pausing_an_unknown_mind_says_so(app: InProcess) -> None:
+    out = app.ctl("pause", "zed")
     assert out.returncode == 4 and "no mind is named 'zed'" in out.stderr

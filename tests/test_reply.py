@@ -1,4 +1,4 @@
-"""A mind with a respond model replies, through the scripted provider: in process, and on the real daemon for the CLI and reloads."""
+"""A mind with a respond model replies, through the scripted provider: in process (noemactl too), and on the real daemon for reloads."""
 
 from __future__ import annotations
 
@@ -75,26 +75,26 @@ def test_a_reply_is_caused_by_the_message_and_cites_its_model_call(engine: InPro
     assert call["input_tokens"] + call["cache_write_tokens"] > 0 and call["output_tokens"] > 0
 
 
-def test_usage_and_the_timeline_show_the_model_call(talker: Noemad) -> None:
-    say(talker, "hello")
-    reply = talker.wait_for("ada", "reply")
+def test_usage_and_the_timeline_show_the_model_call(engine: InProcess) -> None:
+    say(engine, "hello")
+    reply = engine.wait_for("ada", "reply")
     # The timeline shows the call as an artefact on the reply's node.
-    tree = talker.ctl("timeline", str(reply["id"]))
+    tree = engine.ctl("timeline", str(reply["id"]))
     assert tree.returncode == 0 and "respond" in tree.stdout and "claude-haiku-5-5" in tree.stdout
-    usage = talker.ctl_json("usage", "ada")
+    usage = engine.ctl_json("usage", "ada")
     assert usage["by"] == "role" and usage["mind"] == "ada"
     [row] = usage["rows"]
     assert (row["role"], row["calls"], row["ok"], row["failed"], row["refused"]) == ("respond", 1, 1, 0, 0)
     assert row["cost_usd"] > 0
-    by_model = talker.ctl_json("usage", "--by", "model", "--since", "1h")
+    by_model = engine.ctl_json("usage", "--by", "model", "--since", "1h")
     assert [r["model"] for r in by_model["rows"]] == ["claude-haiku-5-5"]
-    assert talker.ctl_json("usage", "--since", "2030-01-01")["rows"] == []
-    human = talker.ctl("usage", "ada")
+    assert engine.ctl_json("usage", "--since", "2030-01-01")["rows"] == []
+    human = engine.ctl("usage", "ada")
     assert human.returncode == 0 and "respond" in human.stdout and "HIT RATE" in human.stdout
-    bad = talker.ctl("usage", "--since", "last tuesday")
+    bad = engine.ctl("usage", "--since", "last tuesday")
     assert bad.returncode == 2 and "neither an ISO date" in bad.stderr
-    assert talker.ctl("usage", "--by", "colour").returncode == 2
-    assert talker.ctl("usage", "zed").returncode == 4
+    assert engine.ctl("usage", "--by", "colour").returncode == 2
+    assert engine.ctl("usage", "zed").returncode == 4
 
 
 @pytest.mark.parametrize("engine", [HOLD_SCRIPT], indirect=True)
@@ -115,11 +115,11 @@ def test_a_stated_wait_holds_the_model_and_shows_in_status(engine: InProcess) ->
     assert engine.api("GET", "/status").json()["models"]["holds"] == []
 
 
-@pytest.mark.parametrize("talker", [HOLD_SCRIPT], indirect=True)
-def test_status_shows_a_hold(talker: Noemad) -> None:
-    say(talker, "are you busy?")
-    talker.wait_for("ada", "reply_failed")
-    status = talker.ctl("status")
+@pytest.mark.parametrize("engine", [HOLD_SCRIPT], indirect=True)
+def test_status_shows_a_hold(engine: InProcess) -> None:
+    say(engine, "are you busy?")
+    engine.wait_for("ada", "reply_failed")
+    status = engine.ctl("status")
     assert "hold claude-haiku-5-5 until 2026-01-01 00:00:30" in status.stdout
 
 
