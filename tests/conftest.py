@@ -43,6 +43,14 @@ READY_TIMEOUT = 30.0  # seconds: a bound on a hung daemon, not a wait for time t
 OPERATOR = f"operator:{pwd.getpwuid(os.getuid()).pw_name}"
 os.environ.setdefault("NOEMA_WRITE_GUARD", "1")  # every write job must record an event or be allowlisted (noemad.store.guard)
 
+# In CI the property tests draw the same examples every run (a seed from each test's name), so a landing
+# never turns on a draw; at a desk they draw afresh each run, which is where new counterexamples turn up.
+if os.environ.get("CI"):
+    from hypothesis import settings as hypothesis_settings
+
+    hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+    hypothesis_settings.load_profile("ci")
+
 # `make test-fast` (NOEMA_TESTS=fast): the in-process tier alone, for the edit-test loop. A test is
 # skipped where it would start a real noemad or noemactl, so the tier needs no list of tests that can
 # go stale: what starts a process is found as it starts one. `make test` runs everything.

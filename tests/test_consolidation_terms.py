@@ -51,6 +51,10 @@ def test_an_episodes_terms_cut_alone_or_in_bulk_hold_no_fragment(text: str, word
 
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéü", min_size=3, max_size=10).filter(lambda w: content_words(w) == [w])
 _apostrophe = st.sampled_from(["'", "’"])
+# Elision comes before a vowel or a mute h: such words are drawn so, not filtered for (too few would pass a filter).
+_vowel_word = st.builds(
+    lambda first, rest: first + rest, st.sampled_from("aeiouéh"), st.text(alphabet="abcdefghijklmnopqrstuvwxyzéü", min_size=2, max_size=9)
+).filter(lambda w: content_words(w) == [w])
 
 
 @given(_word, _apostrophe, st.sampled_from(["ll", "ve", "re", "d", "m", "s", "t"]))
@@ -60,10 +64,9 @@ def test_a_word_with_an_english_or_german_clitic_is_the_word(word: str, apostrop
     assert content_words(f"go {word}{apostrophe}{clitic} now") == ["go", word]
 
 
-@given(_word, _apostrophe, st.sampled_from(["l", "d", "j", "qu", "c", "n", "s", "m", "t", "jusqu", "lorsqu", "puisqu", "quoiqu"]))
+@given(_vowel_word, _apostrophe, st.sampled_from(["l", "d", "j", "qu", "c", "n", "s", "m", "t", "jusqu", "lorsqu", "puisqu", "quoiqu"]))
 @settings(max_examples=200, deadline=None)
 def test_a_word_with_a_french_or_portuguese_elision_is_the_word(word: str, apostrophe: str, elided: str) -> None:
-    assume(word[0] in "aeiouéh")  # elision comes before a vowel or a mute h
     assert content_words(f"go {elided}{apostrophe}{word}") == ["go", word]
 
 
