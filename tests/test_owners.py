@@ -20,6 +20,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from noemad.store import schema
+from test_layers import module_name  # one way to name a module from its path, for both architecture tests
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,13 +69,6 @@ class Use:
     table: str
     verb: str  # FROM, JOIN, INTO, UPDATE, DELETE FROM or TABLE
     line: int
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def tables() -> set[str]:
