@@ -164,6 +164,38 @@ class InProcess:
             self.loop.close()
 
 
+def fail_first_turn(monkeypatch: Any, message: str = "injected write failure") -> None:
+    """Make the engine's next turn fail with `message` (as a write would), and every later one run as usual."""
+    from noemad.runtime import actor as actor_module
+
+    real = actor_module.run_turn
+    calls = 0
+
+    async def failing_once(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError(message)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+
+
+def hold_turns(monkeypatch: Any) -> asyncio.Event:
+    """Make every turn wait, once started, until the returned event is set (on the engine's loop)."""
+    from noemad.runtime import actor as actor_module
+
+    release = asyncio.Event()
+    real = actor_module.run_turn
+
+    async def slow_turn(*args: Any) -> Any:
+        await release.wait()
+        return await real(*args)
+
+    monkeypatch.setattr(actor_module, "run_turn", slow_turn)
+    return release
+
+
 class Bridge(httpx.BaseTransport):
     """An httpx transport that answers from the in-process app (noemactl's client, with no socket)."""
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import Noemad, short_dir, start_noemad
-from inprocess import InProcess, start_app
+from inprocess import InProcess, fail_first_turn, start_app
 from noemad.events import EventDraft, append
 
 TOO_BIG = 2**63  # one past SQLite's largest integer
@@ -284,19 +284,7 @@ def test_stimuli_whose_turn_failed_on_a_full_disk_are_retried_with_backoff(app: 
 def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from noemad.runtime import actor as actor_module
-
-    real = actor_module.run_turn
-    calls = 0
-
-    async def failing_once(*args: Any, **kwargs: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            raise RuntimeError("injected write failure")
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+    fail_first_turn(monkeypatch)
     said = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "bob", "text": "hello"}).json()["id"]
     failed = app.wait_for(mind, "turn_failed")
     assert failed["text"] == "a turn failed (injected write failure); its stimulus is retried at 2026-01-01T00:00:05.000Z"

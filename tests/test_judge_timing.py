@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 
-from inprocess import InProcess, start_app
+from inprocess import InProcess, fail_first_turn, hold_turns, start_app
 from noemad.gate.judge.port import JudgeOutcome, JudgeRequest
 from noemad.rules.shape import read_rule
-from noemad.runtime import actor as actor_module
 from noemad.runtime.supervisor import Supervisor
 from noemad.turn.tools import JUDGE_MIND_TOOLS, MIND_TOOLS, MindTools
 
@@ -168,14 +167,7 @@ def test_a_batch_due_during_a_turn_is_held_and_judged_once_the_turn_ends(
     ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(ada, ROOM)
-    release = asyncio.Event()
-    real = actor_module.run_turn
-
-    async def slow_turn(*args: Any) -> Any:
-        await release.wait()
-        return await real(*args)
-
-    monkeypatch.setattr(actor_module, "run_turn", slow_turn)
+    release = hold_turns(monkeypatch)
     say(ada, "a direct question", channel="dm")
     actor = ada.sup.actors[MIND]
     until(ada, lambda: actor.turn_running)
@@ -259,14 +251,7 @@ def test_a_verdict_that_comes_after_the_mind_went_to_sleep_does_not_wake_it(ada:
 def test_deliveries_held_for_a_turn_that_runs_into_a_sleep_wait_for_its_end(
     ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = asyncio.Event()
-    real = actor_module.run_turn
-
-    async def slow_turn(*args: Any) -> Any:
-        await release.wait()
-        return await real(*args)
-
-    monkeypatch.setattr(actor_module, "run_turn", slow_turn)
+    release = hold_turns(monkeypatch)
     say(ada, "a direct question", channel="dm")
     actor = ada.sup.actors[MIND]
     until(ada, lambda: actor.turn_running)
@@ -399,17 +384,7 @@ def test_the_judge_is_told_of_another_rules_call_in_flight(ada: InProcess, judge
 
 def test_the_judge_is_told_of_a_failed_turns_retry(ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> None:
     add(ada, ROOM)
-    real = actor_module.run_turn
-    calls = 0
-
-    async def failing_once(*args: Any, **kwargs: Any) -> Any:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            raise RuntimeError("injected write failure")
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(actor_module, "run_turn", failing_once)
+    fail_first_turn(monkeypatch)
     say(ada, "are you there?", channel="dm")  # the default wakes the mind; its turn fails, retried in 5 s
     ada.settle(MIND)
     judge.answers = [JudgeOutcome("wait", "the retry will answer")]
