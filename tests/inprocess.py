@@ -260,3 +260,15 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
         loop.close()
         raise
     return InProcess(home=home, paths=paths, clock=clock, sup=sup, loop=loop, thread=thread, client=client)
+
+
+@contextlib.contextmanager
+def scripted_app(home: Path, script: str, config: str, settings: dict[str, Any] | None = None) -> Iterator[InProcess]:
+    """An engine whose noemad.toml is `config` ({script}: the path of `script`, the scripted provider's file), with a mind `ada` made with `settings` (conftest's `scripted_noemad`, in process)."""
+    (home / "script.toml").write_text(script)
+    engine = start_app(home, config.format(script=home / "script.toml"))
+    try:
+        assert engine.api("POST", "/minds", json={"name": "ada", **({"settings": settings} if settings else {})}).status_code == 201
+        yield engine
+    finally:
+        engine.stop()

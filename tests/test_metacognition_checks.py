@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import SCRIPTED_RESPOND
-from inprocess import InProcess, start_app
+from inprocess import InProcess, scripted_app
 
 HOUR = 3600.0
 
@@ -116,13 +116,8 @@ CONFIG = SCRIPTED_RESPOND
 @pytest.fixture
 def talker(tmp_path: Path) -> Iterator[InProcess]:
     """An engine on the scripted provider with a mind `ada` (as conftest's `scripted_noemad`, in process)."""
-    (tmp_path / "script.toml").write_text(SCRIPT)
-    engine = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
-    try:
-        assert engine.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
+    with scripted_app(tmp_path, SCRIPT, CONFIG, {"persona": "You are Ada."}) as engine:
         yield engine
-    finally:
-        engine.stop()
 
 
 def test_a_reply_stating_what_nothing_supports_draws_fluent_without_evidence(talker: InProcess) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SCRIPTED_RESPOND, Noemad, start_noemad
-from inprocess import InProcess, start_app
+from inprocess import InProcess, scripted_app
 
 SCRIPT = """
 [[respond.rules]]
@@ -45,11 +45,8 @@ def talker(place: Path, request: pytest.FixtureRequest) -> Iterator[Noemad]:
 @pytest.fixture
 def engine(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[InProcess]:
     """The in-process twin of `talker`: the same script and config, the engine and API in this process."""
-    (tmp_path / "script.toml").write_text(getattr(request, "param", SCRIPT))
-    app = start_app(tmp_path, CONFIG.format(script=tmp_path / "script.toml"))
-    assert app.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "You are Ada."}}).status_code == 201
-    yield app
-    app.stop()
+    with scripted_app(tmp_path, getattr(request, "param", SCRIPT), CONFIG, {"persona": "You are Ada."}) as app:
+        yield app
 
 
 def say(noemad: Noemad | InProcess, text: str) -> dict:
