@@ -1,0 +1,107 @@
+"""Each belief's state after every event that changed it: the table that answers "as of" fast.
+
+A belief's events already say its confidence and status before and after
+each change, but not how much evidence it then stood on, and finding each
+belief's newest event before a time among a million would cost a scan. So
+`noemad.cognition.beliefs` calls `record` for every `belief_created` and
+`belief_updated` event it appends, in the same transaction: one row per
+event (the event's id is the row's key), holding the belief's confidence,
+status and standing evidence counts right after it. A row is never changed;
+rows go only with their mind. Belief events kept by archiving stay here too
+(their rows are small; a belief's history reads them).
+
+This module owns `belief_history`; reads that join it to beliefs and events
+are `noemad.cognition.asof`'s, through the functions here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+
+@dataclass(frozen=True)
+class State:
+    """A belief's state right after one of its events."""
+
+    belief_id: int
+    event_id: int
+    confidence: float
+    status: str
+    support: int
+    contradict: int
+    at: str
+
+
+_COLUMNS = "belief_id, event_id, confidence, status, support, contradict, at"
+
+
+def record(
+    db: Database, *, mind: str, belief_id: int, event_id: int, at: str, confidence: float, status: str, support: int, contradict: int
+) -> None:
+    """Record a belief's state after `event_id`; `support` and `contradict` are how its standing counts moved (a writer job).
+
+    The counts are carried from the belief's previous row, so recording
+    costs one index probe however much evidence the belief has.
+    """
+    row = db.execute(
+        "SELECT support, contradict FROM belief_history WHERE belief_id = ? ORDER BY event_id DESC LIMIT 1", [belief_id]
+    ).fetchone()
+    before_support, before_contradict = row if row is not None else (0, 0)
+    db.execute(
+        "INSERT INTO belief_history (event_id, mind, belief_id, confidence, status, support, contradict, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [event_id, mind, belief_id, confidence, status, before_support + support, before_contradict + contradict, at],
+    )
+
+
+def states_at(db: Database, belief_ids: Sequence[int], through: int) -> list[State]:
+    """Each of these beliefs' state after its newest event with id <= `through`; beliefs with none then are left out.
+
+    One index probe per belief on belief_history(belief_id, event_id).
+    """
+    if not belief_ids:
+        return []
+    rows = db.execute(
+        f"SELECT {', '.join('h.' + c.strip() for c in _COLUMNS.split(','))} FROM json_each(?) j"
+        " JOIN belief_history h ON h.event_id = (SELECT max(event_id) FROM belief_history WHERE belief_id = j.value AND event_id <= ?)",
+        [json.dumps(list(belief_ids)), through],
+    ).fetchall()
+    return [State(*row) for row in rows]
+
+
+def states(db: Database, belief_id: int) -> list[State]:
+    """Every state a belief has had, oldest first."""
+    rows = db.execute(f"SELECT {_COLUMNS} FROM belief_history WHERE belief_id = ? ORDER BY event_id", [belief_id]).fetchall()
+    return [State(*row) for row in rows]
+
+
+def changes(db: Database, belief_id: int) -> list[State]:
+    """The states after each event that changed a belief's confidence or status, oldest first (its first state always)."""
+    rows = db.execute(
+        f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, lag(confidence) OVER w AS c0, lag(status) OVER w AS s0"
+        " FROM belief_history WHERE belief_id = ? WINDOW w AS (ORDER BY event_id))"
+        " WHERE c0 IS NULL OR c0 != confidence OR s0 != status ORDER BY event_id",
+        [belief_id],
+    ).fetchall()
+    return [State(*row) for row in rows]
+
+
+def states_between(db: Database, belief_id: int, after: int, through: int) -> list[State]:
+    """A belief's states after each of its events with id in (`after`, `through`], oldest first."""
+    rows = db.execute(
+        f"SELECT {_COLUMNS} FROM belief_history WHERE belief_id = ? AND event_id > ? AND event_id <= ? ORDER BY event_id",
+        [belief_id, after, through],
+    ).fetchall()
+    return [State(*row) for row in rows]
+
+
+def moved_between(db: Database, mind: str, after: int, through: int) -> list[int]:
+    """Ids of the mind's beliefs with a recorded change in (`after`, `through`], by id."""
+    rows = db.execute(
+        "SELECT DISTINCT belief_id FROM belief_history WHERE mind = ? AND event_id > ? AND event_id <= ? ORDER BY belief_id",
+        [mind, after, through],
+    ).fetchall()
+    return [int(r[0]) for r in rows]
