@@ -238,6 +238,21 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
     return out
 
 
+def mind_then(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl mind show NAME --at TIME`: what it had lived, believed, remembered and would have said then."""
+    statuses = ", ".join(f"{n} {status}" for status, n in sorted(data["beliefs"].items())) or "none"
+    out: list[RenderableType] = [*_fields([
+        ("events", str(data["events"])),
+        ("beliefs", statuses),
+        ("memories", f"{data['memories']['active']} active, {data['memories']['retracted']} retracted"),
+        ("narrative", data.get("narrative") or "(none yet)"),
+    ])]
+    if data["recent"]:
+        out.append(Text(f"events up to then ({len(data['recent'])})", style="bold"))
+        out.extend(event_lines(data["recent"], None))
+    return out
+
+
 # events ---------------------------------------------------------------------
 
 

@@ -326,10 +326,13 @@ def unlink_mind(db: Database, mind: str) -> None:
     db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [mind])
 
 
-def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:
-    """A mind's newest `limit` events, oldest first."""
+def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100, through: int | None = None) -> list[Event]:
+    """A mind's newest `limit` events (of those up to event `through`, if given), oldest first."""
     sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ?"
     params: list[Any] = [mind]
+    if through is not None:
+        sql += " AND id <= ?"
+        params.append(through)
     if kinds:
         sql += f" AND kind IN ({','.join('?' * len(kinds))})"
         params.extend(kinds)

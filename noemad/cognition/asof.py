@@ -20,7 +20,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_since
 from noemad.cognition import belief_history
-from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, find_belief, mind_beliefs
+from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, find_belief, mind_beliefs, normalise
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
 from noemad.wire import OMIT_NONE, wire
@@ -39,11 +39,13 @@ class Cutoff:
     """When that event was written (None before the first)."""
 
 
-def resolve(db: Database, mind: str, when: str, now: float) -> Cutoff:
-    """The cutoff `when` names: an event id, a span back from `now` (30m, 24h, 3d) or an ISO date or time."""
-    text = when.strip()
+def resolve(db: Database, mind: str, when: str | None, now: float) -> Cutoff:
+    """The cutoff `when` names: an event id, a span back from `now` (30m, 24h, 3d) or an ISO date or time; None is now."""
+    text = (when or "").strip()
     newest = _newest(db)
-    if text.isdigit():
+    if when is None:
+        through = newest
+    elif text.isdigit():
         through = min(int(text), newest)
     else:
         try:
@@ -91,9 +93,11 @@ class BeliefThen:
         return self.status == "pinned"
 
 
-def beliefs_at(db: Database, mind: str, through: int, *, status: str | None = None, limit: int | None = None) -> list[BeliefThen]:
+def beliefs_at(
+    db: Database, mind: str, through: int, *, subject: str | None = None, status: str | None = None, limit: int | None = None
+) -> list[BeliefThen]:
     """The mind's beliefs as they stood right after event `through`, most confident first (ties by id); those created later are absent."""
-    heads = {b.id: b for b in mind_beliefs(db, mind)}
+    heads = {b.id: b for b in mind_beliefs(db, mind) if subject is None or b.subject == normalise(subject)}
     out = []
     for s in belief_history.states_at(db, list(heads), through):
         if status is not None and s.status != status:
@@ -181,7 +185,10 @@ def _steps(db: Database, states: Sequence[belief_history.State]) -> list[Step]:
 @wire
 @dataclass(frozen=True)
 class BeliefMove:
-    """A belief the mind changed its mind about in a window, and the event that moved it most."""
+    """A belief the mind changed its mind about in a window, and the event that did it.
+
+    For `moved`, the confidence and status at the window's start and end, and the step that moved it most; for the
+    others, the one step that created, contested or rejected it."""
 
     belief_id: int
     proposition: str
@@ -244,16 +251,17 @@ def changes(db: Database, mind: str, after: Cutoff, until: Cutoff, threshold: fl
         conf_from = first.confidence if first else 0.0
         status_from = first.status if first else "active"
 
-        def move(what: str, step: Step) -> BeliefMove:
-            return BeliefMove(
-                belief_id, proposition, what, conf_from, last.confidence, status_from, last.status, step.event_id, step.cause, step.cause_kind, step.actor
-            )
+        def move(what: str, step: Step, whole: bool = False) -> BeliefMove:
+            # `moved` spans the window; the others are the one step that made them.
+            c0, c1 = (conf_from, last.confidence) if whole else (step.confidence_from, step.confidence_to)
+            s0, s1 = (status_from, last.status) if whole else (step.status_from, step.status_to)
+            return BeliefMove(belief_id, proposition, what, c0, c1, s0, s1, step.event_id, step.cause, step.cause_kind, step.actor)
 
         if first is None:
             moves.append(move("created", steps[0]))
         elif abs(last.confidence - conf_from) > threshold:
             biggest = max(steps, key=lambda s: (abs(s.confidence_to - s.confidence_from), -s.event_id))
-            moves.append(move("moved", biggest))
+            moves.append(move("moved", biggest, whole=True))
         for what in ("contested", "rejected"):
             into = [s for s in steps if s.status_to == what and s.status_from != what]
             if into:

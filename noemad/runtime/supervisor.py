@@ -49,6 +49,7 @@ from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.loglevel import LogLevel
+from noemad.runtime.asof_reads import AsOfReads
 from noemad.runtime.reads import Reads
 from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
@@ -89,7 +90,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads, Gating, Archiving):
+class Supervisor(Reads, AsOfReads, Gating, Archiving):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
