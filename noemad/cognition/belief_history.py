@@ -5,8 +5,10 @@ each change, but not how much evidence it then stood on, and finding each
 belief's newest event before a time among a million would cost a scan. So
 `noemad.cognition.beliefs` calls `record` for every `belief_created` and
 `belief_updated` event it appends, in the same transaction: one row per
-event (the event's id is the row's key), holding the belief's confidence,
-status and standing evidence counts right after it. A row is never changed;
+event (keyed by the belief, then the event), holding the belief's confidence,
+status and standing evidence counts right after it, and whether its
+confidence or status moved (a well-evidenced belief's items mostly move
+neither: its history is its moves). A row is never changed;
 rows go only with their mind. Belief events kept by archiving stay here too
 (their rows are small; a belief's history reads them).
 
@@ -48,25 +50,27 @@ def record(
     costs one index probe however much evidence the belief has.
     """
     row = db.execute(
-        "SELECT support, contradict FROM belief_history WHERE belief_id = ? ORDER BY event_id DESC LIMIT 1", [belief_id]
+        "SELECT confidence, status, support, contradict FROM belief_history WHERE belief_id = ? ORDER BY event_id DESC LIMIT 1", [belief_id]
     ).fetchone()
-    before_support, before_contradict = row if row is not None else (0, 0)
+    before_confidence, before_status, before_support, before_contradict = row if row is not None else (None, None, 0, 0)
+    moved = (before_confidence, before_status) != (confidence, status)
     db.execute(
-        "INSERT INTO belief_history (event_id, mind, belief_id, confidence, status, support, contradict, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [event_id, mind, belief_id, confidence, status, before_support + support, before_contradict + contradict, at],
+        "INSERT INTO belief_history (event_id, mind, belief_id, confidence, status, support, contradict, moved, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [event_id, mind, belief_id, confidence, status, before_support + support, before_contradict + contradict, int(moved), at],
     )
 
 
 def states_at(db: Database, belief_ids: Sequence[int], through: int) -> list[State]:
     """Each of these beliefs' state after its newest event with id <= `through`; beliefs with none then are left out.
 
-    One index probe per belief on belief_history(belief_id, event_id).
+    One probe per belief of the table's key (belief_id, event_id).
     """
     if not belief_ids:
         return []
     rows = db.execute(
         f"SELECT {', '.join('h.' + c.strip() for c in _COLUMNS.split(','))} FROM json_each(?) j"
-        " JOIN belief_history h ON h.event_id = (SELECT max(event_id) FROM belief_history WHERE belief_id = j.value AND event_id <= ?)",
+        " JOIN belief_history h ON h.belief_id = j.value"
+        " AND h.event_id = (SELECT max(event_id) FROM belief_history WHERE belief_id = j.value AND event_id <= ?)",
         [json.dumps(list(belief_ids)), through],
     ).fetchall()
     return [State(*row) for row in rows]
@@ -80,12 +84,7 @@ def states(db: Database, belief_id: int) -> list[State]:
 
 def changes(db: Database, belief_id: int) -> list[State]:
     """The states after each event that changed a belief's confidence or status, oldest first (its first state always)."""
-    rows = db.execute(
-        f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, lag(confidence) OVER w AS c0, lag(status) OVER w AS s0"
-        " FROM belief_history WHERE belief_id = ? WINDOW w AS (ORDER BY event_id))"
-        " WHERE c0 IS NULL OR c0 != confidence OR s0 != status ORDER BY event_id",
-        [belief_id],
-    ).fetchall()
+    rows = db.execute(f"SELECT {_COLUMNS} FROM belief_history WHERE belief_id = ? AND moved ORDER BY event_id", [belief_id]).fetchall()
     return [State(*row) for row in rows]
 
 
