@@ -151,7 +151,11 @@ def changes_view(data: dict[str, Any]) -> list[RenderableType]:
         out.extend(
             r.columns(
                 ["WHAT", "MEMORY", "EVENT", "ACTOR", "CAUSE", "TEXT"],
-                [[m["what"], f"#{m['memory_id']}", f"#{m['event_id']}", m["actor"], _cause(m), m["text"][:80]] for m in data["memories"]],
+                [
+                    [m["what"], f"#{m['memory_id']}", f"#{m['event_id']}", m["actor"], _cause(m),
+                     m["text"][:80] + (f" (why: {m['reason'][:80]})" if m.get("reason") else "")]
+                    for m in data["memories"]
+                ],
             )
         )
     return out

@@ -161,6 +161,10 @@ def lived(app: InProcess) -> dict[str, int]:
                                                  brought_by=asked, now=now, actor="operator"))
     marks["rejected"] = rejected.id
     _write(app, lambda db: retract(db, memory_id=memory.id, reason="qa moved to the fast suite", now=now, actor="operator"))
+    reflected = _write(app, lambda db: append(db, EventDraft("ada", "reflection", "process:reflection", text="one lesson"), now).id)
+    lesson, _ = _write(app, lambda db: write_memory(db, mind="ada", kind="procedural", text="check qa before trusting ci", now=now,
+                                                    actor="process:reflection", cause=reflected, cycle_id=None))
+    marks["lesson"] = lesson.id
     marks["day2"] = _observe(app, "quiet")
     return marks
 
@@ -208,7 +212,10 @@ def test_changes_in_a_window_name_each_change_and_its_cause(app: InProcess, live
     day2 = app.ctl_json("changes", "ada", "--since", "1d")
     assert [(m["what"], m["belief_id"]) for m in day2["beliefs"]] == [("moved", 1), ("rejected", 1)]
     assert day2["beliefs"][1]["event_id"] == lived["rejected"] and day2["beliefs"][1]["cause_kind"] == "observation"
-    assert [(m["what"], m["memory_id"], m["actor"]) for m in day2["memories"]] == [("retracted", lived["memory"], "operator")]
+    assert [(m["what"], m["memory_id"], m["actor"], m["text"], m.get("reason")) for m in day2["memories"]] == [
+        ("retracted", lived["memory"], "operator", "qa runs the slow suite", "qa moved to the fast suite"),
+        ("learnt", lived["lesson"], "process:reflection", "check qa before trusting ci", None)]
+    assert day2["memories"][1]["cause_kind"] == "reflection"
     day1 = app.ctl_json("changes", "ada", "--since", str(lived["day0"]), "--until", str(lived["day1"]))
     assert {(m["what"], m["belief_id"]) for m in day1["beliefs"]} == {("created", 2), ("moved", 1), ("contested", 1)}
     shown = app.ctl("changes", "ada", "--since", "2d")

@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from noemad.clock import iso, parse_since
 from noemad.cognition import belief_history
 from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, find_belief, mind_beliefs, normalise
+from noemad.cognition.memory import memories_by_id
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
 from noemad.wire import OMIT_NONE, wire
@@ -214,10 +215,13 @@ class MemoryChange:
     what: str
     """retracted or learnt."""
     text: str
+    """The memory's text."""
     event_id: int
     actor: str
     cause: Annotated[int | None, OMIT_NONE] = None
     cause_kind: Annotated[str | None, OMIT_NONE] = None
+    reason: Annotated[str | None, OMIT_NONE] = None
+    """Why it was retracted."""
 
 
 @wire
@@ -277,8 +281,12 @@ def _memory_changes(db: Database, mind: str, lo: int, hi: int) -> list[MemoryCha
         " AND (e.kind = 'memory_retracted' OR (e.kind = 'memory_created' AND c.kind = 'reflection')) ORDER BY e.id",
         [mind, lo, hi],
     ).fetchall()
+    texts = {m.id: m.text for m in memories_by_id(db, sorted({int(r[2]) for r in rows}))}
     return [
-        MemoryChange(int(memory), "retracted" if kind == "memory_retracted" else "learnt", text or "", int(event), actor, cause, cause_kind)
+        MemoryChange(
+            int(memory), "retracted" if kind == "memory_retracted" else "learnt", texts.get(int(memory), ""), int(event), actor, cause, cause_kind,
+            text if kind == "memory_retracted" else None,
+        )
         for event, kind, memory, text, actor, cause, cause_kind in rows
     ]
 

@@ -318,6 +318,12 @@ def get_memory(db: Database, memory_id: int) -> Memory:
     return found[memory_id]
 
 
+def memories_by_id(db: Database, ids: Sequence[int]) -> list[Memory]:
+    """The memories with these ids, in the order given (missing ids left out)."""
+    found = _memories(db, ids)
+    return [found[i] for i in ids if i in found]
+
+
 def without_episode(db: Database, mind: str, kinds: Sequence[str]) -> list[int]:
     """The mind's stored events of `kinds` that no episodic memory records yet, oldest first.
 
