@@ -20,7 +20,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_since
 from noemad.cognition import belief_history
-from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, find_belief, mind_beliefs, normalise
+from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, beliefs_then, find_belief, mind_beliefs, normalise
 from noemad.cognition.memory import memories_by_id
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
@@ -98,15 +98,10 @@ def beliefs_at(
     db: Database, mind: str, through: int, *, subject: str | None = None, status: str | None = None, limit: int | None = None
 ) -> list[BeliefThen]:
     """The mind's beliefs as they stood right after event `through`, most confident first (ties by id); those created later are absent."""
-    heads = {b.id: b for b in mind_beliefs(db, mind) if subject is None or b.subject == normalise(subject)}
-    out = []
-    for s in belief_history.states_at(db, list(heads), through):
-        if status is not None and s.status != status:
-            continue
-        b = heads[s.belief_id]
-        out.append(BeliefThen(b.id, b.proposition, b.subject, b.kind, s.confidence, s.status, s.support, s.contradict, b.created_at, s.event_id, s.at))
-    out.sort(key=lambda b: (-b.confidence, b.id))
-    return out[:limit] if limit is not None else out
+    rows = beliefs_then(
+        db, mind, through, subject_key=normalise(subject) if subject is not None else None, status=status, limit=limit
+    )
+    return [BeliefThen(*row) for row in rows]
 
 
 @wire

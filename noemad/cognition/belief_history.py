@@ -12,8 +12,10 @@ neither: its history is its moves). A row is never changed;
 rows go only with their mind. Belief events kept by archiving stay here too
 (their rows are small; a belief's history reads them).
 
-This module owns `belief_history`; reads that join it to beliefs and events
-are `noemad.cognition.asof`'s, through the functions here.
+This module owns `belief_history`; `noemad.cognition.asof` reads it through
+the functions here, and through `beliefs.beliefs_then`, which reads each
+belief's columns beside its state then in one query (tests/test_owners.py
+says why).
 """
 
 from __future__ import annotations
