@@ -1,9 +1,11 @@
 """The mind as of any time, in process: beliefs then, a belief's history, what changed in a window.
 
 The property test replays random histories of belief changes (evidence one
-item and many at once, corrections, withdrawals, rejected hypotheses, with
-unrelated events between) and checks that the beliefs as of every event id
-equal what the live tables held right after that event was written.
+item and many at once, corrections, withdrawals, rejected hypotheses) and
+memory changes (written, retracted, recalled) and narratives, with
+unrelated events between, and checks that the beliefs, memories and
+narrative as of every event id equal what the live tables (and the newest
+narrative) gave right after that event was written.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from noemad.cognition.beliefs import (
     NewEvidence, add_evidence, add_evidence_many, correct, evidence_counts, get_belief, list_beliefs, reject_hypothesis, withdraw_evidence,
 )
 from noemad.events import EventDraft, append
-from noemad.cognition.memory import retract, write_memory
+from noemad.cognition.memory import list_memories, memories_at, retract, retrieve, write_memory
+from noemad.cognition.narrative import narrative_json
 from noemad.cognition.narrative import Narrative
 from noemad.cognition.narrative import update as narrative_update
 from noemad.minds import create_mind
@@ -31,6 +34,7 @@ from inprocess import InProcess
 
 PROPOSITIONS = ("the build is green", "the deploy is safe", "tests are slow")
 SOURCES = ("ci", "qa", "ops", "metacognition")
+WORDS = ("the build server is in oslo", "qa runs the slow suite", "deploys wait for friday")
 
 
 def fresh() -> Database:
@@ -56,6 +60,10 @@ def then(db: Database, through: int) -> list[tuple[Any, ...]]:
     return [(b.id, b.proposition, b.subject, b.kind, b.confidence, b.status, b.support, b.contradict) for b in asof.beliefs_at(db, "ada", through)]
 
 
+def narrative_then(db: Database, through: int | None) -> Any:
+    return narrative_json(db, "ada", None, through=through)
+
+
 op = st.one_of(
     st.tuples(st.just("item"), st.sampled_from(PROPOSITIONS), st.sampled_from(("support", "contradict")), st.sampled_from(SOURCES),
               st.floats(0.1, 1.0)),
@@ -64,6 +72,10 @@ op = st.one_of(
     st.tuples(st.just("withdraw"), st.integers(0, 2), st.integers(1, 3)),
     st.tuples(st.just("reject"), st.integers(0, 2)),
     st.tuples(st.just("noise"),),
+    st.tuples(st.just("remember"), st.sampled_from(WORDS)),
+    st.tuples(st.just("forget"), st.integers(0, 5)),
+    st.tuples(st.just("recall"), st.sampled_from(WORDS)),
+    st.tuples(st.just("narrate"), st.sampled_from(WORDS)),
 )
 
 
@@ -92,6 +104,16 @@ def apply(db: Database, step: tuple[Any, ...], now: float) -> None:
             withdraw_evidence(db, belief_id=belief.id, evidence_ids=standing, reason="warning lifted", cause=cause, check="fluent", **common)
     elif kind == "reject" and beliefs:
         reject_hypothesis(db, belief_id=beliefs[step[1] % len(beliefs)], prediction_id=1, cause=cause, cycle_id=None, **common)
+    elif kind == "remember":
+        write_memory(db, mind="ada", kind="semantic", text=step[1], cause=cause, cycle_id=None, **common)
+    elif kind == "forget":
+        active = [m.id for m in list_memories(db, "ada", status="active", limit=1000)]
+        if active:
+            retract(db, memory_id=active[step[1] % len(active)], reason="wrong", **common)
+    elif kind == "recall":
+        retrieve(db, mind="ada", query=step[1], limit=2, cause=cause, cycle_id=None, now=now)
+    elif kind == "narrate":
+        narrative_update(db, mind="ada", narrative=Narrative(doing=[step[1]]), cause=cause, cycle_id=None, now=now)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,10 +125,13 @@ def test_beliefs_as_of_every_event_equal_the_live_tables_right_after_it(steps: l
     for n, step in enumerate(steps):
         apply(db, step, 100.0 + n)
         marks.append(db.execute("SELECT max(id) FROM events").fetchone()[0])
-        snapshots.append(live(db))
+        snapshots.append((live(db), list_memories(db, "ada", limit=1000), narrative_then(db, None)))
     for (event_id,) in db.execute("SELECT id FROM events WHERE mind = 'ada' ORDER BY id").fetchall():
         k = bisect_right(marks, event_id) - 1
-        assert then(db, event_id) == (snapshots[k] if k >= 0 else []), f"as of event {event_id}"
+        beliefs, memories, told = snapshots[k] if k >= 0 else ([], [], narrative_then(db, 0))
+        assert then(db, event_id) == beliefs, f"beliefs as of event {event_id}"
+        assert memories_at(db, "ada", event_id, limit=1000) == memories, f"memories as of event {event_id}"
+        assert narrative_then(db, event_id) == told, f"narrative as of event {event_id}"
     # The migration fills the same rows from the events alone as the writers recorded.
     recorded = db.execute("SELECT * FROM belief_history ORDER BY event_id").fetchall()
     db.execute("DROP TABLE belief_history")
