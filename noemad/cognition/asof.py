@@ -12,7 +12,6 @@ causes come from the events themselves.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -146,36 +145,18 @@ def history(db: Database, belief_id: int) -> list[Step]:
     """Every change of a belief's confidence or status, oldest first (evidence that moved neither is not a change)."""
     if find_belief(db, belief_id) is None:
         raise BeliefNotFound(f"belief {belief_id} does not exist; list a mind's beliefs with `noemactl beliefs MIND`")
-    states = belief_history.changes(db, belief_id)
-    return _steps(db, states)
+    return [_step(row) for row in belief_history.logged(db, belief_id, moved_only=True)]
 
 
-def _steps(db: Database, states: Sequence[belief_history.State]) -> list[Step]:
-    ids = json.dumps([s.event_id for s in states])
-    events = {
-        int(r[0]): r
-        for r in db.execute(
-            "SELECT e.id, e.kind, e.actor, e.causation_id, e.data, c.kind FROM json_each(?) j JOIN events e ON e.id = j.value"
-            " LEFT JOIN events c ON c.id = e.causation_id",
-            [ids],
-        )
-    }
-    steps = []
-    for s in states:
-        row = events.get(s.event_id)
-        if row is None:  # archived with its belief gone: the state is known, not its cause
-            steps.append(Step(s.event_id, s.at, "belief_updated", "", "evidence", s.confidence, s.confidence, s.status, s.status, s.support, s.contradict))
-            continue
-        _, kind, actor, cause, raw, cause_kind = row
-        change = BeliefChange.from_data(json.loads(raw))
-        by = "warning" if change.withdrawn else change.by
-        steps.append(
-            Step(
-                s.event_id, s.at, kind, actor, by, change.confidence_from, change.confidence_to, change.status_from, change.status_to,
-                s.support, s.contradict, cause, cause_kind, _evidence_of(change), change.check, change.reason,
-            )
-        )
-    return steps
+def _step(row: belief_history.Logged) -> Step:
+    if row.data is None:  # its event archived (its belief gone): the state is known, not its cause
+        return Step(row.event_id, row.at, "belief_updated", "", "evidence", row.confidence, row.confidence, row.status, row.status, row.support, row.contradict)
+    change = BeliefChange.from_data(json.loads(row.data))
+    return Step(
+        row.event_id, row.at, row.kind or "", row.actor or "", "warning" if change.withdrawn else change.by, change.confidence_from,
+        change.confidence_to, change.status_from, change.status_to, row.support, row.contradict, row.cause, row.cause_kind,
+        _evidence_of(change), change.check, change.reason,
+    )
 
 
 @wire
@@ -242,8 +223,8 @@ def changes(db: Database, mind: str, after: Cutoff, until: Cutoff, threshold: fl
     before = {s.belief_id: s for s in belief_history.states_at(db, touched, lo)}
     moves: list[BeliefMove] = []
     for belief_id in touched:
-        window = belief_history.states_between(db, belief_id, lo, hi)
-        steps = _steps(db, window)
+        window = belief_history.logged(db, belief_id, after=lo, through=hi)
+        steps = [_step(row) for row in window]
         head = heads.get(belief_id)
         proposition = head.proposition if head else ""
         first, last = before.get(belief_id), window[-1]
