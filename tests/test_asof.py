@@ -204,6 +204,7 @@ def test_beliefs_at_an_event_a_span_and_a_time_show_them_as_they_stood(app: InPr
         assert lived["day1"] <= then["at"]["event_id"] < lived["rejected"] and then["at"]["at"] == "2026-01-02T00:00:00.000Z", at
         assert {b["proposition"]: (b["status"], b["support"], b["contradict"]) for b in then["beliefs"]} == {
             "the build is green": ("contested", 1, 1), "the deploy is safe": ("active", 1, 0)}
+        assert [(b["contested"], b["pinned"]) for b in then["beliefs"]] == [(False, False), (True, False)]
     now = {b["proposition"]: b["status"] for b in app.api("GET", "/minds/ada/beliefs").json()["beliefs"]}
     assert now["the build is green"] == "rejected"
     before = app.api("GET", "/minds/ada/beliefs", params={"at": "2025-12-31"}).json()

@@ -23,7 +23,7 @@ from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, beliefs_then,
 from noemad.cognition.memory import memories_by_id
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
-from noemad.wire import OMIT_NONE, wire
+from noemad.wire import OMIT_NONE, computed, wire
 
 DEFAULT_THRESHOLD = 0.2  # how far a belief's confidence moves in a window before `changes` names it
 
@@ -84,12 +84,16 @@ class BeliefThen:
     """The newest event that had changed it by then."""
     changed_at: str
 
+    @computed
     @property
     def contested(self) -> bool:
+        """Strong evidence stood on both sides then."""
         return self.status == "contested"
 
+    @computed
     @property
     def pinned(self) -> bool:
+        """An operator held it at its confidence then."""
         return self.status == "pinned"
 
 
