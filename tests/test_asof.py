@@ -244,6 +244,8 @@ def test_changes_in_a_window_name_each_change_and_its_cause(app: InProcess, live
     assert day2["memories"][1]["cause_kind"] == "reflection"
     day1 = app.ctl_json("changes", "ada", "--since", str(lived["day0"]), "--until", str(lived["day1"]))
     assert {(m["what"], m["belief_id"]) for m in day1["beliefs"]} == {("created", 2), ("moved", 1), ("contested", 1)}
+    backwards = app.ctl("changes", "ada", "--since", "1d", "--until", "2d")
+    assert backwards.returncode != 0 and "before it starts" in backwards.stderr
     shown = app.ctl("changes", "ada", "--since", "2d")
     assert shown.returncode == 0 and "rejected" in shown.stdout and "retracted" in shown.stdout
 

@@ -222,6 +222,8 @@ def changes(db: Database, mind: str, after: Cutoff, until: Cutoff, threshold: fl
     if not 0.0 <= threshold <= 1.0:
         raise InvalidInput(f"threshold is a confidence step between 0 and 1, not {threshold}")
     lo, hi = after.event_id, until.event_id
+    if lo > hi:
+        raise InvalidInput(f"the window ends (event #{hi}) before it starts (event #{lo}); give --until a later time than --since")
     heads = {b.id: b for b in mind_beliefs(db, mind)}
     touched = belief_history.moved_between(db, mind, lo, hi)
     before = {s.belief_id: s for s in belief_history.states_at(db, touched, lo)}
