@@ -204,7 +204,8 @@ class Replicator:
             if self._stopping:
                 return
             self._restarts += 1
-            backoff = 1.0 if self.clock.monotonic() - started >= HEALTHY_RUN else min(backoff * 2, MAX_BACKOFF)
+            healthy = self.clock.monotonic() - started >= HEALTHY_RUN
+            backoff = 1.0 if healthy or self._restarts == 1 else min(backoff * 2, MAX_BACKOFF)
             self._raise("restarting", f"{reason}; the store is not replicated until it runs again (next try in {backoff:g}s)")
             await self.clock.sleep(backoff)
 
