@@ -79,6 +79,8 @@ def test_a_missing_litestream_is_shown_and_notified_and_noemad_keeps_serving(app
     assert raised[0]["key"] == "replica:missing"
     out = app.ctl("replica")
     assert out.returncode == 1 and "missing" in out.stdout
+    assert "replica   missing to file://" in app.ctl("status").stdout
+    assert "replica: missing" in app.run(app.client.get("/")).text  # the dashboard's status line
 
 
 def test_a_litestream_that_keeps_exiting_is_restarted_with_backoff(app: InProcess, mind: str, tmp_path: Path) -> None:
