@@ -116,6 +116,23 @@ def test_a_replica_that_cannot_be_written_is_failing_until_it_can(app: InProcess
     assert [m for m in app.api("GET", f"/minds/{mind}/events").json()["events"] if m["kind"] == "message"][-1]["text"] == "two"
 
 
+def test_a_replicated_store_leaves_its_checkpoints_to_litestream(tmp_path: Path) -> None:
+    from noemad.minds import create_mind
+    from noemad.store import Store
+
+    for replicated in (False, True):
+        path = tmp_path / f"{replicated}.db"
+        store = Store(path, replicated=replicated)
+        assert store.writer.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == (0 if replicated else 1000)
+        store.writer.run_sync(lambda db: create_mind(db, "ada", {}, 0.0, "operator"))
+        litestream = sqlite3.connect(path)  # as Litestream's, open until after the store's close
+        litestream.execute("SELECT count(*) FROM events").fetchone()
+        store.close()
+        # Unreplicated, the WAL is truncated at close; replicated, Litestream copies its last frames first.
+        assert (path.with_name(path.name + "-wal").stat().st_size > 0) is replicated
+        litestream.close()
+
+
 # A real noemad ----------------------------------------------------------------------------
 
 

@@ -640,6 +640,9 @@ class Supervisor(Reads, Gating, Archiving):
 
     def apply_config(self, loaded: LoadedConfig) -> None:
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
+        if loaded.config.replica != self.loaded.config.replica:
+            # Litestream runs with the settings it was started with: a store's replica does not move under it.
+            log.warning("[replica] changed in %s: it takes effect when noemad restarts", loaded.source)
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
             swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))
