@@ -287,6 +287,8 @@ def test_an_s3_replica_restores_the_newest_state_and_a_point_in_time_and_never_s
         assert {"key": "replica.credentials", "set": True, "source": "environment (NOEMA_S3_KEY, NOEMA_S3_SECRET)", "problem": None} in config["secrets"]
         shown = json.dumps(config)
         events = daemon.api("GET", "/minds/ada/events").text
+        live = _restore(home, env=keys)
+        assert live.returncode == 2 and "a noemad is running" in live.stderr
     finally:
         daemon.stop()
         daemon.notify.close()
