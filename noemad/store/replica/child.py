@@ -166,12 +166,13 @@ class Replicator:
         )
 
     def _raise(self, key: str, sentence: str) -> None:
-        """Tell the daemon once per TROUBLE_EVERY seconds of each kind of trouble; always log it."""
-        log.error("replica: %s", sentence)
+        """Tell the daemon, and the log, once per TROUBLE_EVERY seconds of each kind of trouble (a failing sync repeats ten times a second)."""
         now = self.clock.monotonic()
         last = self._raised.get(key)
         if last is not None and now - last < TROUBLE_EVERY:
+            log.debug("replica: %s", sentence)
             return
+        log.error("replica: %s", sentence)
         self._raised[key] = now
         try:
             self.trouble(key, sentence)
