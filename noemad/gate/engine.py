@@ -63,7 +63,6 @@ gate-status says so.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -98,6 +97,7 @@ from noemad.rules.shape import (
     match_data,
 )
 from noemad.rules.table import StoredRules
+from noemad.wake import Verdict
 
 __all__ = ["HOLD_CAP", "Batch", "Decision", "Delivery", "Gate", "RuleState", "UpcomingWake", "Verdict"]
 
@@ -106,16 +106,6 @@ V = TypeVar("V")
 HOLD_CAP = 100  # stimuli in held deliveries, and in the list of a sleep's stimuli
 SHOWN_BUCKETS = 20  # per rule in gate-status: the most recently used
 MAX_KEYS = 10_000  # buckets or sample counters per rule: past it the least recently used key is forgotten
-
-
-class Verdict(enum.Enum):
-    """What the gate did with one stimulus."""
-
-    WAKE = "wake"  # a turn now
-    BATCH = "batch"  # a turn later, with the rest of the rule's batch
-    DEFER = "defer"  # stored, in context, no turn
-    DENY = "deny"  # a rate_limit or passive_sample said no: like defer
-    ASLEEP = "asleep"  # the mind sleeps: stored, reached no rule
 
 
 @dataclass(frozen=True)
