@@ -1,8 +1,8 @@
 """The gate's behaviours are found by name and dispatched in one place.
 
 Each wake-rule behaviour has its state class in `noemad/gate/behaviours/<kind>.py`,
-behind one protocol; `state_for` is the one place that picks it, so no other
-module of the gate or the rules asks a behaviour which class it is.
+behind one protocol; `state_for` is the one place that picks it (a `match`),
+so no module asks a behaviour which class it is (34 isinstance branches did).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def _asks_behaviour_class(node: ast.AST) -> bool:
     return any(isinstance(k, ast.Name) and k.id in CLASSES for k in kinds)
 
 
-def test_no_module_of_the_gate_or_the_rules_words_dispatches_on_a_behaviours_class() -> None:
-    paths = [*sorted((ROOT / "noemad" / "gate").rglob("*.py")), ROOT / "noemad/rules/probe.py", ROOT / "noemad/rules/shape.py"]
+def test_no_module_dispatches_on_a_behaviours_class() -> None:
+    paths = sorted((ROOT / "noemad").rglob("*.py"))
     found = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
         for path in paths
