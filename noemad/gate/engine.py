@@ -17,12 +17,13 @@ How a stimulus is decided (`Gate.offer`):
   without passthrough is like defer: stored, in context, no turn.
 - No rule matches: the mind's default behaviour decides, as an unnamed rule.
 
-Behaviours (each one's state is a class in `noemad.gate.behaviours`, behind
-one protocol: offer, due, reset, status): `always` wakes now; `defer` never wakes; `debounce` gathers a
-batch per rule that wakes once, `ms` after its newest stimulus (each one
-pushes the time back); `rate_limit` is a token bucket per key (full at
-first, a token back every `refill_ms`, counted continuously); a
-`passive_sample` counter per key wakes for the 1st, (every+1)th, ...
+Behaviours, each one's state a class in `noemad.gate.behaviours` behind one
+protocol (offer, due, reset, status): `always` wakes now; `defer` never
+wakes; `debounce` gathers a batch per rule that wakes once, `ms` after its
+newest stimulus (each one pushes the time back); `rate_limit` is a token
+bucket per key (full at first, a token back every `refill_ms`, counted
+continuously); a `passive_sample` counter per key wakes for the 1st,
+(every+1)th, ...
 
 `resets`: when a rule fires (wakes now, or its batch is delivered), the
 rules it names start afresh: their buckets are full again, their sample
