@@ -28,7 +28,7 @@ V = TypeVar("V")
 MAX_KEYS = 10_000  # buckets or sample counters per rule: past it the least recently used key is forgotten
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built for every stimulus a rule matches, and a frozen one costs twice as much
 class Offered:
     """A stimulus a rule matched, as its behaviour's state sees it."""
 
@@ -43,7 +43,7 @@ class Offered:
         return label(self.rule)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, as Offered
 class Answer:
     """What a behaviour did with a stimulus: the verdict and its sentence (the rule named)."""
 
