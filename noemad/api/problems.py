@@ -22,8 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noemad.errors import NoemaError
 from noemad.stimuli import STIMULUS_KINDS
-from noemad.validation import Noun, read_error
-from noemad.validation import number as _number
+from noemad.validation import Noun, number, read_error
 
 log = logging.getLogger("noemad.api")
 PROBLEM = "application/problem+json"
@@ -126,7 +125,7 @@ def describe_error(err: Mapping[str, Any]) -> str:
             return f"{field} {_given(given)} is not in the form allowed here (the pattern {ctx.get('pattern')})"
         case "bound" if problem.limits:
             key, limit = next(iter(problem.limits.items()))  # a bound error names the one it broke
-            return f"{field} must be {_BOUNDS[key]} {_number(limit)}, not {_given(given)}"
+            return f"{field} must be {_BOUNDS[key]} {number(limit)}, not {_given(given)}"
         case "choice":
             return f"{field} must be {ctx.get('expected', 'one of the listed values')}, not {_given(given)}"
     return f"{field}: {problem.msg}"
