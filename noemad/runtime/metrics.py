@@ -102,8 +102,8 @@ def collect(sup: Supervisor) -> list[Family]:
     for mind, actor in sorted(sup.actors.items()):
         status = actor.gate.status(now)
         stats = actor.stats
-        for verdict, n in sorted(stats.decisions.items()):
-            decisions.add(n, mind=mind, verdict=verdict)
+        for decided, n in sorted(stats.decisions.items()):
+            decisions.add(n, mind=mind, verdict=decided)
         wakes.add(stats.wakes, mind=mind)
         for outcome in ("ok", "failed"):
             turns.add(stats.turns.get(outcome, 0), mind=mind, outcome=outcome)

@@ -524,7 +524,7 @@ class Supervisor(Reads, Gating, Archiving):
             event=event.id,
             mind=event.mind,
             waiting=waiting,
-            verdict=held.verdict if held is not None else None,  # type: ignore[arg-type]  # HeldBack's verdict is a plain str (issue 24 item 4)
+            verdict=held.verdict if held is not None else None,
             rule=held.rule if held is not None else None,
             paused=bool(actor is not None and actor.paused),
             respond_model=self.gateway.configured(event.mind, "respond"),
