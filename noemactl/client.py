@@ -176,6 +176,10 @@ class Client:
         """The daemon's state."""
         return self._object("GET", "/status")
 
+    def replica(self) -> dict[str, Any]:
+        """How the store's Litestream replica is doing."""
+        return self._object("GET", "/replica")
+
     def reload(self) -> dict[str, Any]:
         """Ask noemad to reload its config (as SIGHUP does); whether it was taken, or why not."""
         return self._object("POST", "/reload")

@@ -60,7 +60,7 @@ from noemad.api.schemas import (
 from noemad.api.schemas import NarrativeOut
 from noemad.fields import Id, Since, Source
 from noemad.clock import ManualClock, iso, parse_since
-from noemad.errors import InvalidInput
+from noemad.errors import InvalidInput, NoReplica
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
@@ -75,6 +75,7 @@ from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
+from noemad.store.replica.child import ReplicaStatus
 from noemad.stimuli import StimulusIn
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -125,7 +126,19 @@ def create_app(sup: Supervisor) -> FastAPI:
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     async def status() -> dict[str, Any]:
+        await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
         return sup.status()
+
+    @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
+    async def replica() -> ReplicaStatus:
+        """How the Litestream replica is doing: its state, how far it is behind the store, its last sync and position, its errors.
+
+        404 when noemad.toml has no [replica].
+        """
+        found = await sup.replica_status()
+        if found is None:
+            raise NoReplica("noemad.toml has no [replica], so the store is not replicated; add one (see the README, Backups and replicas) and restart noemad")
+        return found
 
     @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
     def minds() -> dict[str, Any]:
@@ -375,6 +388,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     async def metrics() -> PlainTextResponse:
         """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
         # On the loop: it reads every gate; its two small grouped queries cost ~ms (bench/metrics.py).
+        await sup.replica_status()
         return PlainTextResponse(exposition(collect(sup)), media_type=METRICS_TYPE)
 
     @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")

@@ -47,6 +47,10 @@ def _status_line(status: dict[str, Any], schedules: list[dict[str, Any]]) -> Mar
         f"schedules paused: {', '.join(paused)}" if paused else "schedules running",
         f"jobs running: {len(status['jobs']['running'])}" if isinstance(status["jobs"]["running"], list) else f"jobs running: {status['jobs']['running']}",
     ]
+    replica = status.get("replica")
+    if replica:  # the store's Litestream replica: its state, and how far behind when known
+        lag = replica.get("lag_s")
+        parts.append(f"replica: {replica['state']}" + (f", {lag:.1f}s behind" if lag is not None else ""))
     # The daemon's now: the script tells times relative to it (a manual clock included).
     return tag("p", join(parts, " · "), class_="status", id="daemon-status", data_now=status.get("now"))
 
