@@ -132,6 +132,11 @@ def test_beliefs_as_of_every_event_equal_the_live_tables_right_after_it(steps: l
         assert then(db, event_id) == beliefs, f"beliefs as of event {event_id}"
         assert memories_at(db, "ada", event_id, limit=1000) == memories, f"memories as of event {event_id}"
         assert narrative_then(db, event_id) == told, f"narrative as of event {event_id}"
+    # Between any two of those points, `changes` names as created exactly the beliefs there at the end and not at the start.
+    for start, end in zip([0, *marks], marks):
+        window = asof.changes(db, "ada", asof.Cutoff(start, None), asof.Cutoff(end, None), threshold=0.0)
+        was, now = {b[0] for b in then(db, start)}, {b[0] for b in then(db, end)}
+        assert {m.belief_id for m in window.beliefs if m.what == "created"} == now - was
     # The migration fills the same rows from the events alone as the writers recorded.
     recorded = db.execute("SELECT * FROM belief_history ORDER BY event_id").fetchall()
     db.execute("DROP TABLE belief_history")

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_since
 from noemad.cognition import belief_history
-from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, beliefs_then, find_belief, mind_beliefs, normalise
+from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, beliefs_then, find_belief, normalise
 from noemad.cognition.memory import memories_by_id
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
@@ -224,14 +224,16 @@ def changes(db: Database, mind: str, after: Cutoff, until: Cutoff, threshold: fl
     lo, hi = after.event_id, until.event_id
     if lo > hi:
         raise InvalidInput(f"the window ends (event #{hi}) before it starts (event #{lo}); give --until a later time than --since")
-    heads = {b.id: b for b in mind_beliefs(db, mind)}
     touched = belief_history.moved_between(db, mind, lo, hi)
     before = {s.belief_id: s for s in belief_history.states_at(db, touched, lo)}
     moves: list[BeliefMove] = []
     for belief_id in touched:
-        window = belief_history.logged(db, belief_id, after=lo, through=hi)
+        # Only its moves: an item that moved neither confidence nor status is not a change, nor the biggest step.
+        window = belief_history.logged(db, belief_id, after=lo, through=hi, moved_only=True)
+        if not window:
+            continue
         steps = [_step(row) for row in window]
-        head = heads.get(belief_id)
+        head = find_belief(db, belief_id)
         proposition = head.proposition if head else ""
         first, last = before.get(belief_id), window[-1]
         conf_from = first.confidence if first else 0.0

@@ -956,11 +956,6 @@ def find_belief(db: Database, belief_id: int) -> Belief | None:
     return None if row is None else Belief(*row)
 
 
-def mind_beliefs(db: Database, mind: str) -> list[Belief]:
-    """Every belief of the mind without its evidence, by id (what never changes in them: proposition, subject, kind, creation)."""
-    return [Belief(*row) for row in db.execute(f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE mind = ? ORDER BY id", [mind])]
-
-
 def beliefs_then(
     db: Database, mind: str, through: int, *, subject_key: str | None = None, status: str | None = None, limit: int | None = None
 ) -> list[tuple[Any, ...]]:
