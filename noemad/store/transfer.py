@@ -15,8 +15,8 @@ the mind, when, each table's columns and row count, and a SHA-256 of the
 content (every table's name, columns and rows, in order), which the import
 checks before it commits.
 
-Ids are counted from 1 within the file in each id space (see
-`noemad.store.transfer_ids`): an export of a mind imported elsewhere gives
+Ids are counted from 1 within the file in each id space, and a cycle id's
+leading mind name is written `{mind}` (see `noemad.store.transfer_ids`): an export of a mind imported elsewhere gives
 the same file, checksum included, as the first (its time and name aside).
 
 Which tables move is read from the schema, not listed: every table keyed by
@@ -44,7 +44,7 @@ from noemad.store.connection import open_db
 from noemad.store.guard import unrecorded
 from noemad.store.schema import newest_migration
 from noemad.store.transfer_ids import (
-    COMPACT_JSON, ID_COLUMNS, JSON_COLUMNS, NOT_EXPORTED, TYPED_COLUMNS, Shift, paths_for, shift_json,
+    COMPACT_JSON, ID_COLUMNS, JSON_COLUMNS, MIND, NAMED_COLUMNS, NOT_EXPORTED, TYPED_COLUMNS, Shift, paths_for, renamer, shift_json,
 )
 
 FORMAT = "noema-mind"
@@ -86,8 +86,8 @@ class Table:
     space: bool
     """Whether it is an id space: keyed by an integer `id` that other rows cite."""
 
-    def shifter(self) -> Callable[[Sequence[Any], Shift], tuple[Any, ...]]:
-        """A function giving a row of this table with its ids (columns and JSON) moved by a shift."""
+    def shifter(self, rename: Callable[[str], str]) -> Callable[[Sequence[Any], Shift], tuple[Any, ...]]:
+        """A function giving a row of this table with its ids (columns and JSON) moved by a shift, and the mind's name in its text renamed."""
         index = {c: i for i, c in enumerate(self.columns)}
         plain = [(index[c], s) for (t, c), s in ID_COLUMNS.items() if t == self.name and c in index]
         if "id" in index and self.space:
@@ -98,7 +98,8 @@ class Table:
             for (t, c), (k, patterns) in JSON_COLUMNS.items()
             if t == self.name and c in index
         ]
-        if not (plain or typed or json_ops):
+        named = [index[c] for t, c in NAMED_COLUMNS if t == self.name and c in index]
+        if not (plain or typed or json_ops or named):
             return lambda row, shift: tuple(row)
 
         def moved(row: Sequence[Any], shift: Shift) -> tuple[Any, ...]:
@@ -108,13 +109,16 @@ class Table:
                 if type(v) is int and v > 0:
                     out[i] = shift(space, v)
             for i, k, spaces in typed:
-                v, named = out[i], spaces.get(out[k])
-                if type(v) is int and v > 0 and named:
-                    out[i] = shift(named, v)
+                v, target = out[i], spaces.get(out[k])
+                if type(v) is int and v > 0 and target:
+                    out[i] = shift(target, v)
             for i, k, patterns, compact in json_ops:
                 paths = paths_for(patterns, out[k] if k >= 0 else "*")
                 if paths and isinstance(out[i], str):
                     out[i] = shift_json(out[i], paths, shift, compact)
+            for i in named:
+                if isinstance(out[i], str):
+                    out[i] = rename(out[i])
             return tuple(out)
 
         return moved
@@ -217,10 +221,13 @@ def export_mind(store_path: Path, mind: str, dest: Path, exported_at: str) -> Ma
 
 def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, exported_at: str) -> Manifest:
     tables = exported_tables(source)
-    deltas = {space: 1 - _lowest(source, space, mind) for space in _spaces(tables)}
+    lowest = {space: _lowest(source, space, mind) for space in _spaces(tables)}
 
     def shift(space: str, value: int) -> int:
-        return value + deltas.get(space, 0)
+        # Below the mind's first id a value names no row of the mind; it is a bound (a reflection's lookback
+        # from event 1): "from the mind's first" keeps its meaning, and every value in the file stays >= 1.
+        low = lowest.get(space, 1)
+        return max(value, low) - low + 1
 
     digest = _Digest()
     counts: dict[str, int] = {}
@@ -228,7 +235,7 @@ def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, expor
     for table in tables:
         out.execute(f"CREATE TABLE {_q(table.name)} ({', '.join(map(_q, table.columns))})")
         digest.table(table.name, table.columns)
-        moved = table.shifter()
+        moved = table.shifter(renamer(mind, MIND))
         insert = f"INSERT INTO {_q(table.name)} VALUES ({', '.join('?' * len(table.columns))})"
         order = f" ORDER BY {', '.join(map(_q, table.order))}" if table.order else ""
         cursor = source.execute(f"SELECT {', '.join(map(_q, table.columns))} FROM {_q(table.name)} WHERE {_q(table.mind_column)} = ?{order}", [mind])
@@ -287,16 +294,31 @@ def read_manifest(path: Path) -> Manifest:
     Raises ImportRefused saying what is wrong: not a mind file, truncated or
     damaged, or from a newer noemad.
     """
+    _check_length(path)
     try:
         conn = _open_file(path)
     except sqlite3.Error as exc:
-        raise ImportRefused(f"{path.name} is not a Noema mind file ({exc}); give a file `noemactl export` wrote") from None
+        raise ImportRefused(f"the file is not a Noema mind file ({exc}); give a file `noemactl export` wrote") from None
     try:
         return _manifest(conn, path)
     except sqlite3.Error as exc:
-        raise ImportRefused(f"{path.name} is damaged ({exc}); export the mind again") from None
+        raise ImportRefused(f"the file is damaged ({exc}); export the mind again") from None
     finally:
         conn.close()
+
+
+def _check_length(path: Path) -> None:
+    """Refuse a file that is not SQLite, or shorter than its header says (a copy cut short)."""
+    with path.open("rb") as f:
+        header = f.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise ImportRefused("the file is not a Noema mind file (not even a SQLite database); give a file `noemactl export` wrote")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    size = path.stat().st_size
+    if size < pages * page_size:
+        raise ImportRefused(f"the file is truncated ({size} of its {pages * page_size} bytes); copy it again from where it was exported")
 
 
 def _open_file(path: Path) -> sqlite3.Connection:
@@ -306,16 +328,11 @@ def _open_file(path: Path) -> sqlite3.Connection:
 
 
 def _manifest(conn: sqlite3.Connection, path: Path) -> Manifest:
-    (pages,) = conn.execute("PRAGMA page_count").fetchone()
-    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-    size = path.stat().st_size
-    if size < pages * page_size:
-        raise ImportRefused(f"{path.name} is truncated ({size} of its {pages * page_size} bytes); copy it again from where it was exported")
     if conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'manifest'").fetchone() is None:
-        raise ImportRefused(f"{path.name} is a SQLite file but not a Noema mind file (it has no manifest); give a file `noemactl export` wrote")
+        raise ImportRefused(f"the file is a SQLite file but not a Noema mind file (it has no manifest); give a file `noemactl export` wrote")
     values = dict(conn.execute("SELECT key, value FROM manifest").fetchall())
     if values.get("format") != FORMAT:
-        raise ImportRefused(f"{path.name} is not a Noema mind file (its format is {values.get('format')!r}); give a file `noemactl export` wrote")
+        raise ImportRefused(f"the file is not a Noema mind file (its format is {values.get('format')!r}); give a file `noemactl export` wrote")
     try:
         version = int(values["format_version"])
         manifest = Manifest(
@@ -329,10 +346,10 @@ def _manifest(conn: sqlite3.Connection, path: Path) -> Manifest:
             counts=json.loads(values["counts"]),
         )
     except (KeyError, ValueError) as exc:
-        raise ImportRefused(f"{path.name}'s manifest is damaged ({exc}); export the mind again") from None
+        raise ImportRefused(f"the file's manifest is damaged ({exc}); export the mind again") from None
     if version > FORMAT_VERSION:
         raise ImportRefused(
-            f"{path.name} was written by noemad {manifest.noemad_version} in mind-file format {version}; this noemad"
+            f"the file was written by noemad {manifest.noemad_version} in mind-file format {version}; this noemad"
             f" ({__version__}) reads format {FORMAT_VERSION} and older: upgrade noemad here, then import it"
         )
     return manifest
@@ -356,9 +373,9 @@ def import_mind(db: Database, path: Path, name: str) -> Manifest:
     try:
         return _import(db, conn, manifest, path, name)
     except sqlite3.DatabaseError as exc:
-        if db.conn.in_transaction and "full" in str(exc):
-            raise  # the writer reports a full store as it does for any write
-        raise ImportRefused(f"{path.name} could not be read to its end ({exc}); nothing was imported: copy it again and retry") from None
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc):
+            raise  # the store is full (the file is only read): the writer reports it as it does for any write
+        raise ImportRefused(f"the file could not be read to its end ({exc}); nothing was imported: copy it again and retry") from None
     finally:
         conn.close()
 
@@ -370,7 +387,7 @@ def _import(db: Database, conn: sqlite3.Connection, manifest: Manifest, path: Pa
         unknown = [c for c in columns if here is None or c not in here.columns]
         if unknown:
             raise ImportRefused(
-                f"{path.name} holds {'table ' + listed if here is None else 'columns ' + ', '.join(unknown) + ' of ' + listed}, which this"
+                f"the file holds {'table ' + listed if here is None else 'columns ' + ', '.join(unknown) + ' of ' + listed}, which this"
                 f" noemad ({__version__}) does not know: it came from a newer noemad (schema {manifest.schema_version}); upgrade noemad here, then import it"
             )
     deltas = {space: _highest(db, space) for space in _spaces(list(tables.values()))}
@@ -383,7 +400,7 @@ def _import(db: Database, conn: sqlite3.Connection, manifest: Manifest, path: Pa
     for table_name, columns in manifest.tables.items():
         known = tables[table_name]
         table = Table(table_name, known.mind_column, tuple(columns), known.order, known.space)
-        moved = table.shifter()
+        moved = table.shifter(renamer(MIND, name))
         digest.table(table_name, columns)
         names = [*columns, table.mind_column]
         insert = f"INSERT INTO {_q(table_name)} ({', '.join(map(_q, names))}) VALUES ({', '.join('?' * len(names))})"
@@ -394,9 +411,9 @@ def _import(db: Database, conn: sqlite3.Connection, manifest: Manifest, path: Pa
             db.conn.executemany(insert, [(*moved(row, shift), name) for row in rows])
             count += len(rows)
         if count != manifest.counts.get(table_name):
-            raise ImportRefused(f"{path.name} holds {count} rows of {table_name} where its manifest says {manifest.counts.get(table_name)}; nothing was imported: export the mind again")
+            raise ImportRefused(f"the file holds {count} rows of {table_name} where its manifest says {manifest.counts.get(table_name)}; nothing was imported: export the mind again")
     if digest.hexdigest() != manifest.checksum:
-        raise ImportRefused(f"{path.name} does not match its checksum: it was changed or damaged since it was exported; nothing was imported: export the mind again")
+        raise ImportRefused(f"the file does not match its checksum: it was changed or damaged since it was exported; nothing was imported: export the mind again")
     return manifest
 
 

@@ -69,9 +69,18 @@ TYPED_COLUMNS: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
     ("event_refs", "ref_id"): ("ref_type", _REF_SPACES),
 }
 
+# Text columns that begin with the mind's name (a cycle is `ada/12`): a file holds `{mind}/12`, and an import
+# writes the name the mind gets there, so two minds never share a cycle id.
+NAMED_COLUMNS: frozenset[tuple[str, str]] = frozenset({("events", "cycle_id")})
+MIND = "{mind}"
+
 # Integer columns that look like ids but are not (counts, positions), so the schema check passes them.
 PLAIN_COLUMNS: frozenset[tuple[str, str]] = frozenset(
-    {("archives", "events"), ("archives", "cuts"), ("memories", "access_count"), ("notifications", "count"), ("token_ratios", "samples")}
+    {
+        ("archives", "events"), ("archives", "cuts"), ("archived_tally", "events"), ("gate_rules", "position"), ("memories", "access_count"),
+        ("memory_terms", "docs"), ("notifications", "count"), ("token_ratios", "samples"), ("window_anchors", "chunk_chars"),
+        *(("model_calls", f"{c}_tokens") for c in ("input", "output", "cache_read", "cache_write", "cache_write_1h")),
+    }
 )
 
 # JSON held in text columns: (table, column) -> {a kind of row (fnmatch pattern, "*" for every row): paths}.
@@ -132,6 +141,16 @@ JSON_COLUMNS: dict[tuple[str, str], tuple[str, Mapping[str, tuple[tuple[str, str
 
 Shift = Callable[[str, int], int]
 """(space, id) -> the id it becomes."""
+
+
+def renamer(old: str, new: str) -> Callable[[str], str]:
+    """A function giving a NAMED_COLUMNS value with its leading mind name `old` made `new`."""
+    prefix = old + "/"
+
+    def renamed(value: str) -> str:
+        return new + value[len(old):] if value.startswith(prefix) else value
+
+    return renamed
 
 
 def paths_for(patterns: Mapping[str, tuple[tuple[str, str], ...]], kind: str) -> tuple[tuple[str, str], ...]:

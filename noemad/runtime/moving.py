@@ -1,0 +1,124 @@
+"""The supervisor's methods for moving a mind between hosts: export it to a file, import one.
+
+An export reads one snapshot off the event loop, into a file in the data
+directory that the API streams to the client and then removes (as a backup
+is sent). An import runs as one writer job: the name checked free and the
+rows written in the same transaction, so a refused or failed import leaves
+nothing behind; the new mind's actor starts once it has committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlite_utils import Database
+
+from noemad.clock import Clock, iso
+from noemad.errors import MindExists, MindNotFound
+from noemad.events import archived_counts
+from noemad.minds import Mind, check_name, get_mind
+from noemad.paths import Paths
+from noemad.runtime.actor import pending_stimuli
+from noemad.store import Store
+from noemad.store.transfer import Manifest, export_mind, import_mind, read_manifest
+from noemad.wire import wire
+
+if TYPE_CHECKING:
+    from noemad.runtime.supervisor import Counts
+
+log = logging.getLogger("noemad")
+
+
+@wire
+@dataclass(frozen=True)
+class MindImported:
+    """A mind file imported: the mind it became and what the file said of itself."""
+
+    mind: str
+    """The mind's name here."""
+    exported_as: str
+    """Its name where it was exported."""
+    exported_at: str
+    noemad_version: str
+    """The noemad that exported it."""
+    schema_version: str
+    """The newest schema migration of the store it came from."""
+    format_version: int
+    checksum: str
+    """`sha256:` and the digest of the content, checked before the import was committed."""
+    rows: dict[str, int]
+    """Rows imported, by table."""
+
+    @classmethod
+    def of(cls, mind: str, m: Manifest) -> MindImported:
+        return cls(mind, m.mind, m.exported_at, m.noemad_version, m.schema_version, m.format_version, m.checksum, dict(m.counts))
+
+
+class Moving:
+    """The supervisor's export and import (a mixin: it needs `store`, `clock`, `paths` and the supervisor's actor start)."""
+
+    store: Store
+    clock: Clock
+    paths: Paths
+    _check_open: Callable[[], None]
+    _settings_stored: Callable[..., None]
+    _start_actor: Callable[..., None]
+    counts: Counts
+
+    def transfer_file(self, what: str) -> Path:
+        """A new private path in the data directory for a mind file on its way out or in (the caller removes it)."""
+        return self.paths.data_dir / f".{what}-{secrets.token_hex(8)}.noema"
+
+    async def export_mind(self, mind: str, actor: str = "operator") -> tuple[Path, Manifest]:
+        """Write mind `mind` into a new file in the data directory, from one snapshot; its path and manifest."""
+        self._check_open()
+        get_mind(self.store.reader(), mind)
+        dest = self.transfer_file("export")
+        manifest = await asyncio.to_thread(export_mind, self.store.path, mind, dest, iso(self.clock.now()))
+        log.info("%s exported mind %s: %d events", actor, mind, manifest.events)
+        return dest, manifest
+
+    async def import_mind(self, path: Path, name: str | None, actor: str = "operator") -> MindImported:
+        """Import the mind file at `path` as `name` (default: the name it was exported under); start its actor."""
+        self._check_open()
+        said = await asyncio.to_thread(read_manifest, path)  # refuse a bad file before the writer waits on it
+        target = check_name(name or said.mind)
+
+        def job(db: Database) -> tuple[Mind, Manifest]:
+            _check_free(db, target, name is None)
+            manifest = import_mind(db, path, target)
+            return get_mind(db, target), manifest
+
+        mind, manifest = await self.store.writer.run(job)
+        self._count_imported(target)
+        self._settings_stored([mind])
+        db = self.store.reader()
+        cycles, backlog = pending_stimuli(db, target)
+        self._start_actor(mind, cycles, backlog, db)
+        log.info("%s imported mind %s (exported as %s by noemad %s): %d events", actor, target, manifest.mind, manifest.noemad_version, manifest.events)
+        return MindImported.of(target, manifest)
+
+    def _count_imported(self, mind: str) -> None:
+        counts = self.counts
+        db = self.store.reader()
+        stored = db.execute("SELECT kind, count(*) FROM events WHERE mind = ? GROUP BY kind", [mind]).fetchall()
+        for kind, count in [*stored, *((k, n) for m, k, n in archived_counts(db) if m == mind)]:
+            counts.by_mind[mind] = counts.by_mind.get(mind, 0) + count
+            counts.by_kind[mind, kind] = counts.by_kind.get((mind, kind), 0) + count
+        (counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+
+
+def _check_free(db: Database, name: str, as_exported: bool) -> None:
+    try:
+        get_mind(db, name)
+    except MindNotFound:
+        return
+    hint = "import it under another name with --as NAME" if as_exported else "choose another name for --as"
+    raise MindExists(f"a mind named {name!r} exists here already; {hint} (nothing was imported)")
+

@@ -1,0 +1,256 @@
+"""A mind exported to one file and imported into another store (noemad.store.transfer, `noemactl export` / `import`).
+
+In process: two engines, one per "host", each on its own home. The round trip
+(export, import, export again) must give the same file content (checksum
+and row counts), and the imported mind must answer as the exported one did,
+ids aside. A file that is damaged, truncated, altered, from a newer noemad, or
+for a name in use, and an import onto a full disk, are refused with nothing left.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlite_utils import Database
+
+from demo_inprocess import play_demo
+from inprocess import InProcess, start_app
+from noemad.store import schema
+from noemad.store.transfer import exported_tables
+from noemad.store.transfer_ids import ID_COLUMNS, JSON_COLUMNS, NOT_EXPORTED, PLAIN_COLUMNS, TYPED_COLUMNS, paths_for
+
+
+def _schema() -> sqlite3.Connection:
+    db = Database(memory=True)
+    schema.migrations.apply(db)
+    return db.conn
+
+
+# --- what moves is read from the schema --------------------------------------------------------------------------------
+
+
+def test_every_table_keyed_by_mind_is_exported_or_says_why_not() -> None:
+    conn = _schema()
+    listed = {name: kind for _, name, kind, *_ in conn.execute("PRAGMA main.table_list") if kind != "shadow" and name != "sqlite_schema"}
+    keyed = {n for n in listed if n == "minds" or any(row[1] == "mind" for row in conn.execute(f'PRAGMA table_info("{n}")'))}
+    exported = {t.name for t in exported_tables(conn)}
+    assert exported == keyed - set(NOT_EXPORTED), "a table keyed by mind travels with it, or NOT_EXPORTED says why it does not"
+    assert set(NOT_EXPORTED) <= set(listed), "NOT_EXPORTED names only tables the schema has"
+    assert set(listed) - exported - set(NOT_EXPORTED) == set(), "every table either travels or says why it does not"
+
+
+def test_every_integer_column_of_an_exported_table_is_declared_an_id_or_plain() -> None:
+    conn = _schema()
+    undeclared = []
+    for table in exported_tables(conn):
+        for _, column, kind, *_ in conn.execute(f'PRAGMA table_info("{table.name}")'):
+            if kind.upper() != "INTEGER" or (column == "id" and table.space):
+                continue
+            if (table.name, column) not in ID_COLUMNS | TYPED_COLUMNS.keys() | PLAIN_COLUMNS:
+                undeclared.append(f"{table.name}.{column}")
+    assert undeclared == [], "declare each in noemad.store.transfer_ids: ID_COLUMNS (which table it names) or PLAIN_COLUMNS (a count)"
+    assert set(ID_COLUMNS.values()) <= {t.name for t in exported_tables(conn) if t.space}
+
+
+# Integer values in the demo's events' data (and jobs' outputs) that are counts, not ids, by (kind, path).
+_ID_LIKE = re.compile(r"(^|\.)(id|\w+_id|\w+_event|belief|beliefs|memory|memories|prediction|goal|job|event|events|notification|archive|previous|narrative|model_call|in_reply_to|lessons|episodes|stimuli)(\[\])?$")
+COUNTS = {
+    ("cycle_completed", "episodes"), ("cycle_completed", "stimuli"), ("cycle_started", "stimuli"), ("consolidation", "episodes"),
+    ("consolidation", "clusters[].episodes"), ("reflection", "counts.events"), ("reflection", "period.events"), ("events_archived", "events"),
+}
+
+
+def _int_paths(value: Any, path: str = "") -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _int_paths(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _int_paths(item, path + "[]")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield path
+
+
+# --- the round trip, in process ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hosts(tmp_path: Path) -> Iterator[tuple[InProcess, InProcess]]:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = start_app(tmp_path / "a")
+    try:
+        b = start_app(tmp_path / "b")
+        try:
+            yield a, b
+        finally:
+            b.stop()
+    finally:
+        a.stop()
+
+
+def _ids_aside(text: str) -> str:
+    return re.sub(r"\d+", "#", text)
+
+
+def _views(engine: InProcess, mind: str) -> list[str]:
+    """What an operator reads of a mind, ids (every number) aside: API reads, the timeline of its newest events, its dashboard page."""
+    reads = [f"/minds/{mind}", f"/minds/{mind}/beliefs", f"/minds/{mind}/memories?limit=1000", f"/minds/{mind}/predictions",
+             f"/minds/{mind}/notifications", f"/minds/{mind}/goals", f"/minds/{mind}/narrative", f"/minds/{mind}/trust",
+             f"/minds/{mind}/events?limit=1000"]
+    seen = []
+    for read in reads:
+        answer = engine.api("GET", read)
+        assert answer.status_code == 200, (read, answer.text)
+        seen.append(_ids_aside(answer.text))
+    newest = engine.api("GET", f"/minds/{mind}/events?limit=1000").json()["events"]
+    for event in newest[-5:]:
+        chain = engine.api("GET", f"/events/{event['id']}/chain").json()
+        nodes = {n["id"] for n in chain["nodes"]} if "nodes" in chain else set()
+        assert all(engine.api("GET", f"/events/{n}").json()["mind"] == mind for n in list(nodes)[:20])
+        seen.append(_ids_aside(json.dumps(chain, sort_keys=True)))
+    page = engine.run(engine.client.get(f"/minds/{mind}"))
+    assert page.status_code == 200
+    seen.append(_ids_aside(page.text))
+    return seen
+
+
+def _manifest(path: Path) -> dict[str, str]:
+    conn = sqlite3.connect(path)
+    try:
+        return dict(conn.execute("SELECT key, value FROM manifest").fetchall())
+    finally:
+        conn.close()
+
+
+def test_demo_minds_round_trip_to_the_same_content_and_answer_the_same(hosts: tuple[InProcess, InProcess], tmp_path: Path) -> None:
+    a, b = hosts
+    minds = play_demo(a)
+    assert b.api("POST", "/minds", json={"name": "zed"}).status_code == 201
+    for n in range(30):  # b's store holds rows already: every imported id must move
+        b.api("POST", "/minds/zed/events", json={"kind": "message", "author": "bob", "text": f"note {n}"})
+    b.settle("zed")
+    for mind in minds:
+        a.settle(mind)
+        first, again = tmp_path / f"{mind}.noema", tmp_path / f"{mind}-again.noema"
+        out = a.ctl("export", mind, str(first))
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith(f"exported mind {mind}: ") and "sha256:" in out.stdout
+        done = b.ctl("import", str(first))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(f"imported mind {mind}: ") and done.stdout.rstrip().endswith("checksum ok")
+        b.settle(mind)
+        assert b.ctl("export", mind, str(again)).returncode == 0
+        before, after = _manifest(first), _manifest(again)
+        assert after["checksum"] == before["checksum"], f"{mind}: the round trip changed the content"
+        assert after["counts"] == before["counts"]
+        assert _views(a, mind) == _views(b, mind), f"{mind} answers differently after the move"
+    # every integer in the demo's data that looks like an id is declared (or is a count): a new one fails here
+    undeclared = set()
+    db = a.sup.store.reader()
+    for kind, data in db.execute("SELECT kind, data FROM events"):
+        declared = {p.replace("[]", "") for p, _ in paths_for(JSON_COLUMNS["events", "data"][1], kind)}
+        declared |= {p.removesuffix(".{ref}") for p, s in paths_for(JSON_COLUMNS["events", "data"][1], kind) if s == "{ref}"}
+        for path in _int_paths(json.loads(data)):
+            bare = path.replace("[]", "")
+            if _ID_LIKE.search(path) and bare not in declared and (kind, path) not in COUNTS and not any(bare.startswith(d + ".") for d in declared):
+                undeclared.add((kind, path))
+    assert undeclared == set(), "declare these in transfer_ids.EVENT_DATA (an id) or in COUNTS here (a count)"
+
+
+def test_importing_twice_is_refused_and_as_gives_a_second_mind(hosts: tuple[InProcess, InProcess], tmp_path: Path) -> None:
+    a, b = hosts
+    assert a.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    a.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "the build is green"})
+    a.settle("ada")
+    file = tmp_path / "ada.noema"
+    assert a.ctl("export", "ada", str(file)).returncode == 0
+    assert oct(file.stat().st_mode & 0o777) == "0o600"
+    assert b.ctl("import", str(file)).returncode == 0
+    again = b.ctl("import", str(file))
+    assert again.returncode != 0
+    assert "a mind named 'ada' exists here already; import it under another name with --as NAME (nothing was imported)" in again.stderr
+    events = b.api("GET", "/minds/ada/events?limit=1000").json()["events"]
+    assert b.ctl("import", str(file), "--as", "ada2").returncode == 0
+    twin = b.api("GET", "/minds/ada2/events?limit=1000").json()["events"]
+    assert [e["text"] for e in twin] == [e["text"] for e in events]
+    assert not {e["id"] for e in twin} & {e["id"] for e in events}
+    assert b.api("GET", "/minds/ada/events?limit=1000").json()["events"] == events  # the first is untouched
+    assert sorted(p.name for p in b.paths.data_dir.glob(".import-*")) == []
+
+
+def _refused(b: InProcess, file: Path, *args: str) -> str:
+    minds = b.api("GET", "/minds").json()
+    total = b.sup.store.reader().execute("SELECT count(*) FROM events").fetchone()[0]
+    out = b.ctl("import", str(file), *args)
+    assert out.returncode != 0
+    assert b.api("GET", "/minds").json() == minds, "a refused import leaves no mind behind"
+    assert b.sup.store.reader().execute("SELECT count(*) FROM events").fetchone()[0] == total, "nor any event"
+    assert list(b.paths.data_dir.glob(".import-*")) == []
+    return out.stderr
+
+
+@pytest.fixture
+def exported(hosts: tuple[InProcess, InProcess], tmp_path: Path) -> tuple[InProcess, Path]:
+    a, b = hosts
+    assert a.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    for text in ("the build is green", "the deploy went out", "the build is red", "log: " + "x" * 60_000):
+        a.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": text})
+    a.settle("ada")
+    file = tmp_path / "ada.noema"
+    assert a.ctl("export", "ada", str(file)).returncode == 0
+    return b, file
+
+
+def test_an_altered_file_is_refused_by_its_checksum(exported: tuple[InProcess, Path]) -> None:
+    b, file = exported
+    conn = sqlite3.connect(file)
+    conn.execute("UPDATE events SET text = 'the build is blue' WHERE text = 'the build is red'")
+    conn.commit()
+    conn.close()
+    err = _refused(b, file)
+    assert "the file does not match its checksum: it was changed or damaged since it was exported; nothing was imported" in err
+
+
+def test_a_truncated_file_is_refused(exported: tuple[InProcess, Path]) -> None:
+    b, file = exported
+    data = file.read_bytes()
+    file.write_bytes(data[: len(data) // 2])
+    assert "the file is truncated" in _refused(b, file)
+    file.write_bytes(data[:50])
+    assert "is not a Noema mind file" in _refused(b, file)
+
+
+def test_a_file_from_a_newer_noemad_is_refused(exported: tuple[InProcess, Path]) -> None:
+    b, file = exported
+    conn = sqlite3.connect(file)
+    conn.execute("UPDATE manifest SET value = '99' WHERE key = 'format_version'")
+    conn.commit()
+    conn.close()
+    err = _refused(b, file)
+    assert "in mind-file format 99; this noemad (0.1.0) reads format 1 and older: upgrade noemad here, then import it" in err
+    conn = sqlite3.connect(file)
+    conn.execute("UPDATE manifest SET value = '1' WHERE key = 'format_version'")
+    conn.execute("UPDATE manifest SET value = json_set(value, '$.events', json_insert(json_extract(value, '$.events'), '$[#]', 'mood')) WHERE key = 'tables'")
+    conn.commit()
+    conn.close()
+    assert "holds columns mood of events, which this noemad (0.1.0) does not know: it came from a newer noemad" in _refused(b, file)
+
+
+def test_an_import_onto_a_full_disk_is_refused_with_nothing_stored(exported: tuple[InProcess, Path]) -> None:
+    b, file = exported
+
+    def fill(db: Any) -> None:  # the database may grow no more: SQLite answers SQLITE_FULL, as on a full disk
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+
+    b.run(b.sup.store.writer.run(fill))
+    err = _refused(b, file)
+    assert "is full, so nothing of this request was stored; free space there, then retry" in err
+    b.run(b.sup.store.writer.run(lambda db: db.execute("PRAGMA max_page_count = 1073741823")))
+    assert b.ctl("import", str(file)).returncode == 0
