@@ -94,7 +94,7 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
     "consolidation": (
         ("beliefs[]", "beliefs"), ("memories[]", "memories"), ("job", "jobs"), ("model_call", "model_calls"),
         ("clusters[].belief", "beliefs"), ("clusters[].belief_event", "events"), ("clusters[].memory", "memories"),
-        ("clusters[].memory_event", "events"),
+        ("clusters[].memory_event", "events"), ("clusters[].model_call", "model_calls"),
     ),
     "cycle_completed": (("beliefs[]", "beliefs"),),
     "cycle_started": (("held_back[].stimuli[]", "events"),),
@@ -112,7 +112,7 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
     "outcome": (("prediction", "predictions"),),
     "prediction_*": (("belief", "beliefs"), ("prediction", "predictions")),
     "reflection": (
-        ("job", "jobs"), ("model_call", "model_calls"), ("lessons[]", "memories"), ("lookback.first_event", "events"),
+        ("job", "jobs"), ("model_call", "model_calls"), ("previous", "events"), ("lessons[]", "memories"), ("lookback.first_event", "events"),
         ("patterns[].episodes[]", "memories"), ("patterns[].events[]", "events"), ("patterns[].memory", "memories"),
         ("period.after_event", "events"), ("period.through_event", "events"),
         *((f"{part}.items[].{key}", space) for part in ("predictions", "rejected", "status_changes") for key, space in _PRED),
@@ -121,12 +121,13 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
 }
 JOB_OUTPUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "reflection": (
-        ("event", "events"), ("lessons[]", "memories"), ("patterns[].memory", "memories"),
-        ("period.after_event", "events"), ("period.through_event", "events"),
+        ("event", "events"), ("model_call", "model_calls"), ("previous", "events"), ("lessons[]", "memories"),
+        ("patterns[].memory", "memories"), ("period.after_event", "events"), ("period.through_event", "events"),
     ),
     "consolidation": (
         ("event", "events"), ("beliefs[]", "beliefs"), ("memories[]", "memories"), ("clusters[].belief", "beliefs"),
         ("clusters[].belief_event", "events"), ("clusters[].memory", "memories"), ("clusters[].memory_event", "events"),
+        ("clusters[].model_call", "model_calls"),
     ),
 }
 # (table, JSON column) -> (the column naming the row's kind, or "" for one set of paths; kind pattern -> paths).
