@@ -44,7 +44,7 @@ from noemad.store.connection import open_db
 from noemad.store.guard import unrecorded
 from noemad.store.schema import newest_migration
 from noemad.store.transfer_ids import (
-    COMPACT_JSON, ID_COLUMNS, JSON_COLUMNS, MIND, NAMED_COLUMNS, NOT_EXPORTED, TYPED_COLUMNS, Shift, paths_for, renamer, shift_json,
+    COMPACT_JSON, ID_COLUMNS, JSON_COLUMNS, MIND, NAMED_COLUMNS, NOT_EXPORTED, TYPED_COLUMNS, paths_for, renamer, shift_json,
 )
 
 FORMAT = "noema-mind"
@@ -76,6 +76,24 @@ class Manifest:
 
 
 @dataclass(frozen=True)
+class Move:
+    """How a mind's ids move between a store and a file: per id space, a floor (a value under it is raised to it) and an offset."""
+
+    spaces: dict[str, tuple[int, int]]
+    rename: Callable[[str], str]
+    """The mind's name in NAMED_COLUMNS' text, made the other side's."""
+
+    def of(self, space: str) -> tuple[int, int]:
+        """The floor and offset of `space`."""
+        return self.spaces.get(space, (0, 0))
+
+    def shift(self, space: str, value: int) -> int:
+        """The id `value` of `space` becomes this."""
+        low, delta = self.of(space)
+        return (value if value > low else low) + delta
+
+
+@dataclass(frozen=True)
 class Table:
     """One exported table: its columns (without its mind column), the key it is ordered by, and how its ids move."""
 
@@ -86,34 +104,43 @@ class Table:
     space: bool
     """Whether it is an id space: keyed by an integer `id` that other rows cite."""
 
-    def shifter(self, rename: Callable[[str], str]) -> Callable[[Sequence[Any], Shift], tuple[Any, ...]]:
-        """A function giving a row of this table with its ids (columns and JSON) moved by a shift, and the mind's name in its text renamed."""
+    def shifter(self, move: Move) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+        """A function giving a row of this table with its ids (columns and JSON) moved, and the mind's name in its text renamed."""
         index = {c: i for i, c in enumerate(self.columns)}
-        plain = [(index[c], s) for (t, c), s in ID_COLUMNS.items() if t == self.name and c in index]
+        plain = [(index[c], *move.of(s)) for (t, c), s in ID_COLUMNS.items() if t == self.name and c in index]
         if "id" in index and self.space:
-            plain.append((index["id"], self.name))
-        typed = [(index[c], index[k], spaces) for (t, c), (k, spaces) in TYPED_COLUMNS.items() if t == self.name and c in index]
+            plain.append((index["id"], *move.of(self.name)))
+        typed = [
+            (index[c], index[k], {kind: move.of(s) for kind, s in spaces.items()})
+            for (t, c), (k, spaces) in TYPED_COLUMNS.items()
+            if t == self.name and c in index
+        ]
         json_ops = [
             (index[c], index[k] if k else -1, patterns, (t, c) in COMPACT_JSON)
             for (t, c), (k, patterns) in JSON_COLUMNS.items()
             if t == self.name and c in index
         ]
         named = [index[c] for t, c in NAMED_COLUMNS if t == self.name and c in index]
+        known: dict[tuple[int, Any], tuple[tuple[str, str], ...]] = {}  # (column, kind) -> its paths: a few kinds, many rows
+        shift, rename = move.shift, move.rename
         if not (plain or typed or json_ops or named):
-            return lambda row, shift: tuple(row)
+            return tuple
 
-        def moved(row: Sequence[Any], shift: Shift) -> tuple[Any, ...]:
+        def moved(row: Sequence[Any]) -> tuple[Any, ...]:
             out = list(row)
-            for i, space in plain:
+            for i, low, delta in plain:
                 v = out[i]
                 if type(v) is int and v > 0:
-                    out[i] = shift(space, v)
+                    out[i] = (v if v > low else low) + delta
             for i, k, spaces in typed:
-                v, target = out[i], spaces.get(out[k])
-                if type(v) is int and v > 0 and target:
-                    out[i] = shift(target, v)
+                v, by = out[i], spaces.get(out[k])
+                if type(v) is int and v > 0 and by:
+                    out[i] = (v if v > by[0] else by[0]) + by[1]
             for i, k, patterns, compact in json_ops:
-                paths = paths_for(patterns, out[k] if k >= 0 else "*")
+                kind = out[k] if k >= 0 else "*"
+                paths = known.get((i, kind))
+                if paths is None:
+                    paths = known[i, kind] = paths_for(patterns, kind)
                 if paths and isinstance(out[i], str):
                     out[i] = shift_json(out[i], paths, shift, compact)
             for i in named:
@@ -156,6 +183,10 @@ def _spaces(tables: Sequence[Table]) -> list[str]:
     return [t.name for t in tables if t.space]
 
 
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -169,10 +200,10 @@ class _Digest:
     def table(self, table: str, columns: Sequence[str]) -> None:
         self._hash.update(repr((table, tuple(columns))).encode())
 
-    def rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        update = self._hash.update
-        for row in rows:
-            update(repr(tuple(row)).encode())
+    def rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        # Each row's repr on a line of its own: the same digest however the rows are cut into chunks.
+        if rows:
+            self._hash.update(("\n".join(map(repr, rows)) + "\n").encode())
 
     def hexdigest(self) -> str:
         return "sha256:" + self._hash.hexdigest()
@@ -221,13 +252,10 @@ def export_mind(store_path: Path, mind: str, dest: Path, exported_at: str) -> Ma
 
 def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, exported_at: str) -> Manifest:
     tables = exported_tables(source)
+    # Each space counts from 1. Below the mind's first id a value names no row of the mind; it is a bound (a
+    # reflection's lookback from event 1): raised to the mind's first, "from the first" keeps its meaning.
     lowest = {space: _lowest(source, space, mind) for space in _spaces(tables)}
-
-    def shift(space: str, value: int) -> int:
-        # Below the mind's first id a value names no row of the mind; it is a bound (a reflection's lookback
-        # from event 1): "from the mind's first" keeps its meaning, and every value in the file stays >= 1.
-        low = lowest.get(space, 1)
-        return max(value, low) - low + 1
+    move = Move({space: (low, 1 - low) for space, low in lowest.items()}, renamer(mind, MIND))
 
     digest = _Digest()
     counts: dict[str, int] = {}
@@ -235,13 +263,13 @@ def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, expor
     for table in tables:
         out.execute(f"CREATE TABLE {_q(table.name)} ({', '.join(map(_q, table.columns))})")
         digest.table(table.name, table.columns)
-        moved = table.shifter(renamer(mind, MIND))
+        moved = table.shifter(move)
         insert = f"INSERT INTO {_q(table.name)} VALUES ({', '.join('?' * len(table.columns))})"
         order = f" ORDER BY {', '.join(map(_q, table.order))}" if table.order else ""
         cursor = source.execute(f"SELECT {', '.join(map(_q, table.columns))} FROM {_q(table.name)} WHERE {_q(table.mind_column)} = ?{order}", [mind])
         count = 0
         while rows := cursor.fetchmany(CHUNK):
-            shifted = [moved(row, shift) for row in rows]
+            shifted = [moved(row) for row in rows]
             digest.rows(shifted)
             out.executemany(insert, shifted)
             count += len(shifted)
@@ -372,6 +400,8 @@ def import_mind(db: Database, path: Path, name: str) -> Manifest:
     conn = _open_file(path)
     try:
         return _import(db, conn, manifest, path, name)
+    except sqlite3.IntegrityError as exc:
+        raise ImportRefused(f"the file's rows do not hold together here ({exc}); nothing was imported: export the mind again") from None
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc):
             raise  # the store is full (the file is only read): the writer reports it as it does for any write
@@ -390,25 +420,24 @@ def _import(db: Database, conn: sqlite3.Connection, manifest: Manifest, path: Pa
                 f"the file holds {'table ' + listed if here is None else 'columns ' + ', '.join(unknown) + ' of ' + listed}, which this"
                 f" noemad ({__version__}) does not know: it came from a newer noemad (schema {manifest.schema_version}); upgrade noemad here, then import it"
             )
-    deltas = {space: _highest(db, space) for space in _spaces(list(tables.values()))}
-
-    def shift(space: str, value: int) -> int:
-        return value + deltas.get(space, 0)
+    # The file counts each space from 1: its ids go after the largest this store has handed out.
+    move = Move({space: (0, _highest(db, space)) for space in _spaces(list(tables.values()))}, renamer(MIND, name))
 
     unrecorded("an imported mind arrives with its own events, as it recorded them; the daemon's log says who imported it")
     digest = _Digest()
     for table_name, columns in manifest.tables.items():
         known = tables[table_name]
         table = Table(table_name, known.mind_column, tuple(columns), known.order, known.space)
-        moved = table.shifter(renamer(MIND, name))
+        moved = table.shifter(move)
         digest.table(table_name, columns)
-        names = [*columns, table.mind_column]
-        insert = f"INSERT INTO {_q(table_name)} ({', '.join(map(_q, names))}) VALUES ({', '.join('?' * len(names))})"
+        # The mind's name (checked: letters, digits, - _ .) as a literal: no tuple per row to carry it.
+        named = ", ".join(map(_q, [*columns, table.mind_column]))
+        insert = f"INSERT INTO {_q(table_name)} ({named}) VALUES ({', '.join('?' * len(columns))}, {_literal(name)})"
         cursor = conn.execute(f"SELECT {', '.join(map(_q, columns))} FROM {_q(table_name)} ORDER BY rowid")
         count = 0
         while rows := cursor.fetchmany(CHUNK):
             digest.rows(rows)
-            db.conn.executemany(insert, [(*moved(row, shift), name) for row in rows])
+            db.conn.executemany(insert, map(moved, rows))
             count += len(rows)
         if count != manifest.counts.get(table_name):
             raise ImportRefused(f"the file holds {count} rows of {table_name} where its manifest says {manifest.counts.get(table_name)}; nothing was imported: export the mind again")

@@ -169,8 +169,8 @@ def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, comp
     Written back as its writer wrote it (sorted keys; `compact`: no spaces), so
     the bytes of a value whose ids move by nothing do not change.
     """
-    if not paths or not text:
-        return text
+    if not paths or not text or not any(_may_hold(text, path) for path, _ in paths):
+        return text  # none of the paths' keys is there: no need to read it (most rows)
     try:
         value = json.loads(text)
     except ValueError:
@@ -181,6 +181,12 @@ def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, comp
     if not changed:
         return text
     return json.dumps(value, sort_keys=True, separators=(",", ":") if compact else None)
+
+
+def _may_hold(text: str, path: str) -> bool:
+    """Whether the JSON `text` may hold `path`: its first key is in it (a path from the top, "[]", always may)."""
+    key = path.split(".", 1)[0].removesuffix("[]")
+    return not key or f'"{key}"' in text
 
 
 def _is_id(value: Any) -> bool:
