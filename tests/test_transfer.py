@@ -361,3 +361,28 @@ def _cited_rows_are_the_minds(engine: InProcess, mind: str) -> int:
             stray.append((space, value, owner))
     assert stray == [], f"{mind}'s data cites rows that are not its own"
     return len(cited)
+
+
+def test_a_mind_larger_than_the_body_limit_is_imported(tmp_path: Path) -> None:
+    """The import's body is a whole mind, streamed to disk: daemon.max_body_bytes (for JSON bodies) does not bound it."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = start_app(tmp_path / "a")
+    try:
+        assert a.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        for n in range(3):
+            a.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": f"log {n}: " + "x" * 3000})
+        a.settle("ada")
+        file = tmp_path / "ada.noema"
+        assert a.ctl("export", "ada", str(file)).returncode == 0
+    finally:
+        a.stop()
+    b = start_app(tmp_path / "b", "[daemon]\nmax_body_bytes = 4096\n")
+    try:
+        assert file.stat().st_size > 4 * 4096
+        assert b.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "x" * 5000}).status_code == 413
+        out = b.ctl("import", str(file))
+        assert out.returncode == 0, out.stderr
+        assert len(b.api("GET", "/minds/ada/events?kind=message").json()["events"]) == 3
+    finally:
+        b.stop()
