@@ -71,8 +71,7 @@ def export(
     s.present(
         data,
         json,
-        lambda: f"exported mind {mind}: {counts.get('events', 0)} events, {counts.get('beliefs', 0)} beliefs, {counts.get('memories', 0)} memories"
-        f" ({_size(size)}) to {target}; {manifest['checksum'][:19]}…",
+        lambda: f"exported mind {mind}: {_held(counts)} ({_size(size)}) to {target}; {manifest['checksum'][:19]}…",
     )
 
 
@@ -124,6 +123,14 @@ def import_(
     s.present(
         done,
         json,
-        lambda: f"imported mind {done['mind']}{renamed}: {rows.get('events', 0)} events, {rows.get('beliefs', 0)} beliefs,"
-        f" {rows.get('memories', 0)} memories, from noemad {done.get('noemad_version')} at {done.get('exported_at')}; checksum ok",
+        lambda: f"imported mind {done['mind']}{renamed}: {_held(rows)}, from noemad {done.get('noemad_version')} at {done.get('exported_at')}; checksum ok",
     )
+
+
+def _held(rows: dict[str, int]) -> str:
+    """What a mind file holds, in a few words: its events, beliefs and memories."""
+    parts = []
+    for table, one in (("events", "event"), ("beliefs", "belief"), ("memories", "memory")):
+        n = rows.get(table, 0)
+        parts.append(f"{n} {one if n == 1 else table}")
+    return ", ".join(parts)
