@@ -386,3 +386,19 @@ def test_a_mind_larger_than_the_body_limit_is_imported(tmp_path: Path) -> None:
         assert len(b.api("GET", "/minds/ada/events?kind=message").json()["events"]) == 3
     finally:
         b.stop()
+
+
+def test_a_job_running_when_the_mind_was_exported_is_failed_on_import_not_left_running(hosts: tuple[InProcess, InProcess], tmp_path: Path) -> None:
+    from noemad.background.jobs import start_job
+
+    a, b = hosts
+    assert a.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    job = a.run(a.sup.store.writer.run(lambda db: start_job(db, mind="ada", kind="consolidation", trigger="operator", actor="operator", inputs={}, now=0)))
+    file = tmp_path / "ada.noema"
+    assert a.ctl("export", "ada", str(file)).returncode == 0
+    assert b.ctl("import", str(file)).returncode == 0
+    [moved] = b.api("GET", "/jobs").json()["jobs"]
+    assert (moved["status"], moved["error"]) == ("failed", "the mind was exported while this job ran; run it again where the mind is now")
+    assert b.api("GET", "/minds/ada").json()["mode"] == "idle"
+    assert b.api("POST", "/minds/ada/jobs", json={"kind": "consolidation"}).status_code == 202  # not barred by a job that runs nowhere
+    assert a.api("GET", f"/jobs/{job.id}").json()["status"] == "running"  # the first host's row is its own

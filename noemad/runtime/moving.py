@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlite_utils import Database
 
+from noemad.background.jobs import KINDS as JOB_KINDS, finish_job, running_job
 from noemad.clock import Clock, iso
 from noemad.errors import MindExists, MindNotFound
 from noemad.events import archived_counts
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from noemad.runtime.supervisor import Counts
 
 log = logging.getLogger("noemad")
+MOVED_WHILE_RUNNING = "the mind was exported while this job ran; run it again where the mind is now"
 
 
 @wire
@@ -90,9 +92,15 @@ class Moving:
         said = await asyncio.to_thread(read_manifest, path)  # refuse a bad file before the writer waits on it
         target = check_name(name or said.mind)
 
+        now = self.clock.now()
+
         def job(db: Database) -> tuple[Mind, Manifest]:
             _check_free(db, target, name is None)
             manifest = import_mind(db, path, target)
+            for kind in JOB_KINDS:
+                running = running_job(db, target, kind)
+                if running is not None:  # it ran on the host the mind left; nothing runs it here, and it would bar the next
+                    finish_job(db, running.id, outputs={}, error=MOVED_WHILE_RUNNING, model_calls=[], now=now)
             return get_mind(db, target), manifest
 
         mind, manifest = await self.store.writer.run(job)
