@@ -300,11 +300,12 @@ class Client:
         except httpx.TransportError as exc:
             raise CtlError(f"the backup from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
 
-    def export_mind(self, mind: str, out: BinaryIO) -> dict[str, str]:
-        """Stream mind `mind`'s export file into `out`; return what noemad says it holds (its X-Noema-* headers)."""
+    def export_mind(self, mind: str, out: BinaryIO, with_archives: bool = False) -> dict[str, str]:
+        """Stream mind `mind`'s export file (with its archive files if asked) into `out`; return what noemad says it holds (its X-Noema-* headers)."""
         path = f"{API}/minds/{_segment(mind)}/export"
         try:
-            with self._http.stream("GET", path, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=MOVE_WAIT)) as response:
+            params = {"archives": "true"} if with_archives else None
+            with self._http.stream("GET", path, params=params, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=MOVE_WAIT)) as response:
                 if response.is_error:
                     response.read()
                     raise _problem(response, "GET", path)

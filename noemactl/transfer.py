@@ -32,6 +32,7 @@ def export(
     ctx: typer.Context,
     mind: MindArg,
     path: Annotated[Path, typer.Argument(metavar="FILE", help="Where to write the mind (a new SQLite file).", show_default=False)],
+    with_archives: Annotated[bool, typer.Option("--with-archives", help="Carry the mind's archive files too: its archived events, walkable where it is imported.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
     json: JsonFlag = False,
 ) -> None:
@@ -54,7 +55,7 @@ def export(
     try:
         # 0600 from the first byte: the file holds everything the mind holds.
         with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
-            said = s.client.export_mind(mind, out)
+            said = s.client.export_mind(mind, out, with_archives)
             out.flush()
             os.fsync(out.fileno())
         manifest = _verify(part, said.get("checksum", ""))

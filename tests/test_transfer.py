@@ -327,6 +327,10 @@ def test_a_mind_with_every_kind_of_row_round_trips(tmp_path: Path) -> None:
         assert a.ctl("export", "ada", str(first)).returncode == 0
         views = _views(a, "ada")
         _ids_in_data_are_declared(a)
+        carried = tmp_path / "ada-archives.noema"
+        assert a.ctl("export", "ada", str(carried), "--with-archives").returncode == 0
+        [run] = a.api("GET", "/minds/ada/archives").json()
+        walked = _archived_walk(a, run["first_id"], "ada")
     counts = json.loads(_manifest(first)["counts"])
     assert sorted(t for t, n in counts.items() if n == 0) == [], "the generated mind leaves a table empty: the round trip does not cover it"
     with scripted_app(tmp_path / "b", GENERATED_SCRIPT, SCRIPTED_RESPOND) as b:  # b has a mind `ada` of its own
@@ -336,6 +340,36 @@ def test_a_mind_with_every_kind_of_row_round_trips(tmp_path: Path) -> None:
         assert _manifest(again)["checksum"] == _manifest(first)["checksum"]
         assert _views(b, "ada2", shown_as="ada") == views
         assert _cited_rows_are_the_minds(b, "ada2") > 50
+        # Without its archive files the moved mind's archive runs name the files where they were; with them, the files
+        # are made anew here and its archived events walk as on a.
+        [elsewhere] = b.api("GET", "/minds/ada2/archives").json()
+        assert elsewhere["path"] == run["path"]
+        out = b.ctl("import", str(carried), "--as", "ada3")
+        assert out.returncode == 0, out.stderr
+        [here] = b.api("GET", "/minds/ada3/archives").json()
+        assert Path(here["path"]) == b.paths.data_dir / "archives" / f"ada3-{run['path'].rsplit('ada-', 1)[1]}"
+        assert oct(Path(here["path"]).stat().st_mode & 0o777) == "0o600"
+        assert _archived_walk(b, here["first_id"], "ada3", shown_as="ada") == walked
+        altered = tmp_path / "altered.noema"
+        altered.write_bytes(carried.read_bytes())
+        conn = sqlite3.connect(altered)
+        conn.execute("UPDATE archive1__events SET text = 'not what happened' WHERE rowid = 1")
+        conn.commit()
+        conn.close()
+        assert "does not match its checksum" in _refused(b, altered, "--as", "ada4")
+        assert sorted(p.name for p in (b.paths.data_dir / "archives").iterdir()) == [Path(here["path"]).name], "a refused import leaves no archive file"
+        again_carried = tmp_path / "again-archives.noema"
+        assert b.ctl("export", "ada3", str(again_carried), "--with-archives").returncode == 0
+        assert _manifest(again_carried)["checksum"] == _manifest(carried)["checksum"] != _manifest(first)["checksum"]
+
+
+def _archived_walk(engine: InProcess, event_id: int, mind: str, shown_as: str | None = None) -> str:
+    """The causal walk around an archived event (inside its archive file), ids and the file's name aside."""
+    chain = engine.api("GET", f"/events/{event_id}/chain")
+    assert chain.status_code == 200, chain.text
+    text = json.dumps(chain.json(), sort_keys=True)
+    text = re.sub(r'"[^"]*/archives/[^"]*\.sqlite"', '"FILE"', text)
+    return re.sub(r"\d+", "#", text.replace(f'"{mind}"', f'"{shown_as}"').replace(f"{mind}/", f"{shown_as}/") if shown_as else text)
 
 
 def _cited_rows_are_the_minds(engine: InProcess, mind: str) -> int:

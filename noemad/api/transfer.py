@@ -36,12 +36,16 @@ def add_transfer_routes(api: APIRouter, sup: Supervisor) -> None:
         summary="A mind as one file, to import on another noemad",
         responses={200: {"content": {MEDIA_TYPE: {}}, "description": "The mind file (SQLite)."}},
     )
-    async def export(mind: MindName, op: Op) -> FileResponse:
+    async def export(
+        mind: MindName,
+        op: Op,
+        archives: Annotated[bool, Query(description="Carry the mind's archive files too (its archived events, made anew where it is imported).")] = False,
+    ) -> FileResponse:
         """Everything the mind is, read from one snapshot while the daemon goes on writing, as one SQLite file
         with a manifest (format, versions, row counts, a checksum of the content; see the README's "Moving a
         mind"). Headers say what it holds: `X-Noema-Mind`, `X-Noema-Events`, `X-Noema-Checksum`,
         `X-Noema-Format-Version`. 507 when it cannot be written, with the store untouched."""
-        path, manifest = await sup.export_mind(mind, actor=op.actor)
+        path, manifest = await sup.export_mind(mind, with_archives=archives, actor=op.actor)
         return FileResponse(
             path,
             media_type=MEDIA_TYPE,

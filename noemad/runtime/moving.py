@@ -21,7 +21,8 @@ from sqlite_utils import Database
 
 from noemad.background.jobs import KINDS as JOB_KINDS, finish_job, running_job
 from noemad.clock import Clock, iso
-from noemad.errors import MindExists, MindNotFound
+from noemad.archive.cuts import archives
+from noemad.errors import InvalidInput, MindExists, MindNotFound
 from noemad.events import archived_counts
 from noemad.minds import Mind, check_name, get_mind
 from noemad.paths import Paths
@@ -77,12 +78,20 @@ class Moving:
         """A new private path in the data directory for a mind file on its way out or in (the caller removes it)."""
         return self.paths.data_dir / f".{what}-{secrets.token_hex(8)}.noema"
 
-    async def export_mind(self, mind: str, actor: str = "operator") -> tuple[Path, Manifest]:
-        """Write mind `mind` into a new file in the data directory, from one snapshot; its path and manifest."""
+    async def export_mind(self, mind: str, with_archives: bool = False, actor: str = "operator") -> tuple[Path, Manifest]:
+        """Write mind `mind` into a new file in the data directory, from one snapshot; its path and manifest.
+
+        `with_archives`: its archive files go in too (each once, however many runs share it).
+        """
         self._check_open()
-        get_mind(self.store.reader(), mind)
+        db = self.store.reader()
+        get_mind(db, mind)
+        files = list(dict.fromkeys(Path(a.path) for a in archives(db, mind))) if with_archives else []
+        gone = [str(f) for f in files if not f.is_file()]
+        if gone:
+            raise InvalidInput(f"mind {mind!r}'s archive file {gone[0]} is not there; put it back, or export without --with-archives")
         dest = self.transfer_file("export")
-        manifest = await asyncio.to_thread(export_mind, self.store.path, mind, dest, iso(self.clock.now()))
+        manifest = await asyncio.to_thread(export_mind, self.store.path, mind, dest, iso(self.clock.now()), files)
         log.info("%s exported mind %s: %d events", actor, mind, manifest.events)
         return dest, manifest
 
@@ -96,7 +105,7 @@ class Moving:
 
         def job(db: Database) -> tuple[Mind, Manifest]:
             _check_free(db, target, name is None)
-            manifest = import_mind(db, path, target)
+            manifest = import_mind(db, path, target, self.paths.data_dir / "archives")
             for kind in JOB_KINDS:
                 running = running_job(db, target, kind)
                 if running is not None:  # it ran on the host the mind left; nothing runs it here, and it would bar the next

@@ -62,6 +62,18 @@ ID_COLUMNS: dict[tuple[str, str], str] = {
     ("event_cuts", "archive_id"): "archives",
 }
 
+# An archive file's own tables (written by noemad.archive.file; carried by `export --with-archives`) that hold
+# ids beyond the store's columns. Its events, event_parents, event_refs, model_calls and event_cuts are the
+# store's tables of that name (their declarations above apply).
+ID_COLUMNS.update(
+    {("memory_events", "memory_id"): "memories", ("memory_events", "event_id"): "events", ("archive_runs", "archive"): "archives"}
+)
+# Columns holding an archive file's path (the store's archive runs; an archive file's cuts into earlier ones): a
+# file made with --with-archives writes `{archive:N}` for its Nth archive file, and an import the file it writes.
+PATH_COLUMNS: frozenset[tuple[str, str]] = frozenset({("archives", "path"), ("event_cuts", "archive_path")})
+# Columns whose whole value may be the mind's name (an archive file says whose it is).
+NAME_COLUMNS: frozenset[tuple[str, str]] = frozenset({("archive_info", "value")})
+
 # (table, column) -> (the column saying what kind of row it names, that kind -> space).
 _REF_SPACES = {"event": "events", "memory": "memories", "belief": "beliefs", "model_call": "model_calls"}
 TYPED_COLUMNS: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
@@ -145,11 +157,11 @@ Shift = Callable[[str, int], int]
 
 
 def renamer(old: str, new: str) -> Callable[[str], str]:
-    """A function giving a NAMED_COLUMNS value with its leading mind name `old` made `new`."""
+    """A function giving a NAMED_COLUMNS or NAME_COLUMNS value with its leading mind name `old` made `new`."""
     prefix = old + "/"
 
     def renamed(value: str) -> str:
-        return new + value[len(old):] if value.startswith(prefix) else value
+        return new + value[len(old):] if value.startswith(prefix) or value == old else value
 
     return renamed
 
