@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from noemad.store import Store  # noqa: E402
-from noemad.store.transfer import export_mind, import_mind  # noqa: E402
+from noemad.store import Store
+from noemad.store.transfer import export_mind, import_mind
 
 AT = "2026-01-01T00:00:00.000Z"
 GROUP = 4  # events per turn: message, cycle_started, memory_created, belief_updated

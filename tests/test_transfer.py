@@ -17,13 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlite_utils import Database
-
 from demo_inprocess import play_demo
 from inprocess import InProcess, start_app
+from sqlite_utils import Database
+
 from noemad.store import schema
 from noemad.store.transfer import exported_tables
-from noemad.store.transfer_ids import ID_COLUMNS, JSON_COLUMNS, NOT_EXPORTED, PLAIN_COLUMNS, TYPED_COLUMNS, paths_for
+from noemad.store.transfer_ids import (
+    ID_COLUMNS,
+    JSON_COLUMNS,
+    NOT_EXPORTED,
+    PLAIN_COLUMNS,
+    TYPED_COLUMNS,
+    paths_for,
+)
 
 
 def _schema() -> sqlite3.Connection:
@@ -281,7 +288,7 @@ default = "Noted."
 
 def _generate(app: InProcess, mind: str) -> None:
     """Give `mind` (with a scripted respond model) a row in every table a mind has: each through the API, as operators do."""
-    post = lambda body: app.api("POST", f"/minds/{mind}/events", json=body)  # noqa: E731
+    post = lambda body: app.api("POST", f"/minds/{mind}/events", json=body)
     assert app.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always").returncode == 0
     assert app.api("PUT", f"/minds/{mind}/trust/build-monitor", json={"value": 0.8}).status_code == 200
     for n in range(3):

@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlite_utils import Database
 
-from noemad.background.jobs import KINDS as JOB_KINDS, finish_job, running_job
-from noemad.clock import Clock, iso
 from noemad.archive.cuts import archives
+from noemad.background.jobs import KINDS as JOB_KINDS
+from noemad.background.jobs import finish_job, running_job
+from noemad.clock import Clock, iso
 from noemad.errors import InvalidInput, MindExists, MindNotFound
 from noemad.events import archived_counts
 from noemad.minds import Mind, check_name, get_mind

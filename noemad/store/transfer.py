@@ -45,8 +45,18 @@ from noemad.store.connection import open_db
 from noemad.store.guard import unrecorded
 from noemad.store.schema import newest_migration
 from noemad.store.transfer_ids import (
-    COMPACT_JSON, ID_COLUMNS, JSON_COLUMNS, MIND, NAME_COLUMNS, NAMED_COLUMNS, NOT_EXPORTED, PATH_COLUMNS, TYPED_COLUMNS, paths_for,
-    renamer, shift_json,
+    COMPACT_JSON,
+    ID_COLUMNS,
+    JSON_COLUMNS,
+    MIND,
+    NAME_COLUMNS,
+    NAMED_COLUMNS,
+    NOT_EXPORTED,
+    PATH_COLUMNS,
+    TYPED_COLUMNS,
+    paths_for,
+    renamer,
+    shift_json,
 )
 
 FORMAT = "noema-mind"
@@ -423,7 +433,7 @@ def _open_file(path: Path) -> sqlite3.Connection:
 
 def _manifest(conn: sqlite3.Connection, path: Path) -> Manifest:
     if conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'manifest'").fetchone() is None:
-        raise ImportRefused(f"the file is a SQLite file but not a Noema mind file (it has no manifest); give a file `noemactl export` wrote")
+        raise ImportRefused("the file is a SQLite file but not a Noema mind file (it has no manifest); give a file `noemactl export` wrote")
     values = dict(conn.execute("SELECT key, value FROM manifest").fetchall())
     if values.get("format") != FORMAT:
         raise ImportRefused(f"the file is not a Noema mind file (its format is {values.get('format')!r}); give a file `noemactl export` wrote")

@@ -210,8 +210,10 @@ def _walk(node: Any, steps: list[str], space: str, shift: Shift) -> bool:
     if not steps:
         return False
     step, rest = steps[0], steps[1:]
-    if step == "[]":  # the node itself is a list of ids
-        return _shift_list(node, space, shift) if not rest else any([_walk(item, rest, space, shift) for item in node]) if isinstance(node, list) else False
+    if step == "[]":  # the node itself is a list of ids (or of things holding them)
+        if not rest:
+            return _shift_list(node, space, shift)
+        return any([_walk(item, rest, space, shift) for item in node]) if isinstance(node, list) else False  # a list: every item walked
     if not isinstance(node, dict):
         return False
     many = step.endswith("[]")
@@ -225,7 +227,7 @@ def _walk(node: Any, steps: list[str], space: str, shift: Shift) -> bool:
             return False
         if not rest:
             return _shift_list(node[key], space, shift)
-        return any([_walk(item, rest, space, shift) for item in node[key]])
+        return any([_walk(item, rest, space, shift) for item in node[key]])  # a list, not a generator: every item is walked
     if rest:
         return _walk(node[key], rest, space, shift)
     if _is_id(node[key]):
