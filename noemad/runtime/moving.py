@@ -29,7 +29,8 @@ from noemad.minds import Mind, check_name, get_mind
 from noemad.paths import Paths
 from noemad.runtime.actor import pending_stimuli
 from noemad.store import Store
-from noemad.store.transfer import Manifest, export_mind, import_mind, read_manifest
+from noemad.store.mindfile import Manifest, read_manifest
+from noemad.store.transfer import export_mind, import_mind
 from noemad.wire import wire
 
 if TYPE_CHECKING:

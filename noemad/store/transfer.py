@@ -9,11 +9,9 @@ holds more than a chunk of rows in memory, whatever the mind's size.
 Inside: one table per exported table of the store, with the store's columns
 but `mind` (the mind's name is in the manifest, so a file can land under
 another name), no constraints and no types (values come back exactly as they
-went in), rows in the order of the table's key; and `manifest` (key, value):
-the format and its version, the noemad and schema versions that wrote it,
-the mind, when, each table's columns and row count, and a SHA-256 of the
-content (every table's name, columns and rows, in order), which the import
-checks before it commits.
+went in), rows in the order of the table's key; and the manifest with the
+content's checksum (`noemad.store.mindfile`), which the import checks as it
+reads, before it commits.
 
 Ids are counted from 1 within the file in each id space, and a cycle id's
 leading mind name is written `{mind}` (see `noemad.store.transfer_ids`): an export of a mind imported elsewhere gives
@@ -27,8 +25,6 @@ row for row, so what a row means stays its owner's (tests/test_owners.py).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sqlite3
@@ -43,6 +39,14 @@ from noemad import __version__
 from noemad.errors import ExportFailed, ImportRefused
 from noemad.store.connection import open_db
 from noemad.store.guard import unrecorded
+from noemad.store.mindfile import (
+    FORMAT_VERSION,
+    Digest,
+    Manifest,
+    manifest_rows,
+    open_file,
+    read_manifest,
+)
 from noemad.store.schema import newest_migration
 from noemad.store.transfer_ids import (
     COMPACT_JSON,
@@ -59,34 +63,7 @@ from noemad.store.transfer_ids import (
     shift_json,
 )
 
-FORMAT = "noema-mind"
-FORMAT_VERSION = 1
 CHUNK = 5000  # rows read and written at a time: memory stays flat in the mind's size
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """What a mind file says about itself."""
-
-    format_version: int
-    noemad_version: str
-    schema_version: str
-    """The newest schema migration of the store it was exported from."""
-    mind: str
-    exported_at: str
-    checksum: str
-    """`sha256:` and the hex digest of the content."""
-    tables: dict[str, list[str]] = field(default_factory=dict)
-    """Each table's columns, in the order the tables are written."""
-    counts: dict[str, int] = field(default_factory=dict)
-    """Rows per table."""
-    archive_files: list[str] = field(default_factory=list)
-    """With --with-archives: the Nth archive file's name (`{mind}` for the mind's), its tables `archiveN__TABLE`."""
-
-    @property
-    def events(self) -> int:
-        """The mind's events in the file."""
-        return self.counts.get("events", 0)
 
 
 @dataclass(frozen=True)
@@ -218,24 +195,6 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class _Digest:
-    """The content checksum: each table's name and columns, then its rows, in order."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-
-    def table(self, table: str, columns: Sequence[str]) -> None:
-        self._hash.update(repr((table, tuple(columns))).encode())
-
-    def rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        # Each row's repr on a line of its own: the same digest however the rows are cut into chunks.
-        if rows:
-            self._hash.update(("\n".join(map(repr, rows)) + "\n").encode())
-
-    def hexdigest(self) -> str:
-        return "sha256:" + self._hash.hexdigest()
-
-
 # --- export ----------------------------------------------------------------------------------------------------------
 
 
@@ -287,7 +246,7 @@ def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, expor
     places = {str(path): f"{{archive:{n}}}" for n, path in enumerate(archives, 1)}
     move = Move({space: (low, 1 - low) for space, low in lowest.items()}, renamer(mind, MIND), places)
 
-    digest = _Digest()
+    digest = Digest()
     counts: dict[str, int] = {}
     columns: dict[str, list[str]] = {}
     out.execute("BEGIN")
@@ -324,12 +283,12 @@ def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, expor
         archive_files=[MIND + Path(path).name[len(mind):] if Path(path).name.startswith(mind + "-") else Path(path).name for path in archives],
     )
     out.execute("CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    out.executemany("INSERT INTO manifest VALUES (?, ?)", _manifest_rows(manifest))
+    out.executemany("INSERT INTO manifest VALUES (?, ?)", manifest_rows(manifest))
     out.execute("COMMIT")
     return manifest
 
 
-def _copy_out(cursor: sqlite3.Cursor, out: sqlite3.Connection, table: Table, move: Move, digest: _Digest, skip_first: bool = False) -> int:
+def _copy_out(cursor: sqlite3.Cursor, out: sqlite3.Connection, table: Table, move: Move, digest: Digest, skip_first: bool = False) -> int:
     """Write the rows `cursor` reads (a leading mind column dropped when `skip_first`) into the file as `table`; how many."""
     out.execute(f"CREATE TABLE {_q(table.name)} ({', '.join(map(_q, table.columns))})")
     digest.table(table.name, table.columns)
@@ -374,92 +333,6 @@ def _lowest(source: sqlite3.Connection, space: str, mind: str) -> int:
     return int(low) if low is not None else 1
 
 
-def _manifest_rows(m: Manifest) -> list[tuple[str, str]]:
-    return [
-        ("format", FORMAT),
-        ("format_version", str(m.format_version)),
-        ("noemad_version", m.noemad_version),
-        ("schema_version", m.schema_version),
-        ("mind", m.mind),
-        ("exported_at", m.exported_at),
-        ("checksum", m.checksum),
-        ("tables", json.dumps(m.tables)),
-        ("counts", json.dumps(m.counts)),
-        ("archive_files", json.dumps(m.archive_files)),
-    ]
-
-
-# --- reading a file --------------------------------------------------------------------------------------------------
-
-
-def read_manifest(path: Path) -> Manifest:
-    """The manifest of the mind file at `path`, once the file is whole and of a format this noemad reads.
-
-    Raises ImportRefused saying what is wrong: not a mind file, truncated or
-    damaged, or from a newer noemad.
-    """
-    _check_length(path)
-    try:
-        conn = _open_file(path)
-    except sqlite3.Error as exc:
-        raise ImportRefused(f"the file is not a Noema mind file ({exc}); give a file `noemactl export` wrote") from None
-    try:
-        return _manifest(conn, path)
-    except sqlite3.Error as exc:
-        raise ImportRefused(f"the file is damaged ({exc}); export the mind again") from None
-    finally:
-        conn.close()
-
-
-def _check_length(path: Path) -> None:
-    """Refuse a file that is not SQLite, or shorter than its header says (a copy cut short)."""
-    with path.open("rb") as f:
-        header = f.read(100)
-    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        raise ImportRefused("the file is not a Noema mind file (not even a SQLite database); give a file `noemactl export` wrote")
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    size = path.stat().st_size
-    if size < pages * page_size:
-        raise ImportRefused(f"the file is truncated ({size} of its {pages * page_size} bytes); copy it again from where it was exported")
-
-
-def _open_file(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, isolation_level=None)
-    conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # reads the header: "file is not a database" here
-    return conn
-
-
-def _manifest(conn: sqlite3.Connection, path: Path) -> Manifest:
-    if conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'manifest'").fetchone() is None:
-        raise ImportRefused("the file is a SQLite file but not a Noema mind file (it has no manifest); give a file `noemactl export` wrote")
-    values = dict(conn.execute("SELECT key, value FROM manifest").fetchall())
-    if values.get("format") != FORMAT:
-        raise ImportRefused(f"the file is not a Noema mind file (its format is {values.get('format')!r}); give a file `noemactl export` wrote")
-    try:
-        version = int(values["format_version"])
-        manifest = Manifest(
-            format_version=version,
-            noemad_version=values["noemad_version"],
-            schema_version=values["schema_version"],
-            mind=values["mind"],
-            exported_at=values["exported_at"],
-            checksum=values["checksum"],
-            tables=json.loads(values["tables"]),
-            counts=json.loads(values["counts"]),
-            archive_files=json.loads(values.get("archive_files", "[]")),
-        )
-    except (KeyError, ValueError) as exc:
-        raise ImportRefused(f"the file's manifest is damaged ({exc}); export the mind again") from None
-    if version > FORMAT_VERSION:
-        raise ImportRefused(
-            f"the file was written by noemad {manifest.noemad_version} in mind-file format {version}; this noemad"
-            f" ({__version__}) reads format {FORMAT_VERSION} and older: upgrade noemad here, then import it"
-        )
-    return manifest
-
-
 # --- import ----------------------------------------------------------------------------------------------------------
 
 
@@ -477,7 +350,7 @@ def import_mind(db: Database, path: Path, name: str, archive_dir: Path | None = 
     free is the caller's to check, in the same job.
     """
     manifest = read_manifest(path)
-    conn = _open_file(path)
+    conn = open_file(path)
     written: list[Path] = []
     try:
         return _import(db, conn, manifest, name, archive_dir, written)
@@ -535,7 +408,7 @@ def _import_rows(db: Database, conn: sqlite3.Connection, manifest: Manifest, nam
     move = Move({space: (0, _highest(db, space)) for space in _spaces(list(tables.values()))}, renamer(MIND, name), places)
 
     unrecorded("an imported mind arrives with its own events, as it recorded them; the daemon's log says who imported it")
-    digest = _Digest()
+    digest = Digest()
     archives: dict[str, sqlite3.Connection] = {}
     try:
         for table_name, columns in manifest.tables.items():
@@ -567,7 +440,7 @@ def _import_rows(db: Database, conn: sqlite3.Connection, manifest: Manifest, nam
     return manifest
 
 
-def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table, move: Move, digest: _Digest, name: str, schema: bool) -> int:
+def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table, move: Move, digest: Digest, name: str, schema: bool) -> int:
     """Write the file's rows of `table` (checksummed as read) into `target`: the store, or an archive file made anew; how many."""
     digest.table(table.name, table.columns)
     moved = table.shifter(move)
