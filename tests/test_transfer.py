@@ -28,6 +28,8 @@ from noemad.store.transfer_ids import (
     JSON_COLUMNS,
     NOT_EXPORTED,
     PLAIN_COLUMNS,
+    TEXT_COLUMNS,
+    TEXT_REF,
     TYPED_COLUMNS,
     paths_for,
 )
@@ -75,6 +77,7 @@ COUNTS = {
 
 
 def _int_paths(value: Any, path: str = "") -> Iterator[str]:
+    """The paths of the integers in `value`, and (marked with a leading `~`) of the strings naming rows as TEXT_REF reads."""
     if isinstance(value, dict):
         for key, item in value.items():
             yield from _int_paths(item, f"{path}.{key}" if path else key)
@@ -83,6 +86,8 @@ def _int_paths(value: Any, path: str = "") -> Iterator[str]:
             yield from _int_paths(item, path + "[]")
     elif isinstance(value, int) and not isinstance(value, bool):
         yield path
+    elif isinstance(value, str) and TEXT_REF.search(value) and not value.startswith("mind:"):
+        yield "~" + path
 
 
 def _ids_in_data_are_declared(engine: InProcess) -> None:
@@ -93,7 +98,12 @@ def _ids_in_data_are_declared(engine: InProcess) -> None:
     rows += [(JSON_COLUMNS["jobs", "outputs"][1], kind, data) for kind, data in db.execute("SELECT kind, outputs FROM jobs")]
     for patterns, kind, data in rows:
         declared = {p.replace("[]", "").removesuffix(".{ref}") for p, _ in paths_for(patterns, kind)}
+        texts = {p.replace("[]", "") for p, space in paths_for(patterns, kind) if space == "{text}"}
         for path in _int_paths(json.loads(data)):
+            if path.startswith("~"):  # a string naming rows: its path must be declared {text}
+                if path[1:].replace("[]", "") not in texts:
+                    undeclared.add((kind, path))
+                continue
             bare = path.replace("[]", "")
             if _ID_LIKE.search(path) and bare not in declared and (kind, path) not in COUNTS and not any(bare.startswith(d + ".") for d in declared):
                 undeclared.add((kind, path))
@@ -381,7 +391,7 @@ def _archived_walk(engine: InProcess, event_id: int, mind: str, shown_as: str | 
 
 def _cited_rows_are_the_minds(engine: InProcess, mind: str) -> int:
     """Every id the mind's JSON cites (declared in transfer_ids) names a row of the mind, or an event it archived; how many."""
-    from noemad.store.transfer_ids import shift_json
+    from noemad.store.transfer_ids import shift_json, shift_text
 
     db = engine.sup.store.reader()
     cited: list[tuple[str, int]] = []
@@ -394,6 +404,21 @@ def _cited_rows_are_the_minds(engine: InProcess, mind: str) -> int:
         kind = kind_column or "''"
         for kind_value, text in db.execute(f'SELECT {kind}, "{column}" FROM {table} WHERE mind = ?', [mind]):
             shift_json(text, paths_for(patterns, kind_value or "*"), note, compact=True)
+    for table, column in TEXT_COLUMNS:
+        for (text,) in db.execute(f'SELECT "{column}" FROM {table} WHERE mind = ?', [mind]):
+            shift_text(text, note, str)
+    # Every string in the mind's data and notification keys that names rows (TEXT_REF), read here on its own terms.
+    spaces = {"belief": "beliefs", "event": "events", "memory": "memories", "goal": "goals", "prediction": "predictions", "notification": "notifications"}
+    texts = [data for (data,) in db.execute("SELECT data FROM events WHERE mind = ?", [mind])]
+    texts += [key for (key,) in db.execute("SELECT key FROM notifications WHERE mind = ?", [mind])]
+    for text in texts:
+        for match in TEXT_REF.finditer(text):
+            if match.group(4) is not None:
+                assert match.group(4) == mind, f"{text[:80]} names mind {match.group(4)}"
+                continue
+            cited.append((spaces[match.group(1)], int(match.group(2))))
+            if match.group(1) == "belief" and match.group(3) is not None:
+                cited.append(("events", int(match.group(3))))
     archived = db.execute("SELECT first_id, last_id FROM archives WHERE mind = ?", [mind]).fetchall()
     stray = []
     for space, value in cited:

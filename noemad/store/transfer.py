@@ -57,10 +57,12 @@ from noemad.store.transfer_ids import (
     NAMED_COLUMNS,
     NOT_EXPORTED,
     PATH_COLUMNS,
+    TEXT_COLUMNS,
     TYPED_COLUMNS,
     paths_for,
     renamer,
     shift_json,
+    shift_text,
 )
 
 CHUNK = 5000  # rows read and written at a time: memory stays flat in the mind's size
@@ -122,9 +124,10 @@ class Table:
         ]
         named = [index[c] for t, c in NAMED_COLUMNS | NAME_COLUMNS if t == base and c in index]
         placed = [index[c] for t, c in PATH_COLUMNS if t == base and c in index]
+        texts = [index[c] for t, c in TEXT_COLUMNS if t == base and c in index]
         known: dict[tuple[int, Any], tuple[tuple[str, str], ...]] = {}  # (column, kind) -> its paths: a few kinds, many rows
         shift, rename, relocate = move.shift, move.rename, move.relocate
-        if not (plain or typed or json_ops or named or placed):
+        if not (plain or typed or json_ops or named or placed or texts):
             return tuple
 
         def moved(row: Sequence[Any]) -> tuple[Any, ...]:
@@ -143,13 +146,16 @@ class Table:
                 if paths is None:
                     paths = known[i, kind] = paths_for(patterns, kind)
                 if paths and isinstance(out[i], str):
-                    out[i] = shift_json(out[i], paths, shift, compact)
+                    out[i] = shift_json(out[i], paths, shift, compact, rename)
             for i in named:
                 if isinstance(out[i], str):
                     out[i] = rename(out[i])
             for i in placed:
                 if isinstance(out[i], str):
                     out[i] = relocate(out[i])
+            for i in texts:
+                if isinstance(out[i], str):
+                    out[i] = shift_text(out[i], shift, rename)
             return tuple(out)
 
         return moved

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -97,10 +98,14 @@ PLAIN_COLUMNS: frozenset[tuple[str, str]] = frozenset(
 
 # JSON held in text columns: (table, column) -> {a kind of row (fnmatch pattern, "*" for every row): paths}.
 # A path is keys joined by dots; `[]` after a key walks the list under it; `{ref}` at the end names a list of
-# `{"type", "id"}` objects. Each path names an id of the space beside it.
+# `{"type", "id"}` objects, `{text}` a string (or list of them) that names rows in text (see TEXT_REF). Each
+# other path names an id of the space beside it.
 _PRED = (("belief", "beliefs"), ("event", "events"), ("prediction", "predictions"))
 EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
-    "attention": (("candidates[].detail.belief", "beliefs"), ("candidates[].refs", "{ref}")),
+    "attention": (
+        ("candidates[].detail.belief", "beliefs"), ("candidates[].refs", "{ref}"), ("candidates[].key", "{text}"),
+        ("candidates[].detail.ref", "{text}"),
+    ),
     "belief_created": (("evidence_id", "evidence"), ("evidence.first_id", "evidence"), ("evidence.last_id", "evidence"), ("prediction", "predictions")),
     "belief_updated": (("evidence_id", "evidence"), ("evidence.first_id", "evidence"), ("evidence.last_id", "evidence"), ("prediction", "predictions")),
     "consolidation": (
@@ -108,7 +113,7 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
         ("clusters[].belief", "beliefs"), ("clusters[].belief_event", "events"), ("clusters[].memory", "memories"),
         ("clusters[].memory_event", "events"), ("clusters[].model_call", "model_calls"),
     ),
-    "cycle_completed": (("beliefs[]", "beliefs"),),
+    "cycle_completed": (("beliefs[]", "beliefs"), ("winners[]", "{text}")),
     "cycle_started": (("held_back[].stimuli[]", "events"),),
     "events_archived": (("archive", "archives"), ("first_id", "events"), ("last_id", "events")),
     "generalisation_rejected": (("memory", "memories"), ("belief", "beliefs")),
@@ -116,11 +121,14 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
     "job_finished": (("job", "jobs"),),
     "memory_created": (("derived_from", "memories"), ("derived_from[]", "memories")),
     "memory_retrieved": (("scores[].id", "memories"),),
-    "metacognition": (("belief", "beliefs"),),
+    "metacognition": (("belief", "beliefs"), ("ref", "{text}")),
     "mode_changed": (("job", "jobs"),),
     "narrative_updated": (("previous", "events"),),
     "narrative_rephrased": (("narrative", "events"), ("model_call", "model_calls")),
-    "notification*": (("notification", "notifications"), ("values.belief", "beliefs"), ("values.prediction", "predictions")),
+    "notification*": (
+        ("notification", "notifications"), ("values.belief", "beliefs"), ("values.prediction", "predictions"), ("key", "{text}"),
+        ("values.ref", "{text}"),
+    ),
     "outcome": (("prediction", "predictions"),),
     "prediction_*": (("belief", "beliefs"), ("prediction", "predictions")),
     "reflection": (
@@ -149,8 +157,16 @@ JSON_COLUMNS: dict[tuple[str, str], tuple[str, Mapping[str, tuple[tuple[str, str
     ("events", "data"): ("kind", EVENT_DATA),
     ("jobs", "outputs"): ("kind", JOB_OUTPUTS),
     ("jobs", "model_calls"): ("", {"*": (("[]", "model_calls"),)}),
-    ("notifications", "values"): ("", {"*": (("belief", "beliefs"), ("prediction", "predictions"))}),
+    ("notifications", "values"): ("", {"*": (("belief", "beliefs"), ("prediction", "predictions"), ("ref", "{text}"))}),
 }
+# Text columns that name rows as TEXT_REF does (a notification's key holds the warning's ref).
+TEXT_COLUMNS: frozenset[tuple[str, str]] = frozenset({("notifications", "key")})
+
+# How text names a row: a warning's ref (`belief:12`), an attention key (`belief:000000000012:000000000034`, the
+# belief and the event that changed it; `event:000000000007`, `goal:…`, `prediction:…`), a notification's key
+# (`warning:single_source:belief:12`); `mind:NAME` names the mind. Numbers keep their zero padding.
+TEXT_REF = re.compile(r"\b(belief|event|memory|goal|prediction|notification):(\d+)(?::(\d+))?|\bmind:(\{mind\}|[a-z0-9][a-z0-9_.-]*)")
+_TEXT_SPACES = {"belief": "beliefs", "event": "events", "memory": "memories", "goal": "goals", "prediction": "predictions", "notification": "notifications"}
 
 Shift = Callable[[str, int], int]
 """(space, id) -> the id it becomes."""
@@ -175,7 +191,26 @@ def paths_for(patterns: Mapping[str, tuple[tuple[str, str], ...]], kind: str) ->
     return tuple(found)
 
 
-def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, compact: bool) -> str:
+def shift_text(text: str, shift: Shift, rename: Callable[[str], str]) -> str:
+    """`text` with the rows it names (TEXT_REF) shifted, and `mind:NAME` renamed."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(4) is not None:
+            return "mind:" + rename(match.group(4))
+        kind, first, second = match.group(1), match.group(2), match.group(3)
+        moved = f"{kind}:{_padded(first, shift(_TEXT_SPACES[kind], int(first)))}"
+        if second is not None:  # only an attention key's belief names a second row: the event that changed it
+            moved += ":" + (_padded(second, shift("events", int(second))) if kind == "belief" else second)
+        return moved
+
+    return TEXT_REF.sub(one, text) if ":" in text else text
+
+
+def _padded(was: str, value: int) -> str:
+    return str(value).zfill(len(was)) if was.startswith("0") and len(was) > 1 else str(value)
+
+
+def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, compact: bool, rename: Callable[[str], str] = str) -> str:
     """`text` (JSON) with the ids at `paths` shifted; the same text when it holds none.
 
     Written back as its writer wrote it (sorted keys; `compact`: no spaces), so
@@ -189,7 +224,7 @@ def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, comp
         return text
     changed = False
     for path, space in paths:
-        changed |= _walk(value, [p for p in path.split(".") if p] if path != "[]" else ["[]"], space, shift)
+        changed |= _walk(value, [p for p in path.split(".") if p] if path != "[]" else ["[]"], space, shift, rename)
     if not changed:
         return text
     return json.dumps(value, sort_keys=True, separators=(",", ":") if compact else None)
@@ -205,7 +240,7 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0  # 0 and null mean "none"
 
 
-def _walk(node: Any, steps: list[str], space: str, shift: Shift) -> bool:
+def _walk(node: Any, steps: list[str], space: str, shift: Shift, rename: Callable[[str], str] = str) -> bool:
     """Shift the ids `steps` lead to under `node`, in place; whether any changed."""
     if not steps:
         return False
@@ -213,7 +248,7 @@ def _walk(node: Any, steps: list[str], space: str, shift: Shift) -> bool:
     if step == "[]":  # the node itself is a list of ids (or of things holding them)
         if not rest:
             return _shift_list(node, space, shift)
-        return any([_walk(item, rest, space, shift) for item in node]) if isinstance(node, list) else False  # a list: every item walked
+        return any([_walk(item, rest, space, shift, rename) for item in node]) if isinstance(node, list) else False  # a list: every item walked
     if not isinstance(node, dict):
         return False
     many = step.endswith("[]")
@@ -222,18 +257,34 @@ def _walk(node: Any, steps: list[str], space: str, shift: Shift) -> bool:
         return False
     if space == "{ref}" and not rest:
         return _shift_refs(node[key], shift)
+    if space == "{text}" and not rest:
+        return _shift_texts(node, key, many, shift, rename)
     if many:
         if not isinstance(node[key], list):
             return False
         if not rest:
             return _shift_list(node[key], space, shift)
-        return any([_walk(item, rest, space, shift) for item in node[key]])  # a list, not a generator: every item is walked
+        return any([_walk(item, rest, space, shift, rename) for item in node[key]])  # a list, not a generator: every item is walked
     if rest:
-        return _walk(node[key], rest, space, shift)
+        return _walk(node[key], rest, space, shift, rename)
     if _is_id(node[key]):
         node[key] = shift(space, node[key])
         return True
     return False
+
+
+def _shift_texts(node: dict[str, Any], key: str, many: bool, shift: Shift, rename: Callable[[str], str]) -> bool:
+    """Shift the rows the string (or, `many`, the list of strings) at `node[key]` names; whether any changed."""
+    value = node[key]
+    moved: Any
+    if many and isinstance(value, list):
+        moved = [shift_text(v, shift, rename) if isinstance(v, str) else v for v in value]
+    elif not many and isinstance(value, str):
+        moved = shift_text(value, shift, rename)
+    else:
+        return False
+    node[key] = moved
+    return bool(moved != value)
 
 
 def _shift_list(items: Any, space: str, shift: Shift) -> bool:
