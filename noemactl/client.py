@@ -30,6 +30,7 @@ SOCKET_NAME = "noemad.sock"
 SYSTEM_SOCKET = Path("/run/noema/noemad.sock")  # contrib/systemd/noemad.socket
 API = "/api/v1"
 TIMEOUT = 30.0  # seconds for one answer: a bound on a hung daemon
+MOVE_WAIT = 3600.0  # an export or import of a large mind is answered when it is over: minutes, not seconds
 ARCHIVE_WAIT = 3600.0  # an archive run of a large store is answered when it is over: minutes, not seconds
 START_HINT = "start it with `noemad` or `systemctl --user start noemad`"
 SYSTEM_START_HINT = "start the system service with `sudo systemctl start noemad`"
@@ -302,6 +303,50 @@ class Client:
             raise _unreachable(self.socket, exc) from exc
         except httpx.TransportError as exc:
             raise CtlError(f"the backup from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
+
+    def export_mind(self, mind: str, out: BinaryIO, with_archives: bool = False) -> dict[str, str]:
+        """Stream mind `mind`'s export file (with its archive files if asked) into `out`; return what noemad says it holds (its X-Noema-* headers)."""
+        path = f"{API}/minds/{_segment(mind)}/export"
+        try:
+            params = {"archives": "true"} if with_archives else None
+            with self._http.stream("GET", path, params=params, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=MOVE_WAIT)) as response:
+                if response.is_error:
+                    response.read()
+                    raise _problem(response, "GET", path)
+                for chunk in response.iter_bytes(1 << 20):
+                    out.write(chunk)
+                return {k.lower()[len("x-noema-"):]: v for k, v in response.headers.items() if k.lower().startswith("x-noema-")}
+        except httpx.ConnectError as exc:
+            raise _unreachable(self.socket, exc) from exc
+        except httpx.TransportError as exc:
+            raise CtlError(f"the export from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
+
+    def import_mind(self, source: BinaryIO, as_name: str | None) -> dict[str, Any]:
+        """Send a mind file to noemad to import (as `as_name`, else its own name); answered once it is committed."""
+
+        def chunks() -> Iterator[bytes]:
+            while chunk := source.read(1 << 20):
+                yield chunk
+
+        path = f"{API}/minds/import"
+        try:
+            response = self._http.post(
+                path,
+                content=chunks(),
+                params={"as": as_name} if as_name else None,
+                headers={"content-type": "application/vnd.sqlite3"},
+                timeout=httpx.Timeout(TIMEOUT, read=MOVE_WAIT),
+            )
+        except httpx.ConnectError as exc:
+            raise _unreachable(self.socket, exc) from exc
+        except httpx.TransportError as exc:
+            raise CtlError(f"the import to noemad on {self.socket} broke off ({exc}); nothing was imported, try again") from exc
+        if response.is_error:
+            raise _problem(response, "POST", path)
+        answer = response.json()
+        if not isinstance(answer, dict):
+            raise CtlError(f"noemad answered POST {path} with something other than an object; is {self.socket} noemad's socket?")
+        return answer
 
     def archive(self, mind: str, older_than: str, dry_run: bool) -> dict[str, Any]:
         """Archive a mind's events older than a span (or count what would go); answered when the run is over."""

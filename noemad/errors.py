@@ -160,6 +160,19 @@ class BackupFailed(StoreError):
     title = "Backup failed"
 
 
+class ExportFailed(StoreError):
+    """A mind's export file could not be written; the store itself is untouched."""
+
+    status = 507
+    title = "Export failed"
+
+
+class ImportRefused(InvalidInput):
+    """A mind file cannot be imported (damaged, truncated, from a newer noemad); nothing of it was stored."""
+
+    title = "Import refused"
+
+
 class ArchiveFailed(StoreError):
     """An archive file could not be written; the chunk it was for stays in the store."""
 

@@ -16,6 +16,7 @@ from noemad.api.fastpath import FastIngest, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
 from noemad.api.asof import At, add_asof_routes
 from noemad.api.backup import add_backup_routes
+from noemad.api.transfer import IMPORT_PATH, add_transfer_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operations import add_operations_routes
@@ -113,7 +114,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     install_error_handlers(app)
     # Added last is outermost: the body limit applies to the fast ingest path too.
     app.add_middleware(FastIngest, sup=sup)
-    app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes)
+    app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes, unlimited=(IMPORT_PATH,))
     # Routes go on the app's own router: one included from an APIRouter has its
     # state (every parameter and answer model) built a second time on the first request.
     api = app.router
@@ -441,6 +442,7 @@ def create_app(sup: Supervisor) -> FastAPI:
 
     add_gate_routes(api, sup)
     add_backup_routes(api, sup)
+    add_transfer_routes(api, sup)
     add_archive_routes(api, sup)
     add_asof_routes(api, sup)
     add_operations_routes(api, sup)

@@ -200,14 +200,18 @@ def _too_large(limit: int) -> str:
 
 
 class BodyLimit:
-    """Refuses bodies larger than the configured limit with 413, before they are parsed."""
+    """Refuses bodies larger than the configured limit with 413, before they are parsed.
 
-    def __init__(self, app: ASGIApp, limit: Callable[[], int]) -> None:
+    The paths in `unlimited` take a body of any size: a file streamed to disk, never parsed in memory (a mind's import).
+    """
+
+    def __init__(self, app: ASGIApp, limit: Callable[[], int], unlimited: tuple[str, ...] = ()) -> None:
         self.app = app
         self.limit = limit
+        self.unlimited = unlimited
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope.get("path") in self.unlimited:
             await self.app(scope, receive, send)
             return
         limit = self.limit()

@@ -46,6 +46,7 @@ from noemad.runtime.actor import GATE_FAILED, MindActor, mind_gate, pending_stim
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.archive.cuts import archived_total
 from noemad.runtime.archiving import Archiving
+from noemad.runtime.moving import Moving
 from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.loglevel import LogLevel
@@ -91,7 +92,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads, AsOfReads, Gating, Archiving):
+class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
