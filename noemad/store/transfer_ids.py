@@ -42,6 +42,8 @@ ID_COLUMNS: dict[tuple[str, str], str] = {
     ("evidence", "belief_id"): "beliefs",
     ("evidence", "event_id"): "events",
     ("evidence", "withdrawn_by"): "events",
+    ("belief_history", "belief_id"): "beliefs",
+    ("belief_history", "event_id"): "events",
     ("goals", "event_id"): "events",
     ("predictions", "belief_id"): "beliefs",
     ("predictions", "event_id"): "events",
@@ -90,7 +92,7 @@ MIND = "{mind}"
 # Integer columns that look like ids but are not (counts, positions), so the schema check passes them.
 PLAIN_COLUMNS: frozenset[tuple[str, str]] = frozenset(
     {
-        ("archives", "events"), ("archives", "cuts"), ("archived_tally", "events"), ("gate_rules", "position"), ("memories", "access_count"),
+        ("archives", "events"), ("archives", "cuts"), ("belief_history", "support"), ("belief_history", "contradict"), ("belief_history", "moved"), ("archived_tally", "events"), ("gate_rules", "position"), ("memories", "access_count"),
         ("memory_terms", "docs"), ("notifications", "count"), ("token_ratios", "samples"), ("window_anchors", "chunk_chars"),
         *(("model_calls", f"{c}_tokens") for c in ("input", "output", "cache_read", "cache_write", "cache_write_1h")),
     }
