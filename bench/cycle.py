@@ -50,7 +50,7 @@ CYCLE_RATIO, RETRIEVAL_RATIO = 1.4, 1.3  # the goals, against the bare FTS5 quer
 
 
 def tag(memories: int, beliefs: int, events: int) -> str:
-    return f"cycle bench: {memories} memories, {beliefs} beliefs, {events} events"
+    return f"cycle bench: {memories} memories (with memory_terms), {beliefs} beliefs, {events} events"
 SUBJECTS = ("build", "deploy", "parser", "database", "network", "billing", "search", "login", "cache", "queue")
 
 
