@@ -362,15 +362,18 @@ class SocketRun:
     first_error: str | None
 
 
-def socket_run(mode: str, events: int, clients: int, n_minds: int, max_seconds: float, gated: bool = False) -> SocketRun:
+def socket_run(
+    mode: str, events: int, clients: int, n_minds: int, max_seconds: float, gated: bool = False, profile: Path | None = None
+) -> SocketRun:
     """A fresh daemon, `n_minds` minds, `clients` concurrent clients posting `events` messages in all.
 
     `gated`: each mind debounces ambient talk (AMBIENT_RULE), so its turns take batches.
+    `profile`: the daemon runs under cProfile (bench/_profiled.py), its stats written there.
     """
     minds = [f"m{i}" for i in range(n_minds)]
     counts = [events // clients + (1 if w < events % clients else 0) for w in range(clients)]
     runner: Callable[..., tuple[list[WorkerResult], float]] = run_threads if mode == "threads" else run_processes
-    with running_daemon(config=ambient_config(minds) if gated else None) as d:
+    with running_daemon(config=ambient_config(minds) if gated else None, profile=profile) as d:
         d.create_minds(minds)  # the config seeds each mind's rules as it is created
         with d.client() as c:
             before, _ = wait_for_turns(c, 10)
@@ -510,6 +513,61 @@ def writer_inprocess(events: int, clients: int, n_minds: int, max_seconds: float
         shutil.rmtree(place, ignore_errors=True)
 
 
+# --- where the daemon's CPU goes --------------------------------------------------------
+
+# Where a function's own CPU time is counted, by the first prefix found in its file's path
+# (site-packages and the standard library by package); a built-in's (isinstance, dict.get, ...)
+# goes to the parts of its callers, in the shares they called it for, but SQLite's own.
+STARTUP = "startup (imports)"
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (STARTUP, ("<frozen importlib", "importlib/", "<built-in method builtins.compile>", "<built-in method marshal", "<built-in method builtins.exec>")),
+    ("HTTP: parse, route, respond", ("h11/", "httptools/", "uvicorn/", "starlette/", "fastapi/", "anyio/", "email/", "http/", "urllib/", "noemad/process/http.py")),
+    ("validation (pydantic, stimuli)", ("pydantic/", "pydantic_core/", "noemad/api/schemas.py", "noemad/stimuli.py", "noemad/wire.py", "noemad/fields.py", "typing.py")),
+    ("gate (rules, debounce)", ("noemad/gate/", "noemad/rules/", "noemad/runtime/gating.py")),
+    ("bus (events to the actors)", ("noemad/runtime/bus.py", "noemad/runtime/ingested.py")),
+    ("API handlers, supervisor", ("noemad/api/", "noemad/runtime/supervisor.py")),
+    ("writer: SQLite", ("sqlite3.", "sqlite_utils/")),
+    ("writer: store, events", ("noemad/store/", "noemad/events.py", "noemad/minds.py", "noemad/clock.py", "json/")),
+    ("turns (cycle, actor)", ("noemad/cognition/", "noemad/turn/", "noemad/runtime/actor.py", "noemad/governance/", "noemad/models/",
+                              "noemad/background/", "noemad/words.py")),
+    ("event loop, threads, logging", ("asyncio/", "selectors.py", "uvloop/", "threading.py", "concurrent/", "queue.py", "logging/",
+                                      "_asyncio", "_contextvars", "select.epoll", "_socket")),
+)
+
+
+def _part(file: str, name: str) -> str | None:
+    where = name if file == "~" else file
+    return next((label for label, keys in PARTS if any(k in where for k in keys)), None if file == "~" else "other")
+
+
+def cpu_parts(path: Path) -> list[tuple[str, float]]:
+    """The shares of the daemon's CPU after startup (own time of each function, every thread) by part, largest first."""
+    import pstats
+
+    totals: dict[str, float] = {}
+    raw: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
+    for (file, _, name), (_, _, own, _, callers) in raw.items():
+        part = _part(file, name)
+        if part is not None:
+            totals[part] = totals.get(part, 0.0) + own
+            continue
+        # A built-in of no part of its own: each caller's part gets the time it spent in it.
+        for (cfile, _, cname), (_, _, ctt, _) in callers.items():
+            cpart = _part(cfile, cname) or "other"
+            totals[cpart] = totals.get(cpart, 0.0) + ctt
+    totals.pop(STARTUP, None)
+    whole = sum(totals.values()) or 1.0
+    return sorted(((part, t / whole) for part, t in totals.items()), key=lambda kv: -kv[1])
+
+
+def print_parts(parts: list[tuple[str, float]], per_stimulus_ms: float) -> None:
+    print(f"where the daemon's CPU goes per stimulus with debounce ({per_stimulus_ms:.2f} ms, unprofiled run), by the shares of a profiled run"
+          " (cProfile on every thread's CPU, startup left out; the cycles of the debounced turns are counted in turns):")
+    width = max(len(p) for p, _ in parts)
+    for part, share in parts:
+        print(f"  {part:<{width}}  {share:6.1%}  {share * per_stimulus_ms:6.3f} ms")
+
+
 # --- report ---------------------------------------------------------------------------
 
 
@@ -544,6 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, help="cap on each socket run; fewer events are sent if hit (default 10; 30 with --full)")
     parser.add_argument("--baseline-seconds", type=float, default=10.0, help="cap on each in-process or bare sqlite3 baseline (default 10)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the in-process and bare sqlite3 baselines")
+    parser.add_argument("--no-profile", action="store_true", help="skip the profiled debounce run that says where the daemon's CPU goes")
     parser.add_argument(
         "--gate", choices=("none", "debounce", "both"), default="both",
         help="wake rules: none (a turn per stimulus), a debounce rule on ambient talk, or both runs side by side (default)",
@@ -570,6 +629,15 @@ def main(argv: list[str] | None = None) -> int:
                     run = socket_run(mode, args.events, args.clients, args.minds, args.max_seconds, gated)
                     runs.append(run)
                     rows.append(run.row)
+        parts: list[tuple[str, float]] = []
+        if not args.no_profile and args.gate != "none":
+            place = short_dir("nbp")
+            try:
+                socket_run(args.mode if args.mode != "both" else "processes", args.events, args.clients, args.minds, args.max_seconds,
+                           True, profile=place / "noemad.prof")
+                parts = cpu_parts(place / "noemad.prof")
+            finally:
+                shutil.rmtree(place, ignore_errors=True)
         bare: Row | None = None
         if not args.no_baseline:
             rows.append(writer_inprocess(args.events, args.clients, args.minds, args.baseline_seconds))
@@ -634,6 +702,8 @@ def main(argv: list[str] | None = None) -> int:
         figure("ingest", "stimuli/s with debounce", f"{max(gated):,.0f}/s", f">= {GATED_SHARE:.0%} of bare sqlite3", max(gated) >= goal,
                baseline="" if bare is None else f"{bare.rate:,.0f}/s bare sqlite3", size=size)
         per = min(r.daemon_cpu / max(r.stimuli, 1) for r in runs if "debounce" in r.row.method) * 1e3
+        if parts:
+            print_parts(parts, per)
         print(f"goal: daemon CPU per stimulus with debounce <= {CPU_GOAL_MS:g} ms -> {per:.2f} ms: {'met' if per <= CPU_GOAL_MS else 'NOT met'}")
         figure("ingest", "daemon CPU per stimulus with debounce", f"{per:.2f} ms", f"<= {CPU_GOAL_MS:g} ms", per <= CPU_GOAL_MS, size=size)
     return 0 if not any(r.errors for r in runs) else 1

@@ -39,7 +39,7 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
-    "ingest": ("--events", "200", "--minds", "2", "--baseline-seconds", "1", "--max-seconds", "5"),
+    "ingest": ("--events", "200", "--minds", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "5"),
     "cli_status": ("--runs", "2", "--warmup", "0"),
     "growth": ("--messages", "5"),
     "events_grep": ("--events", "500", "--runs", "1"),
