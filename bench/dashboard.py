@@ -1,6 +1,6 @@
 """Benchmark of the timeline page's graph layout (noemad.dashboard.layout) at the walk's limit.
 
-    .venv/bin/python bench/dashboard.py [--events N] [--walks K] [--seed S]
+    .venv/bin/python bench/dashboard.py [--events N] [--walks K] [--full] [--seed S]
 
 Walks 6 hops each way / 200 events from K random events of the timeline
 bench's database (bench/timeline.py builds it, or reuses the one cached in
@@ -49,9 +49,11 @@ def pct(values: list[float], q: float) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000, help="events in the timeline bench's database (default 100,000)")
-    parser.add_argument("--walks", type=int, default=200, help="walks to lay out (default 200)")
+    parser.add_argument("--walks", type=int, help="walks to lay out (default 100; 200 with --full)")
+    parser.add_argument("--full", action="store_true", help="200 walks")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    args.walks = args.walks or (200 if args.full else 100)
     path = data_dir() / f"timeline-{args.events}.db"
     built = ensure_database(path, args.events, args.seed, rebuild=False)
     rng = random.Random(args.seed)
