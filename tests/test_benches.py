@@ -36,6 +36,7 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "judge": ("--requests", "4", "--dense-budget", "1000", "--dense-requests", "3"),
     "dashboard": ("--events", "3000", "--walks", "10"),
     "metrics": ("-n", "5"),
+    "asof": ("--size", "50,2000,100", "--runs", "3"),
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
@@ -43,6 +44,7 @@ DAEMON: dict[str, tuple[str, ...]] = {
     "cli_status": ("--runs", "2", "--warmup", "0"),
     "growth": ("--messages", "5"),
     "events_grep": ("--events", "500", "--runs", "1"),
+    "replica": ("--seconds", "1", "--events", "2000"),
 }
 RUN_TIMEOUT = 120  # seconds: a bound on a hang, far above a smallest run
 
