@@ -600,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
         help="client library: httpx, a minimal raw HTTP client (measures the daemon, not the client), or both runs (default raw; both with --full)",
     )
     parser.add_argument("--max-seconds", type=float, help="cap on each socket run; fewer events are sent if hit (default 10; 30 with --full)")
-    parser.add_argument("--baseline-seconds", type=float, default=10.0, help="cap on each in-process or bare sqlite3 baseline (default 10)")
+    parser.add_argument("--baseline-seconds", type=float, default=5.0, help="cap on each in-process or bare sqlite3 baseline (default 5)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the in-process and bare sqlite3 baselines")
     parser.add_argument("--no-profile", action="store_true", help="skip the profiled debounce run that says where the daemon's CPU goes")
     parser.add_argument(
