@@ -44,20 +44,20 @@ test-fast: $(STAMP)
 docs: $(STAMP)
 	$(VENV)/bin/python scripts/gendocs.py
 
+# Every bench at its quick default (each under a minute on 2 cores; run one with --full for the
+# long version), then one table of every figure against its goal (bench/summary.py). The benches
+# report through bench/_report.py into BENCH_REPORT; a bench that fails is named and the rest run.
+BENCHES ?= timeline ingest cli_status retrieval cycle gate consolidation reflection guard governance judge growth dashboard metrics asof replica
+BENCH_REPORT ?= build/bench.jsonl
+
 bench: $(STAMP)
-	$(VENV)/bin/python bench/timeline.py
-	$(VENV)/bin/python bench/ingest.py
-	$(VENV)/bin/python bench/cli_status.py
-	$(VENV)/bin/python bench/retrieval.py
-	$(VENV)/bin/python bench/cycle.py
-	$(VENV)/bin/python bench/gate.py
-	$(VENV)/bin/python bench/consolidation.py
-	$(VENV)/bin/python bench/reflection.py
-	$(VENV)/bin/python bench/guard.py
-	$(VENV)/bin/python bench/governance.py
-	$(VENV)/bin/python bench/judge.py
-	$(VENV)/bin/python bench/growth.py
-	$(VENV)/bin/python bench/dashboard.py
+	@mkdir -p $(dir $(BENCH_REPORT)) && rm -f $(BENCH_REPORT)
+	@failed=""; for b in $(BENCHES); do \
+		echo "== bench/$$b.py"; \
+		NOEMA_BENCH_REPORT=$(BENCH_REPORT) $(VENV)/bin/python bench/$$b.py || failed="$$failed $$b"; \
+	done; \
+	$(VENV)/bin/python bench/summary.py $(BENCH_REPORT); \
+	if [ -n "$$failed" ]; then echo "benches that failed:$$failed"; exit 1; fi
 
 # systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
 # ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.

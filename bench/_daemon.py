@@ -122,8 +122,13 @@ class BenchDaemon:
 
 
 @contextlib.contextmanager
-def running_daemon(args: tuple[str, ...] = (), keep: bool = False, config: str | None = None) -> Iterator[BenchDaemon]:
-    """A noemad on a fresh temporary home (with `config` as its noemad.toml), on the system clock; stopped and removed afterwards."""
+def running_daemon(
+    args: tuple[str, ...] = (), keep: bool = False, config: str | None = None, profile: Path | None = None
+) -> Iterator[BenchDaemon]:
+    """A noemad on a fresh temporary home (with `config` as its noemad.toml), on the system clock; stopped and removed afterwards.
+
+    With `profile`, noemad runs under cProfile in every thread (bench/_profiled.py) and its stats are written there when it stops.
+    """
     if not NOEMAD.exists():
         raise DaemonError(f"{NOEMAD} not found; run the bench with the venv's python (.venv/bin/python)")
     place = short_dir()
@@ -141,7 +146,8 @@ def running_daemon(args: tuple[str, ...] = (), keep: bool = False, config: str |
         env = {**os.environ, "NOEMA_HOME": str(home), "NOEMA_SOCKET": str(sock), "NOTIFY_SOCKET": str(notify_path)}
         env.pop("NOEMA_CLOCK", None)  # the real system clock
         with open(place / "noemad.log", "ab") as log:
-            proc = subprocess.Popen([str(NOEMAD), *args], env=env, stdout=log, stderr=subprocess.STDOUT)
+            command = [sys.executable, str(Path(__file__).with_name("_profiled.py")), str(profile)] if profile else [str(NOEMAD)]
+            proc = subprocess.Popen([*command, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
         daemon = BenchDaemon(place=place, home=home, socket=sock, proc=proc, notify=notify, env=env)
         daemon.wait_ready()
         yield daemon

@@ -35,6 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from inprocess import InProcess, start_app  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import figure  # noqa: E402
+
 DAY = 86400.0
 
 
@@ -137,6 +140,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=6000)
     parser.add_argument("--days", type=float, default=120)
     parser.add_argument("--older-than", default="60d")
+    parser.add_argument("--probe-seconds", type=float, default=2.0, help="how long the probe runs alone, for its quiet latency (default 2)")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="noema-bench-archive-"))
     config = "[schedules.consolidation]\nwindow = \"30d\"\n"
@@ -150,7 +154,7 @@ def main() -> None:
         db = sqlite3.connect(app.paths.db_file)
         (events_before,) = db.execute("SELECT count(*) FROM events WHERE mind = 'ada'").fetchone()
         size_before, tables_before = _compact_size(app.paths.db_file, home / "compact.sqlite")
-        quiet = app.run(_probe_alone(app, 2.0))
+        quiet = app.run(_probe_alone(app, args.probe_seconds))
         holds = _time_chunks(app)
         outcome, took, during = app.run(_archive_with_probe(app, args.older_than))
         (events_after,) = db.execute("SELECT count(*) FROM events WHERE mind = 'ada'").fetchone()
@@ -174,6 +178,8 @@ def main() -> None:
         for table in ("event_cuts", "archived_tally", "archives"):
             print(f"  {table:<20} {tables_before.get(table, 0) / 1e6:6.2f} -> {tables_after.get(table, 0) / 1e6:6.2f}")
         print(f"median probe latency ratio, during / without: {statistics.median(during) / statistics.median(quiet):.2f}x")
+        figure("archive", "events archived per second", f"{moved / took:,.0f}/s", "(no goal)", None,
+               baseline=f"probe p50 {_ms(quiet, 0.5)} ms quiet, {_ms(during, 0.5)} ms during", size=f"{args.messages:,} messages")
     finally:
         app.stop()
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _daemon import NOEMACTL, BenchDaemon, DaemonError, exit_on_sigterm, running_daemon  # noqa: E402
+from _report import figure  # noqa: E402
 
 GOAL_RATIO = 2.0
 RUN_TIMEOUT = 30.0  # seconds for one subprocess: a bound on a hang
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio (p50): {ratio:.2f}x   ratio (p95): {ctl95 / bare95:.2f}x")
     verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
     print(f"goal: noemactl status within {GOAL_RATIO:g}x of the bare httpx script  -> {ratio:.2f}x: {verdict}")
+    figure("cli_status", "noemactl status / bare httpx script (p50)", f"{ratio:.2f}x", f"<= {GOAL_RATIO:g}x", ratio <= GOAL_RATIO,
+           baseline=f"{bare50 * 1e3:.0f} ms", size=f"{args.runs} runs, wall time")
     return 0
 
 

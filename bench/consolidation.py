@@ -90,12 +90,16 @@ from noemad.clock import iso  # noqa: E402
 from noemad.cognition.memory import importance  # noqa: E402
 from noemad.store import Store  # noqa: E402
 
-DATA_DIR = ROOT / "bench" / ".data"
+sys.path.insert(0, str(ROOT / "bench"))
+from _report import data_dir, figure  # noqa: E402  (bench/_report.py)
+
+DATA_DIR = data_dir()
 MIND = "bench"
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 SPAN = 30 * 86_400.0
 BATCH = 20_000
-SIZES = (10_000, 30_000, 100_000, 300_000)
+SIZES = (10_000, 100_000)  # by default; --full adds 30,000 and 300,000
+FULL_SIZES = (10_000, 30_000, 100_000, 300_000)
 GOAL_SIZE, GOAL_SECONDS, GOAL_RATIO = 100_000, 10.0, 3.0
 
 USERS = ("alice", "bob", "carol", "dave", "erin", "farid", "grace", "hugo")
@@ -418,7 +422,8 @@ def remove(path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="episode counts, comma-separated (default 10000,30000,100000,300000)")
+    parser.add_argument("--sizes", help="episode counts, comma-separated (default 10000,100000; 10000,30000,100000,300000 with --full)")
+    parser.add_argument("--full", action="store_true", help="four sizes, up to 300,000 episodes")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data (default 1)")
     parser.add_argument("--rebuild", action="store_true", help="build the stores even if cached ones hold the same data")
     parser.add_argument("--child", choices=("run", "baseline", "writes", "habit"), help=argparse.SUPPRESS)
@@ -437,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = child_writes(args.db, args.clustered)
         print(json.dumps(result))
         return 0
+    args.sizes = args.sizes or ",".join(map(str, FULL_SIZES if args.full else SIZES))
     try:
         sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
     except ValueError:
@@ -515,15 +521,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"goal: {GOAL_SIZE:,} episodes within {GOAL_SECONDS:.0f} s and {GOAL_RATIO:.0f}x the baseline, about linear ->"
             f" {run['seconds']:.2f} s, {ratio:.2f}x: " + ", ".join(f"{k} {'met' if ok else 'NOT met'}" for k, ok in parts.items())
         )
+        figure("consolidation", f"{GOAL_SIZE:,} episodes", f"{run['seconds']:.2f} s, {ratio:.2f}x", f"<= {GOAL_SECONDS:.0f} s, <= {GOAL_RATIO:.0f}x",
+               run["seconds"] <= GOAL_SECONDS and ratio <= GOAL_RATIO, baseline=f"{base['seconds']:.2f} s", size=f"{GOAL_SIZE:,} episodes")
         floor_ratio = (base["seconds"] + run["floor"]["seconds"]) / base["seconds"]
         print(
             f"      the baseline plus the write floor alone is {floor_ratio:.2f}x the baseline at {GOAL_SIZE:,}"
             f" ({run['clustered']:,} episodes clustered)"
         )
-    habits = in_child("habit", None, "--episodes", str(GOAL_SIZE))["windows"]
+    if len(rows) > 1:
+        figure("consolidation", "growth of µs per episode", f"{growth:.2f}x", "<= 1.5x (about linear)", linear,
+               size=f"{first[0]:,} to {last[0]:,} episodes")
+    at = GOAL_SIZE if goal is not None else sizes[-1]
+    habits = in_child("habit", None, "--episodes", str(at))["windows"]
+    figure("consolidation", "the Go habit found", f"{sum(h['found'] for h in habits)} of {len(habits)} windows", "all",
+           all(h["found"] for h in habits), size=f"{at:,} episodes")
     for h in habits:
         print(
-            f"habit at {GOAL_SIZE:,} episodes ({h['window']}, {h['go']:,} say \"we select Go\"): clustered in {h['seconds']:.2f} s;"
+            f"habit at {at:,} episodes ({h['window']}, {h['go']:,} say \"we select Go\"): clustered in {h['seconds']:.2f} s;"
             f" the Go habit {'found' if h['found'] else 'NOT found'}" + (f" (cluster {h['rank']}, by {h['by']})" if h["rank"] else "")
             + "; first: " + ", ".join(h["clusters"])
         )

@@ -1,6 +1,6 @@
 """Benchmark of the timeline page's graph layout (noemad.dashboard.layout) at the walk's limit.
 
-    .venv/bin/python bench/dashboard.py [--events N] [--walks K] [--seed S]
+    .venv/bin/python bench/dashboard.py [--events N] [--walks K] [--full] [--seed S]
 
 Walks 6 hops each way / 200 events from K random events of the timeline
 bench's database (bench/timeline.py builds it, or reuses the one cached in
@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from timeline import DATA_DIR, ensure_database  # noqa: E402  (bench/timeline.py)
+from _report import data_dir, figure  # noqa: E402  (bench/_report.py)
+from timeline import ensure_database  # noqa: E402  (bench/timeline.py)
 
 from noemad.dashboard import layout as graph  # noqa: E402
 from noemad.dashboard.svg import timeline as draw  # noqa: E402
@@ -48,10 +49,12 @@ def pct(values: list[float], q: float) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000, help="events in the timeline bench's database (default 100,000)")
-    parser.add_argument("--walks", type=int, default=200, help="walks to lay out (default 200)")
+    parser.add_argument("--walks", type=int, help="walks to lay out (default 100; 200 with --full)")
+    parser.add_argument("--full", action="store_true", help="200 walks")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    path = DATA_DIR / f"timeline-{args.events}.db"
+    args.walks = args.walks or (200 if args.full else 100)
+    path = data_dir() / f"timeline-{args.events}.db"
     built = ensure_database(path, args.events, args.seed, rebuild=False)
     rng = random.Random(args.seed)
     roots = [rng.randint(1, args.events) for _ in range(args.walks)]
@@ -93,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"max {max(crossings)}; without the sweeps (id order): mean {statistics.mean(unswept):.1f}")
     met = pct(total, .95) <= 50 and overlaps == 0
     print(f"goal (p95 <= 50 ms, 0 overlaps): {'met' if met else 'NOT met'}")
+    figure("dashboard", "layout + drawing of a walk, p95", f"{pct(total, .95):.1f} ms", "<= 50 ms", pct(total, .95) <= 50,
+           size=f"{args.walks} walks, up to {MAX_EVENTS} events")
+    figure("dashboard", "overlapping boxes", f"{overlaps}", "0", overlaps == 0, size=f"{args.walks} walks")
     return 0
 
 

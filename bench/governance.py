@@ -39,8 +39,12 @@ sys.path.insert(0, str(ROOT))
 from noemad.governance import GovernanceCapability, GovernanceSubject, TurnEvidence  # noqa: E402
 from noemad.governance import acks, claims, text  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from _report import figure  # noqa: E402  (bench/_report.py)
+
 CORPUS = tomllib.loads((ROOT / "tests" / "data" / "acks.toml").read_text())
 LANGUAGES = ("en", "es", "de", "fr", "pt")
+
 SHARE_GOAL = 0.9
 
 WINDOW = ("alice: can you look at the deploy later", "ada: sure", "alice: the invoice for ACME is 1200 dollars")
@@ -148,11 +152,17 @@ def main() -> int:
     per_language, risky = acks_per_language()
     print(f"plain acks after a statement that skip (goal >= {SHARE_GOAL:.0%}), and the same acks answering a question that skip (goal 0)")
     short = False
+    min_share = min(skipped / acks for skipped, acks, _, _ in per_language.values())
     for lang, (skipped, acks, answers, asked) in per_language.items():
         short = short or skipped / acks < SHARE_GOAL or answers > 0
         print(f"  {lang}  {skipped / acks:6.1%} ({skipped}/{acks})   answers skipped {answers}/{asked}")
     print(f"risky drafts skipped after a statement: {len(risky)}" + (f" {risky[:5]}" if risky else ""))
-    return 0 if p50 <= 100 and fired <= total // 2 and not false_skips and not short and not risky else 1
+    figure("governance", "decide, cold, p50", f"{p50:.1f} µs", "<= 100 µs", p50 <= 100, size=f"{len(samples)} drafts")
+    figure("governance", "critic firing, selective", f"{fired}/{total}, {len(false_skips)} false skips", "<= half, no false skip",
+           fired <= total // 2 and not false_skips)
+    figure("governance", "plain acks skipped / risky drafts skipped", f"{min_share:.0%} (lowest language) / {len(risky)}",
+           f">= {SHARE_GOAL:.0%}, no answer skipped / 0", not short and not risky)
+    return 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _daemon import exit_on_sigterm, running_daemon  # noqa: E402
+from _report import figure  # noqa: E402
 
 SCRIPT = '[respond]\ndefault = "Noted; I will keep that in mind for the deploy."\n'
 
@@ -83,6 +84,8 @@ def main() -> None:
             print(f"{label}: {n} messages")
             print(f"  events per stimulus: {total / n:.2f}  ({', '.join(f'{k} {v / n:.2f}' for k, v in kinds.most_common())})")
             print(f"  bytes per stimulus (compacted backup): {per:,.0f}; a year at 1,000 messages a day: {per * 365_000 / 2**30:.2f} GiB")
+            figure("growth", f"bytes per message, {label}", f"{per:,.0f} B", "(what a year costs; no goal)", None,
+                   size=f"{n} messages, {total / n:.1f} events each")
 
 
 if __name__ == "__main__":

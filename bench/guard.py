@@ -28,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _report import figure  # noqa: E402  (bench/_report.py)
 
 from noemad.clock import ManualClock  # noqa: E402
 from noemad.cognition.cycle import run_cycle  # noqa: E402
@@ -72,10 +75,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2000, help="append jobs per run (default 2000)")
     parser.add_argument("--cycles", type=int, default=200, help="cycles per run (default 200)")
+    parser.add_argument("--rounds", type=int, default=3, help="off/on rounds; the best of each is reported (default 3)")
     args = parser.parse_args()
     results: dict[tuple[str, bool], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(3):
+        for _ in range(args.rounds):
             for guard in (False, True):
                 store = fresh(guard, Path(tmp))
                 try:
@@ -86,6 +90,7 @@ def main() -> int:
     for kind, unit in (("append", "µs per job"), ("cycle", "ms per cycle")):
         off, on = min(results[(kind, False)]), min(results[(kind, True)])
         print(f"{kind:6}  off {off:8.1f}  on {on:8.1f}  {unit}  (+{(on / off - 1) * 100:.0f}%; medians {statistics.median(results[(kind, False)]):.1f} / {statistics.median(results[(kind, True)]):.1f})")
+        figure("guard", f"{kind} with the write guard on", f"{on:.1f} {unit}", "(a cost to know; no goal)", None, baseline=f"{off:.1f} off")
     return 0
 
 

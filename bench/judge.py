@@ -1,6 +1,6 @@
 """What the reply judge's window costs: cache share, dollars per verdict, builder time, and the budget on dense text.
 
-    .venv/bin/python bench/judge.py [--requests N] [--budget TOKENS]
+    .venv/bin/python bench/judge.py [--requests N] [--budget TOKENS] [--full]
 
 Every request goes through the real gateway and the real Anthropic SDK to
 the fake Messages API on loopback, whose prompt-cache simulation
@@ -18,8 +18,8 @@ moves 15 s a request, inside the 5-minute TTL.
    and caches, once per breakpoint scheme: the window's (one block a message,
    breakpoints after the last full chunk, at the end of the conversation,
    and spare ones 16 messages apart: four, the system prompt needs none of
-   its own) and the spec's (one block a chunk, the one breakpoint after the
-   last full chunk, the growing tail uncached). Printed: the share of input read
+   its own) and, with --full, the spec's (one block a chunk, the one breakpoint after the
+   last full chunk, the growing tail uncached). N is 100 by default, 200 with --full. Printed: the share of input read
    from the cache over the requests after the first (goal >= 97%), the cost
    per verdict at claude-haiku-5-5's prices beside a judge that sends the
    same input uncached, and the window builder's time per request (window +
@@ -51,6 +51,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _report import figure  # noqa: E402  (bench/_report.py)
 
 from fake_messages_api import FakeMessagesAPI, PromptCache, count_tokens, usage  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
@@ -241,33 +244,48 @@ def dense(kind: str, budget: int, requests: int) -> tuple[int, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--requests", type=int, help="judge requests while the conversation grows (default 100; 200 with --full)")
     parser.add_argument("--budget", type=int, default=90_000, help="the judge's max_input_tokens")
     parser.add_argument("--dense-budget", type=int, default=8_000, help="the budget of the dense-content runs")
+    parser.add_argument("--dense-requests", type=int, default=30, help="requests of each dense-content run (default 30)")
+    parser.add_argument("--full", action="store_true", help="200 requests, and the spec's single-breakpoint scheme beside the window's")
     args = parser.parse_args()
+    requests = args.requests or (200 if args.full else 100)
     os.environ[KEY_ENV] = KEY
 
-    two = growing(4, args.requests, args.budget)
-    one = growing(1, args.requests, args.budget)
-    print(f"conversation: {two.window_tokens[0]:,} -> {two.window_tokens[-1]:,} tokens in the window over {args.requests} requests")
-    print(f"requests over the {args.budget:,}-token budget: {sum(1 for t in two.tokens if t > args.budget)}")
-    for name, run in (("end + chunk breakpoints", two), ("single breakpoint (spec)", one)):
+    two = growing(4, requests, args.budget)
+    runs = [("end + chunk breakpoints", two)]
+    if args.full:
+        runs.append(("single breakpoint (spec)", growing(1, requests, args.budget)))
+    over_budget = sum(1 for t in two.tokens if t > args.budget)
+    print(f"conversation: {two.window_tokens[0]:,} -> {two.window_tokens[-1]:,} tokens in the window over {requests} requests")
+    print(f"requests over the {args.budget:,}-token budget: {over_budget}")
+    for name, run in runs:
         after = run.shares[1:]
         print(f"cache-read share after the first, {name}: {statistics.fmean(after):.2%} (lowest {min(after):.2%})")
-    for name, run in (("end + chunk breakpoints", two), ("single breakpoint (spec)", one)):
+    share = statistics.fmean(two.shares[1:])
+    figure("judge", "cache-read share after the first request", f"{share:.2%}", ">= 97%", share >= 0.97,
+           size=f"{requests} requests, {two.window_tokens[0] // 1000}K to {two.window_tokens[-1] // 1000}K tokens")
+    for name, run in runs:
         print(f"cost per verdict, {name}: ${statistics.fmean(run.costs):.6f}")
     print(f"cost per verdict, the same input uncached: ${statistics.fmean(two.uncached):.6f}")
     print(f"cost saved by caching (end + chunk breakpoints): {1 - sum(two.costs) / sum(two.uncached):.1%}")
     last = two.build_ms[-20:]
     print(f"window builder per request, p50 over the run: {statistics.median(two.build_ms):.2f} ms")
     print(f"window builder per request at ~{two.window_tokens[-1] // 1000}K tokens (last 20, p50 / max): {statistics.median(last):.2f} ms / {max(last):.2f} ms")
+    figure("judge", "window builder per request (last 20, p50)", f"{statistics.median(last):.2f} ms", "<= 5 ms at 60K tokens",
+           statistics.median(last) <= 5.0, size=f"{two.window_tokens[-1] // 1000}K tokens")
     print(f"respond context builder at the end (60,000-token budget, p50 of 20): {statistics.median(two.respond_ms):.2f} ms")
+    overs = 0
     for kind in ("code", "cjk"):
-        first, most, over = dense(kind, args.dense_budget, 30)
+        first, most, over = dense(kind, args.dense_budget, args.dense_requests)
+        overs += over
         print(
             f"dense {kind} at 50x a {args.dense_budget:,}-token budget: first request {first:,} tokens,"
-            f" later requests at most {most:,}, over budget after the first calibration: {over} of 29"
+            f" later requests at most {most:,}, over budget after the first calibration: {over} of {args.dense_requests - 1}"
         )
+    figure("judge", "dense code/CJK requests over budget after the first", f"{overs}", "0", overs == 0,
+           size=f"50x a {args.dense_budget:,}-token budget")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import figure  # noqa: E402  (bench/_report.py)
+
 MINDS = 10
 EVENTS_PER_MIND = 10_000
 START = parse_iso("2026-01-01T00:00:00Z")
@@ -108,7 +111,9 @@ async def run(home: Path, n: int) -> int:
         print(f"  {label:<22} p50 {statistics.median(ms):6.2f} ms   p95 {pct(ms, 0.95):6.2f} ms   max {max(ms):6.2f} ms")
     met = statistics.median(http_ms) <= GOAL_MS
     print(f"goal: p50 <= {GOAL_MS:g} ms: {'met' if met else 'NOT met'}")
-    return 0 if met else 1
+    figure("metrics", "GET /api/v1/metrics, p50", f"{statistics.median(http_ms):.2f} ms", f"<= {GOAL_MS:g} ms", met,
+           size=f"{MINDS} minds x {EVENTS_PER_MIND:,} events")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

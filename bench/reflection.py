@@ -1,6 +1,6 @@
 """Benchmark of one reflection (noemad.background.reflection.run) over a month of a busy mind.
 
-    .venv/bin/python bench/reflection.py [--runs K] [--seed S] [--rebuild]
+    .venv/bin/python bench/reflection.py [--runs K] [--days D] [--seed S] [--rebuild]
 
 1. Builds, or reuses if it already holds the same data, a store whose mind
    `bench` lived two busy months (and whose mind `other` chatters beside it,
@@ -17,7 +17,8 @@
    and 1,800 resolved predictions a month. At the end of the first month the
    mind reflects (the real `run`), so the timed reflection reviews exactly
    the second month, with a month of history behind it. Cached as
-   bench/.data/reflection.db (git-ignored).
+   bench/.data/reflection-D.db (git-ignored), D the days of a "month"
+   (--days, default 30; the bench test uses 1).
 2. Times `run` K times (default 7), each on a fresh copy of the store (so
    every run reviews the same month and writes the same lessons), in
    process, with no model configured: the review on a reader thread, the
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import shutil
 import sqlite3
@@ -45,6 +45,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _report import data_dir, figure, stamp, stamped  # noqa: E402  (bench/_report.py)
 
 from noemad.background.jobs import JobContext, finish_job, start_job  # noqa: E402
 from noemad.background.reflection import review, run  # noqa: E402
@@ -58,18 +61,19 @@ from noemad.models.gateway import ModelGateway  # noqa: E402
 from noemad.stimuli import Claim, Correction, GoalStimulus, Observation, OutcomeStimulus, PredictionStimulus  # noqa: E402
 from noemad.store import Store, open_db  # noqa: E402
 
-DATA_DIR = ROOT / "bench" / ".data"
-DB = DATA_DIR / "reflection.db"
 MIND, OTHER = "bench", "other"
 DAY = 86_400.0
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z, the mind's creation
 MONTHS = 2
-DAYS_PER_MONTH = 30
 PER_DAY = {"prediction": 60, "outcome": 60, "observation": 120, "correction": 8, "goal": 5, "goal_done": 4}
 TROUBLED = ("deploy", "cache", "billing", "search", "login")
 SUBJECTS = TROUBLED + tuple(f"service {n}" for n in range(295))
 SOURCES = tuple(f"sensor {n}" for n in range(12))
-TAG = f"reflection bench: {MONTHS} months x {DAYS_PER_MONTH} days of {PER_DAY} on {len(SUBJECTS)} subjects, {len(TROUBLED)} troubled"
+
+
+def tag(days: int) -> str:
+    """What a cached store holds (kept beside it, so a store of other data is rebuilt)."""
+    return f"reflection bench: {MONTHS} months x {days} days of {PER_DAY} on {len(SUBJECTS)} subjects, {len(TROUBLED)} troubled"
 
 
 class History:
@@ -145,19 +149,6 @@ class History:
                 append(db, EventDraft(OTHER, "message", "user:someone", channel="cli", text="hello", data={"author": "someone"}), t)
 
 
-def built(path: Path) -> bool:
-    if not path.exists():
-        return False
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT settings FROM minds WHERE name = ?", [MIND]).fetchone()
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.close()
-    return bool(row) and json.loads(row[0]).get("bench") == TAG
-
-
 def gateway_for(store: Store, clock: ManualClock) -> ModelGateway:
     config = parse_config("", "bench").config  # no [models]: reflection keeps its plain prose
     return ModelGateway(config=lambda: config, clock=clock, writer=store.writer)
@@ -175,26 +166,26 @@ async def reflect(store: Store, clock: ManualClock) -> tuple[dict[str, Any], flo
     return outputs, elapsed
 
 
-def build(path: Path, seed: int) -> None:
+def build(path: Path, seed: int, days: int) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     store = Store(path)  # the migrations, exactly as the daemon applies them
-    for name, settings in ((MIND, {"bench": TAG}), (OTHER, {})):
-        store.writer.run_sync(lambda db, n=name, s=settings: create_mind(db, n, s, START, "operator"))
+    for name in (MIND, OTHER):
+        store.writer.run_sync(lambda db, n=name: create_mind(db, n, {}, START, "operator"))
     store.close()
     history = History(seed)
     started = time.perf_counter()
     for month in range(MONTHS):
         db = open_db(path)
         db.execute("PRAGMA synchronous=OFF")  # a bulk load: rebuilt from scratch if interrupted
-        for day in range(month * DAYS_PER_MONTH, (month + 1) * DAYS_PER_MONTH):
+        for day in range(month * days, (month + 1) * days):
             history.day(db, day)
             db.conn.commit()
             print(f"  day {day + 1:>3}  {time.perf_counter() - started:6.1f} s", file=sys.stderr, flush=True)
         db.close()
         if month < MONTHS - 1:  # the mind reflects at the end of every month but the last
             store = Store(path)
-            clock = ManualClock(START + (month + 1) * DAYS_PER_MONTH * DAY)
+            clock = ManualClock(START + (month + 1) * days * DAY)
             outputs, _ = asyncio.run(reflect(store, clock))
             print(f"  reflected: {outputs['summary']}", file=sys.stderr)
             store.close()
@@ -224,16 +215,19 @@ def pct(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="reflections to time, each on a fresh copy (default 7)")
+    parser.add_argument("--days", type=int, default=30, help="days in each of the two months (default 30)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the history")
     parser.add_argument("--rebuild", action="store_true", help="build the store even if a cached one exists")
     args = parser.parse_args(argv)
-    if args.rebuild or not built(DB):
-        DB.parent.mkdir(parents=True, exist_ok=True)
+    db_path = data_dir() / f"reflection-{args.days}.db"
+    if args.rebuild or not stamped(db_path, tag(args.days)):
+        db_path.parent.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        build(DB, args.seed)
-        print(f"built {DB} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    end = START + MONTHS * DAYS_PER_MONTH * DAY
-    scratch = DB.with_name("reflection-scratch.db")
+        build(db_path, args.seed, args.days)
+        stamp(db_path, tag(args.days))
+        print(f"built {db_path} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    end = START + MONTHS * args.days * DAY
+    scratch = db_path.with_name(f"reflection-{args.days}-scratch.db")
     runs: list[float] = []
     reads: list[float] = []
     outputs: dict[str, Any] = {}
@@ -241,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.runs):
             for suffix in ("", "-wal", "-shm"):
                 Path(str(scratch) + suffix).unlink(missing_ok=True)
-            shutil.copyfile(DB, scratch)
+            shutil.copyfile(db_path, scratch)
             store = Store(scratch)
             try:
                 if not reads:  # the reads alone, warm, before anything is written
@@ -258,9 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         for suffix in ("", "-wal", "-shm"):
             Path(str(scratch) + suffix).unlink(missing_ok=True)
     counts = outputs["counts"]
-    print(f"reflection bench: {describe(DB)}")
+    print(f"reflection bench: {describe(db_path)}")
     print(
-        f"the timed reflection reviews the last {DAYS_PER_MONTH} days: {counts['events']:,} events, {counts['predictions_resolved']:,} resolved"
+        f"the timed reflection reviews the last {args.days} days: {counts['events']:,} events, {counts['predictions_resolved']:,} resolved"
         f" predictions ({counts['misses']:,} misses, {counts['confident_misses']:,} confident), {counts['status_changes']:,} status changes,"
         f" {counts['corrections']:,} corrections, {counts['contested']:,} contested, {counts['goals_completed']:,} goals completed,"
         f" {counts['patterns']} patterns ({counts['new_patterns']} new, {counts['lessons']} lessons written)"
@@ -271,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:34}{statistics.median(values):9.1f}{pct(values, 0.95):9.1f}{max(values):9.1f}{len(values):5}")
     met = max(runs) <= 1000.0
     print(f"goal: reflection over a month of a busy mind <= 1 s -> {'met' if met else 'NOT met'} (max {max(runs):.0f} ms)")
+    figure("reflection", "one reflection, max of runs", f"{max(runs):.0f} ms", "<= 1 s", met, size=f"{counts['events']:,} events over {args.days} days")
     return 0
 
 

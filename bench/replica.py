@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _daemon import NOEMAD, running_daemon, short_dir  # noqa: E402
+from _report import figure  # noqa: E402
 
 from noemad.clock import iso  # noqa: E402
 from noemad.config.schema import ReplicaSettings  # noqa: E402
@@ -169,6 +170,8 @@ def main() -> None:
     print(f"  with replica (sync_interval {args.sync:g} s)")
     print(f"  with replica     {replicated:8.0f} events/s   noemad CPU {cpu_rep:.1f} s, Litestream CPU {cpu_ls:.1f} s")
     print(f"  ratio            {replicated / plain:8.2f}")
+    figure("replica", "ingest with a replica / without", f"{replicated / plain:.2f}x", "(a cost to know; no goal)", None,
+           baseline=f"{plain:,.0f} events/s without", size=f"{CLIENTS} clients, {args.seconds:g} s")
     print(f"replication lag under that load ({len(lags)} samples): p50 {pct(lags, 0.5):.3f} s, p99 {pct(lags, 0.99):.3f} s, max {max(lags, default=float('nan')):.3f} s")
     if lags:
         print(f"  mean {statistics.fmean(lags):.3f} s")
@@ -176,6 +179,7 @@ def main() -> None:
         return
     size, replicated_s, restore_s, said = restore_time(events)
     print(f"restore of a {events:,}-event store ({size / 1e6:.0f} MB): replicated once in {replicated_s:.1f} s, restored in {restore_s:.1f} s")
+    figure("replica", "restore from the replica", f"{restore_s:.1f} s", "(no goal)", None, size=f"{events:,} events, {size / 1e6:.0f} MB")
     print(f"  {said}")
 
 

@@ -208,30 +208,35 @@ def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref
     For readers that fetch the links themselves (the causal walk gets them with
     the edges it needs anyway). `parents` in id order, `refs` in (type, id) order.
     """
-    raw = row[7]
     # The object Event(...) would make, without its frozen-dataclass __init__:
     # setting 13 fields one object.__setattr__ at a time took 1.8 µs, most of
     # the cost of building an event. Event has no __post_init__ to skip; the
     # walk's tests compare these events with get_events' field by field.
     event = object.__new__(Event)
-    event.__dict__.update(
-        id=row[0],
-        mind=row[1],
-        kind=row[2],
-        actor=row[3],
-        at=row[4],
-        text=row[5],
-        channel=row[6],
+    object.__setattr__(event, "__dict__", event_fields(row, parents, refs))
+    return event
+
+
+def event_fields(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> dict[str, Any]:
+    """The fields of the event `event_from_row` makes, as a new dict: for a reader that makes an Event subclass of them (the walk's nodes)."""
+    raw = row[7]
+    return {
+        "id": row[0],
+        "mind": row[1],
+        "kind": row[2],
+        "actor": row[3],
+        "at": row[4],
+        "text": row[5],
+        "channel": row[6],
         # Most events carry no data; skip the parser for the stored default.
         # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
-        data={} if raw == "{}" else json.loads(raw, parse_constant=_no_constant),
-        cycle_id=row[8],
-        causation_id=row[9],
-        parents=parents,
-        refs=refs,
-        subject=Ref(row[10], row[11]) if row[10] else None,
-    )
-    return event
+        "data": {} if raw == "{}" else json.loads(raw, parse_constant=_no_constant),
+        "cycle_id": row[8],
+        "causation_id": row[9],
+        "parents": parents,
+        "refs": refs,
+        "subject": Ref(row[10], row[11]) if row[10] else None,
+    }
 
 
 def get_event(db: Database, event_id: int) -> Event:

@@ -23,14 +23,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import starmap
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from sqlite_utils import Database
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
 from noemad.archive.cuts import OUTSIDE, Cut, cuts_of
 from noemad.errors import InvalidInput
-from noemad.events import EVENT_COLUMNS, Event, Ref, event_from_row, get_event
+from noemad.events import EVENT_COLUMNS, Event, Ref, event_fields, get_event
 from noemad.ledger import calls as ledger_calls
 from noemad.wire import HIDDEN, OMIT_NONE, computed, renamed, wire
 
@@ -205,7 +205,9 @@ class _Loaded:
     """
 
     def __init__(self) -> None:
-        self.events: dict[int, Event] = {}
+        # Each event as its fields (event_fields): a node is made of them once the walk
+        # knows its hop, with no Event made and copied first.
+        self.events: dict[int, dict[str, Any]] = {}
         self.into: dict[int, list[_Link]] = {}  # event id -> every link into it
         self.model_calls: dict[int, list[int]] = {}  # event id -> the model calls it cites
 
@@ -240,15 +242,11 @@ class _Loaded:
             links = self.into[event_id] = into.get(event_id, [])
             if causation_id is not None:
                 links.append((causation_id, event_id, _CAUSED, _NO_VIA, 0))
-            self.events[event_id] = event_from_row(
+            self.events[event_id] = event_fields(
                 row,
                 tuple(sorted(parents[event_id])) if event_id in parents else (),
-                tuple(starmap(Ref, sorted(refs[event_id]))) if event_id in refs else (),
+                tuple(starmap(_ref, sorted(refs[event_id]))) if event_id in refs else (),
             )
-
-    def links_into(self, ids: Iterable[int]) -> Iterator[_Link]:
-        for i in ids:
-            yield from self.into.get(i, ())
 
 
 def _links_out_of(db: Database, ids: Sequence[int]) -> Iterator[tuple[int, int, int]]:
@@ -338,13 +336,11 @@ def _reach(
             ids = frontier[direction]
             if not ids:
                 continue
-            steps: Iterator[tuple[int, int, int]]  # (new, kind order, from), as _nearest_new reads them
             if direction < 0:
                 loaded.load(db, ids)
-                steps = ((source, order, target) for source, target, order, _, _ in loaded.links_into(ids))
+                best = _nearest_cause(loaded.into, ids, hops)
             else:
-                steps = _links_out_of(db, ids)
-            best = _nearest_new(steps, hops)
+                best = _nearest_new(_links_out_of(db, ids), hops)
             fresh = sorted(best)
             if hop > bound[direction]:
                 # Only counted: these lie one hop past the bound.
@@ -378,32 +374,67 @@ def _nearest_new(steps: Iterable[tuple[int, int, int]], seen: dict[int, int]) ->
     """
     best: dict[int, tuple[int, int]] = {}
     for new, order, old in steps:
-        if new not in seen and (new not in best or (order, old) < best[new]):
-            best[new] = (order, old)
+        if new not in seen:
+            known = best.get(new)
+            if known is None or (order, old) < known:
+                best[new] = (order, old)
+    return best
+
+
+def _nearest_cause(into: dict[int, list[_Link]], ids: Sequence[int], seen: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """`_nearest_new` one step toward causes: over the loaded links into `ids`, whose sources are the new events.
+
+    Read straight off the links, with no (new, kind order, from) tuple made for each.
+    """
+    best: dict[int, tuple[int, int]] = {}
+    for target in ids:
+        for source, _, order, _, _ in into.get(target, ()):
+            if source not in seen:
+                known = best.get(source)
+                if known is None or (order, target) < known:
+                    best[source] = (order, target)
     return best
 
 
 def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
     """Every link between two of `ids` (all loaded), in (source, target, kind, via) order."""
     included = set(ids)
+    into = loaded.into
     # An event's links are loaded once, and are distinct rows (primary keys):
     # no link comes twice.
-    keys = sorted([link for link in loaded.links_into(ids) if link[0] in included])
+    keys = sorted([link for i in ids for link in into.get(i, ()) if link[0] in included])
     return [
-        Edge(source, target, _KINDS[order], None if via_type == _NO_VIA else Ref(via_type, via_id))  # type: ignore[arg-type]
+        _frozen(Edge, {"source": source, "target": target, "kind": _KINDS[order], "via": None if via_type == _NO_VIA else _ref(via_type, via_id)})
         for source, target, order, via_type, via_id in keys
     ]
 
 
-def _node(event: Event, hop: int, reached: tuple[int, EdgeKind] | None, calls: list[dict[str, Any]]) -> Node:
-    """The event as a node of the walk; `reached` is (from, by) for any but the start."""
+# Node(...), Edge(...) and Ref(...) would set their fields one object.__setattr__
+# at a time (they are frozen dataclasses); giving a new object its whole __dict__
+# makes the same object for a fraction of it, as event_from_row does. None of
+# them has a __post_init__ to skip.
+_F = TypeVar("_F")
+
+
+def _frozen(cls: type[_F], fields: dict[str, Any]) -> _F:
+    """An instance of the frozen dataclass `cls` whose fields are `fields` (every one of them)."""
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "__dict__", fields)
+    return obj
+
+
+def _ref(ref_type: str, ref_id: int) -> Ref:
+    return _frozen(Ref, {"type": ref_type, "id": ref_id})
+
+
+def _node(fields: dict[str, Any], hop: int, reached: tuple[int, EdgeKind] | None, calls: list[dict[str, Any]]) -> Node:
+    """The event of `fields` (event_fields) as a node of the walk; `reached` is (from, by) for any but the start. Takes `fields` over."""
     reached_from, reached_by = reached or (None, None)
-    # Node(...) would set its 17 fields one object.__setattr__ at a time (it is
-    # frozen); copying the event's dict is the same object for a fraction of it,
-    # as event_from_row does. Node has no __post_init__ to skip.
-    node = object.__new__(Node)
-    node.__dict__.update(event.__dict__, hop=hop, reached_from=reached_from, reached_by=reached_by, model_calls=calls)
-    return node
+    fields["hop"] = hop
+    fields["reached_from"] = reached_from
+    fields["reached_by"] = reached_by
+    fields["model_calls"] = calls
+    return _frozen(Node, fields)
 
 
 def _model_calls(db: Database, cited: dict[int, list[int]]) -> dict[int, list[dict[str, Any]]]:

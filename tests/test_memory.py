@@ -533,6 +533,26 @@ def test_retrieval_stays_within_its_mind(world: World) -> None:
         world.retrieve("nobody", "deploy")
 
 
+def test_a_mind_holding_most_memories_finds_its_own_past_better_matches_of_another_mind_or_retracted(world: World) -> None:
+    # ada holds most of the host's memories, so retrieval first asks the index for the best matches of
+    # any mind: here those are all bob's (and one of ada's is retracted), so it must look further.
+    def job(db: Any) -> list[int]:
+        for k in range(mem.CANDIDATES * 3):
+            write_memory(db, mind="ada", kind="episodic", text=f"lunch plans number {k}", now=NOW, actor="t", cause=None, cycle_id=None)
+        for k in range(mem.CANDIDATES * 2 + 5):
+            write_memory(db, mind="bob", kind="episodic", text=f"zebra zebra zebra {k}", now=NOW, actor="t", cause=None, cycle_id=None)
+        return [
+            write_memory(db, mind="ada", kind="episodic", text=f"a zebra crossed the road near the {place}", now=NOW, actor="t", cause=None, cycle_id=None)[0].id
+            for place in ("office", "station", "bakery")
+        ]
+
+    office, station, bakery = world.run(job)
+    world.run(lambda db: retract(db, memory_id=station, reason="wrong", now=NOW, actor="operator"))
+    results, _ = world.retrieve("ada", "zebra")
+    assert sorted(ids(results)) == [office, bakery]
+    assert ids(world.retrieve("bob", "zebra", limit=64)[0]) == ids(world.run(lambda db: rank(db, mind="bob", query="zebra", now=NOW, limit=64))[1])
+
+
 def test_exclude_is_honoured(world: World) -> None:
     a, _ = world.write("ada", "the deploy broke the build")
     b, _ = world.write("ada", "the deploy broke the build")

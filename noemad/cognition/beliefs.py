@@ -1042,6 +1042,9 @@ def contested_since(db: Database, mind: str, before: str) -> list[tuple[int, str
     moved it *into* `contested`; evidence arriving while it stays contested
     (more for one side, more for the other) does not restart that time.
     """
+    # ORDER BY +b.id: ordered by the bare id, SQLite walked the mind's every belief by
+    # beliefs_mind to skip a sort (1 ms a cycle at 10,000 beliefs); so it seeks the few
+    # contested ones by beliefs_status and sorts them.
     return [
         (int(i), str(p))
         for i, p in db.execute(
@@ -1049,7 +1052,7 @@ def contested_since(db: Database, mind: str, before: str) -> list[tuple[int, str
             " AND coalesce((SELECT max(e.at) FROM events e WHERE e.subject_type = 'belief' AND e.subject_id = b.id"
             "   AND e.kind IN ('belief_created', 'belief_updated') AND json_extract(e.data, '$.status.to') = 'contested'"
             "   AND json_extract(e.data, '$.status.from') IS NOT 'contested'), b.updated_at) <= ?"
-            " ORDER BY b.id",
+            " ORDER BY +b.id",
             [mind, before],
         )
     ]
