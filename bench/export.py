@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from noemad.store import Store
 from noemad.store.transfer import export_mind, import_mind
 
+from _report import figure  # noqa: E402  (bench/_report.py, beside this file)
+
 AT = "2026-01-01T00:00:00.000Z"
 GROUP = 4  # events per turn: message, cycle_started, memory_created, belief_updated
 
@@ -147,19 +149,24 @@ def run(events: int, place: Path) -> None:
     size = os.path.getsize(file) / 2**20
     print(f"{events:>9,} events in the store, {moved:,} of ada's; file {size:.1f} MiB")
     print(f"  export: {wall:6.1f} s wall, {cpu:6.1f} s CPU, {moved / cpu:9,.0f} events/CPU s, {moved / wall:9,.0f} events/s wall, peak RSS {peak:.0f} MiB")
+    figure("export", "export, events per CPU second", f"{moved / cpu:,.0f}/s", ">= 50,000/s", moved / cpu >= 50_000, size=f"{moved:,} events")
+    figure("export", "export, peak RSS", f"{peak:.0f} MiB", "flat in the mind's size", None, size=f"{moved:,} events")
     moved, wall, cpu, peak = _child("import", target, file)
     print(f"  import: {wall:6.1f} s wall, {cpu:6.1f} s CPU, {moved / cpu:9,.0f} events/CPU s, {moved / wall:9,.0f} events/s wall, peak RSS {peak:.0f} MiB")
+    figure("export", "import, events per CPU second", f"{moved / cpu:,.0f}/s", ">= 50,000/s", moved / cpu >= 50_000, size=f"{moved:,} events")
+    figure("export", "import, peak RSS", f"{peak:.0f} MiB", "flat in the mind's size", None, size=f"{moved:,} events")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="100k and 1M events (default: 20k and 200k)")
+    parser.add_argument("--sizes", type=lambda v: tuple(int(n) for n in v.split(",")), help="events in each store, comma-separated")
     parser.add_argument("--step", nargs=3, metavar=("WAY", "STORE", "FILE"), help=argparse.SUPPRESS)  # a child's one way
     args = parser.parse_args()
     if args.step:
         step(args.step[0], Path(args.step[1]), Path(args.step[2]))
         return
-    sizes = (100_000, 1_000_000) if args.full else (20_000, 200_000)
+    sizes = args.sizes or ((100_000, 1_000_000) if args.full else (20_000, 200_000))
     with tempfile.TemporaryDirectory(prefix="noema-export-bench-") as place:
         for events in sizes:
             run(events, Path(place))

@@ -37,6 +37,7 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "dashboard": ("--events", "3000", "--walks", "10"),
     "metrics": ("-n", "5"),
     "asof": ("--size", "50,2000,100", "--runs", "3"),
+    "export": ("--sizes", "2000"),
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
