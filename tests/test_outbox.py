@@ -143,6 +143,13 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     (notification,) = engine.api("GET", "/minds/ada/notifications").json()["notifications"]
     assert notification["rule"] == "delivery_given_up"
     assert f"`noemactl connectors retry ada {delivery}`" in notification["title"]
+    # Visible: in status, noemactl connectors, and the metrics.
+    assert "connectors ada: 2 of 2 connectors up, 0 pending, 1 given up (noemactl connectors ada)" in engine.ctl("status").stdout
+    shown = engine.ctl("connectors", "ada").stdout
+    assert f"ada webhook:ops: delivery {delivery} (reply " in shown
+    assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    metrics = engine.api("GET", "/metrics").text
+    assert 'noemad_deliveries{mind="ada",connector="webhook:ops",status="given_up"} 1' in metrics
     # Given up: no more tries, however long one waits.
     engine.advance(3600)
     settle(engine)
