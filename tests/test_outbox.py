@@ -174,3 +174,19 @@ def test_a_permanent_failure_is_given_up_at_once(room: tuple[InProcess, dict[str
     stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
     event = next_delivery(engine, stimulus)
     assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 410 Gone (not worth retrying)")
+
+
+def test_a_webhook_that_asks_for_notifications_gets_each_new_one_and_the_others_do_not(tmp_path: Path, doubles: dict[str, Any]) -> None:  # noqa: F811
+    engine = engine_with(tmp_path, webhook_config(tmp_path, "ops") + webhook_config(tmp_path, "pager", extra="notifications = true"))
+    try:
+        seen = {"source": "smoke-detector", "text": "smoke in the greenhouse", "data": {"salience": 0.95}}
+        stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "observation", **seen}).json()["id"]
+        notification = engine.wait_for("ada", "notification", stimulus)
+        pager, ops = doubles["webhook:pager"], doubles["webhook:ops"]
+        wait_sent(engine, pager)
+        ((_, sent),) = pager.sends
+        assert (sent.what, sent.event_id, sent.text) == ("notification", notification["id"], notification["text"])
+        engine.settle("ada")
+        assert ops.sends == []  # no reply (an observation is not answered), and it did not ask for notifications
+    finally:
+        engine.stop()
