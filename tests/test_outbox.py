@@ -151,6 +151,9 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     shown = engine.ctl("connectors", "ada").stdout
     assert f"ada webhook:ops: delivery {delivery} (reply " in shown
     assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    page = engine.run(engine.client.get("/minds/ada")).text
+    assert 'id="connectors"' in page and "webhook:ops" in page and "HTTP 500" in page
+    assert f"/api/v1/minds/ada/deliveries/{delivery}/retry" in page  # the Retry button of the delivery given up
     metrics = engine.api("GET", "/metrics").text
     assert 'noemad_deliveries{mind="ada",connector="webhook:ops",status="given_up"} 1' in metrics
     # Given up: no more tries, however long one waits.
