@@ -151,6 +151,7 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     shown = engine.ctl("connectors", "ada").stdout
     assert f"ada webhook:ops: delivery {delivery} (reply " in shown
     assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    assert "connector webhook:ops: connected, 0 pending, 1 given up" in engine.ctl("gate-status", "ada").stdout
     page = engine.run(engine.client.get("/minds/ada")).text
     assert 'id="connectors"' in page and "webhook:ops" in page and "HTTP 500" in page
     assert f"/api/v1/minds/ada/deliveries/{delivery}/retry" in page  # the Retry button of the delivery given up

@@ -413,7 +413,7 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
-    add_gate_routes(api, sup)
+    add_gate_routes(api, sup, connectors)
     add_connectors_routes(api, connectors)
     add_backup_routes(api, sup)
     add_archive_routes(api, sup)
