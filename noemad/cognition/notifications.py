@@ -17,6 +17,10 @@ candidates, each with an explicit threshold and an *aggregate key*:
 |                     | the salience its source states (a number in its `data.salience`, e.g. `noemactl observe --data     |                                      |
 |                     | '{"salience": 0.95}'`) and that of its perception thought if attention admitted it                  |                                      |
 
+One notification is raised outside these rules: `delivery_given_up`, by
+a connector's outbox worker when a reply could not be delivered in time
+(noemad/connectors/sender.py; not sent to webhooks, which may be what failed).
+
 Every threshold is inclusive (a miss at 0.7 notifies, one at 0.69 does not).
 A belief changed more than once in a cycle (evidence, then a warning lifted
 by it) is a strong belief once, from the first admitted change that fires.
