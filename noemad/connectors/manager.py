@@ -25,7 +25,7 @@ from sqlite_utils import Database
 
 from noemad import inbox, outbox
 from noemad.clock import iso
-from noemad.errors import Conflict
+from noemad.errors import Conflict, ShuttingDown
 from noemad.events import Event
 from noemad.minds import get_mind
 from noemad.outbox import DeliveryRow
@@ -297,7 +297,8 @@ class Connectors:
 
     async def retry(self, mind: str, delivery_id: int, actor: str) -> tuple[DeliveryRow, Event]:
         """Put a given-up delivery back in the outbox, due now (`noemactl connectors retry`)."""
-        self.sup._check_open()
+        if self.sup.stopping:
+            raise ShuttingDown("noemad is stopping and takes no new work; retry once it is back up")
         db = self.sup.store.reader()
         get_mind(db, mind)
         row = outbox.get_delivery(db, mind, delivery_id)
