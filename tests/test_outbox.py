@@ -240,3 +240,11 @@ def test_removing_a_connector_gives_up_what_waits_in_its_outbox(room: tuple[InPr
     assert (given_up["data"]["outcome"], given_up["data"]["error"]) == ("given_up", "its connector was removed from the config")
     assert hook.cancelled == 1
     assert engine.api("GET", "/minds/ada/notifications").json()["notifications"][0]["rule"] == "delivery_given_up"
+
+
+def test_retrying_a_delivery_that_does_not_exist_says_so(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, _ = room
+    out = engine.ctl("connectors", "retry", "ada", "999")
+    assert out.returncode != 0
+    assert out.stderr.strip() == "noemactl: mind 'ada' has no delivery 999; list them with `noemactl connectors ada --json`"
+    assert engine.ctl("connectors", "retry", "nobody", "1").returncode != 0
