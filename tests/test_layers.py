@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("process", ("noemad.__main__", "noemad.main", "noemad.process")),
     ("api", ("noemad.api", "noemad.dashboard")),
+    ("connectors", ("noemad.connectors",)),
     ("runtime", ("noemad.runtime",)),
     ("archive", ("noemad.archive",)),
     ("gate", ("noemad.gate",)),
@@ -29,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("cognition", ("noemad.cognition",)),
     ("models", ("noemad.models",)),
     ("governance", ("noemad.governance",)),
-    ("records", ("noemad.stimuli", "noemad.wake", "noemad.minds", "noemad.ledger", "noemad.timeline", "noemad.rules", "noemad.archive.cuts")),
+    ("records", ("noemad.stimuli", "noemad.wake", "noemad.inbox", "noemad.outbox", "noemad.minds", "noemad.ledger", "noemad.timeline", "noemad.rules", "noemad.archive.cuts")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),
     ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.fields", "noemad.names", "noemad.operator", "noemad.paths", "noemad.validation", "noemad.wire", "noemad.words", "noemad.rules.shape")),

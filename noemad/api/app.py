@@ -16,6 +16,7 @@ from noemad.api.fastpath import FastIngest, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
 from noemad.api.asof import At, add_asof_routes
 from noemad.api.backup import add_backup_routes
+from noemad.api.connectors import add_connectors_routes
 from noemad.api.transfer import IMPORT_PATH, add_transfer_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
@@ -76,6 +77,8 @@ from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
+from noemad.connectors.manager import Connectors
+from noemad.connectors.view import connectors_view, families as view_families, summary
 from noemad.store.replica.child import ReplicaStatus
 from noemad.stimuli import StimulusIn
 
@@ -100,8 +103,9 @@ def _sse(event: Event) -> bytes:
     return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(dump(event))}\n\n".encode()
 
 
-def create_app(sup: Supervisor) -> FastAPI:
-    """Build the API over one supervisor."""
+def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI:
+    """Build the API over one supervisor and the connectors running beside it (none started when not given)."""
+    connectors = connectors if connectors is not None else Connectors(sup)
     app = FastAPI(
         title="noemad",
         version=__version__,
@@ -128,7 +132,7 @@ def create_app(sup: Supervisor) -> FastAPI:
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     async def status() -> dict[str, Any]:
         await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
-        return sup.status()
+        return {**sup.status(), "connectors": summary(await connectors_view(connectors))}
 
     @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
     async def replica() -> ReplicaStatus:
@@ -390,7 +394,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
         # On the loop: it reads every gate; its two small grouped queries cost ~ms (bench/metrics.py).
         await sup.replica_status()
-        return PlainTextResponse(exposition(collect(sup)), media_type=METRICS_TYPE)
+        families = collect(sup) + view_families(await connectors_view(connectors))
+        return PlainTextResponse(exposition(families), media_type=METRICS_TYPE)
 
     @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -440,7 +445,8 @@ def create_app(sup: Supervisor) -> FastAPI:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
-    add_gate_routes(api, sup)
+    add_gate_routes(api, sup, connectors)
+    add_connectors_routes(api, connectors)
     add_backup_routes(api, sup)
     add_transfer_routes(api, sup)
     add_archive_routes(api, sup)

@@ -13,12 +13,27 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from noemad.config.toml import toml_key, toml_value
 from noemad.validation import Noun, Problem, number, read_error
+
+
+def _tagged(annotation: Any) -> dict[str, type[BaseModel]]:
+    """The arms of a list of tables told apart by a tag (`[[minds.NAME.connectors]]`, by `kind`), by tag; {} if it is not one."""
+    if get_origin(annotation) is not list:
+        return {}
+    inner = get_args(annotation)[0]
+    if get_origin(inner) is Annotated:
+        inner = get_args(inner)[0]
+    arms: dict[str, type[BaseModel]] = {}
+    for arm in get_args(inner):
+        tag = arm.model_fields.get("kind") if isinstance(arm, type) and issubclass(arm, BaseModel) else None
+        for value in get_args(tag.annotation) if tag is not None else ():
+            arms[value] = arm
+    return arms
 
 
 def _model_of(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
@@ -51,11 +66,16 @@ def _where(loc: tuple[Any, ...], root: type[BaseModel], prefix: str) -> _Where:
     parts: list[str] = [prefix] if prefix else []
     model: Any = root
     keyed = False
+    tagged: dict[str, type[BaseModel]] = {}
     field: Any = None
     fields: list[str] = list(root.model_fields)
     for part in loc:
         if isinstance(part, int):  # an item of a list: privileged[2], rules[1]
             parts.append(f"{parts.pop() if parts else ''}[{part + 1}]")
+            continue
+        if tagged and part in tagged:  # the tag pydantic puts before a tagged table's key: read on in its arm
+            model, tagged, field = tagged[part], {}, None
+            fields = list(model.model_fields)
             continue
         if keyed:  # a name in a table such as [minds.NAME] or [pricing."MODEL"]
             parts.append(toml_key(part))
@@ -70,6 +90,7 @@ def _where(loc: tuple[Any, ...], root: type[BaseModel], prefix: str) -> _Where:
             model = None
             continue
         model, keyed = _model_of(field.annotation)
+        tagged = _tagged(field.annotation)
         fields = list(model.model_fields) if model is not None and not keyed else []
         if model is not None and not keyed:
             field = None
@@ -169,6 +190,11 @@ def _problem(problem: Problem, where: _Where) -> str:
             return f"write a list of {bound} {most} items, not {ctx.get('actual_length', len(value) if isinstance(value, Sized) else '?')}"
         case "pattern":
             return f"write a string of the form {ctx.get('pattern')}{given}"
+        case "tag" if problem.kind == "union_tag_invalid":  # a [[minds.NAME.connectors]] table's kind
+            tag = str(ctx.get("discriminator", "kind")).strip("'")
+            return f"{tag} = {_written(ctx.get('tag'))} is not one this table takes; write one of {ctx.get('expected_tags')}"
+        case "tag":
+            return f"missing its {str(ctx.get('discriminator', 'kind')).strip(chr(39))}; write one of the kinds this table takes"
     msg = problem.msg  # a kind not met yet: pydantic's words, without its codes
     return f"{msg[:1].lower()}{msg[1:]}{given}"
 
