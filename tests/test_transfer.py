@@ -22,6 +22,7 @@ from inprocess import InProcess, start_app
 from sqlite_utils import Database
 
 from noemad.store import schema
+from test_connectors import doubles, matrix_config  # noqa: F401 - doubles is a fixture
 from noemad.store.transfer import exported_tables
 from noemad.store.transfer_ids import (
     ID_COLUMNS,
@@ -296,7 +297,7 @@ default = "Noted."
 """
 
 
-def _generate(app: InProcess, mind: str) -> None:
+def _generate(app: InProcess, mind: str, room: Any = None) -> None:
     """Give `mind` (with a scripted respond model) a row in every table a mind has: each through the API, as operators do."""
     post = lambda body: app.api("POST", f"/minds/{mind}/events", json=body)
     assert app.ctl("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always").returncode == 0
@@ -328,19 +329,34 @@ def _generate(app: InProcess, mind: str) -> None:
     app.advance(40 * 86400)
     post({"kind": "message", "author": "alice", "text": "back after a month"})
     app.settle(mind)
+    if room is not None:
+        _said_in_a_room(app, room)
     assert app.api("POST", f"/minds/{mind}/archive", json={"older_than": "35d"}).status_code == 200
     assert app.api("POST", f"/minds/{mind}/sleep", json={"for": "2h", "note": "quiet hours"}).status_code == 200
 
 
-def test_a_mind_with_every_kind_of_row_round_trips(tmp_path: Path) -> None:
+def _said_in_a_room(app: InProcess, connector: Any) -> None:
+    """A message brought in by a connector (its cursor and remote id stored with it) and the reply it sends (a delivery)."""
+    from noemad.inbox import Inbound
+    from noemad.stimuli import Message
+
+    message = Message(author="matrix:@bob:example.org", text="are the roses fine?", channel="matrix:!garden:example.org")
+    (stored,) = app.run(connector.context.ingest([Inbound(message, "$said-1", "!garden:example.org", None)], "after-1"))
+    app.settle("ada")
+    app.wait_for("ada", "delivery", int(stored.id))
+
+
+def test_a_mind_with_every_kind_of_row_round_trips(tmp_path: Path, doubles: dict[str, Any]) -> None:  # noqa: F811
     from conftest import SCRIPTED_RESPOND
     from inprocess import scripted_app
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first, again = tmp_path / "ada.noema", tmp_path / "again.noema"
-    with scripted_app(tmp_path / "a", GENERATED_SCRIPT, SCRIPTED_RESPOND) as a:
-        _generate(a, "ada")
+    # The mind's room is the host's config, not the mind's: b names it for the imported mind as its operator would.
+    room = matrix_config(tmp_path)
+    with scripted_app(tmp_path / "a", GENERATED_SCRIPT, SCRIPTED_RESPOND + "\n" + room) as a:
+        _generate(a, "ada", doubles["matrix:@ada:example.org"])
         assert a.ctl("export", "ada", str(first)).returncode == 0
         views = _views(a, "ada")
         _ids_in_data_are_declared(a)
@@ -350,7 +366,7 @@ def test_a_mind_with_every_kind_of_row_round_trips(tmp_path: Path) -> None:
         walked = _archived_walk(a, run["first_id"], "ada")
     counts = json.loads(_manifest(first)["counts"])
     assert sorted(t for t, n in counts.items() if n == 0) == [], "the generated mind leaves a table empty: the round trip does not cover it"
-    with scripted_app(tmp_path / "b", GENERATED_SCRIPT, SCRIPTED_RESPOND) as b:  # b has a mind `ada` of its own
+    with scripted_app(tmp_path / "b", GENERATED_SCRIPT, SCRIPTED_RESPOND + "\n" + room.replace("minds.ada.", "minds.ada2.")) as b:  # b has a mind `ada` of its own
         out = b.ctl("import", str(first), "--as", "ada2")
         assert out.returncode == 0, out.stderr
         assert b.ctl("export", "ada2", str(again)).returncode == 0

@@ -74,6 +74,7 @@ class Moving:
     _check_open: Callable[[], None]
     _settings_stored: Callable[..., None]
     _start_actor: Callable[..., None]
+    _minds_changed: Callable[[], None]
     counts: Counts
 
     def transfer_file(self, what: str) -> Path:
@@ -120,6 +121,7 @@ class Moving:
         db = self.store.reader()
         cycles, backlog = pending_stimuli(db, target)
         self._start_actor(mind, cycles, backlog, db)
+        self._minds_changed()  # its connectors (named in this host's config) start as a created mind's do
         log.info("%s imported mind %s (exported as %s by noemad %s): %d events", actor, target, manifest.mind, manifest.noemad_version, manifest.events)
         return MindImported.of(target, manifest)
 

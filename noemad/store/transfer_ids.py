@@ -42,6 +42,8 @@ ID_COLUMNS: dict[tuple[str, str], str] = {
     ("evidence", "belief_id"): "beliefs",
     ("evidence", "event_id"): "events",
     ("evidence", "withdrawn_by"): "events",
+    ("deliveries", "event_id"): "events",
+    ("remote_ids", "event_id"): "events",
     ("belief_history", "belief_id"): "beliefs",
     ("belief_history", "event_id"): "events",
     ("goals", "event_id"): "events",
@@ -92,7 +94,7 @@ MIND = "{mind}"
 # Integer columns that look like ids but are not (counts, positions), so the schema check passes them.
 PLAIN_COLUMNS: frozenset[tuple[str, str]] = frozenset(
     {
-        ("archives", "events"), ("archives", "cuts"), ("belief_history", "support"), ("belief_history", "contradict"), ("belief_history", "moved"), ("archived_tally", "events"), ("gate_rules", "position"), ("memories", "access_count"),
+        ("archives", "events"), ("archives", "cuts"), ("belief_history", "support"), ("belief_history", "contradict"), ("belief_history", "moved"), ("deliveries", "attempts"), ("archived_tally", "events"), ("gate_rules", "position"), ("memories", "access_count"),
         ("memory_terms", "docs"), ("notifications", "count"), ("token_ratios", "samples"), ("window_anchors", "chunk_chars"),
         *(("model_calls", f"{c}_tokens") for c in ("input", "output", "cache_read", "cache_write", "cache_write_1h")),
     }
@@ -115,6 +117,7 @@ EVENT_DATA: dict[str, tuple[tuple[str, str], ...]] = {
         ("clusters[].belief", "beliefs"), ("clusters[].belief_event", "events"), ("clusters[].memory", "memories"),
         ("clusters[].memory_event", "events"), ("clusters[].model_call", "model_calls"),
     ),
+    "delivery": (("delivery", "deliveries"),),
     "cycle_completed": (("beliefs[]", "beliefs"), ("winners[]", "{text}")),
     "cycle_started": (("held_back[].stimuli[]", "events"),),
     "events_archived": (("archive", "archives"), ("first_id", "events"), ("last_id", "events")),
