@@ -424,7 +424,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'changes', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'replica', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'changes', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'export', 'gate-status', 'goal', 'goals', 'import', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'replica', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:
