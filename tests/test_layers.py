@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("process", ("noemad.__main__", "noemad.main", "noemad.process")),
     ("api", ("noemad.api", "noemad.dashboard")),
+    ("connectors", ("noemad.connectors",)),
     ("runtime", ("noemad.runtime",)),
     ("archive", ("noemad.archive",)),
     ("gate", ("noemad.gate",)),

@@ -1,0 +1,1 @@
+"""The Matrix connector: a mind in Matrix rooms, through matrix-nio."""
