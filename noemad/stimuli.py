@@ -49,8 +49,6 @@ def _distinct(names: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-RemoteId = Annotated[str, StringConstraints(min_length=1, max_length=255, strip_whitespace=True)]
-"""An id the channel gives a message or thread (a Matrix event id, `$…`): opaque, not a name."""
 Tags = Annotated[tuple[Tag, ...], Field(max_length=50), AfterValidator(_distinct)]
 """Names wake rules match (noemad.rules), each kept once."""
 Operator = Annotated[str | None, STAMPED, OMIT_NONE]
@@ -140,8 +138,6 @@ class Message(_Stimulus):
     """Names wake rules match with tags_any, tags_all, tags_none."""
     from_self: Annotated[bool, OMIT_EMPTY] = False
     """Said from the mind's own account (e.g. its Matrix user from another client): stored, never wakes it (the `from_self` flag)."""
-    thread: Annotated[RemoteId | None, OMIT_NONE] = None
-    """The thread it was said in, as the channel names it (a Matrix thread's root event id); a reply goes to the same thread."""
     edits: Annotated[Id | None, OMIT_NONE] = None
     """The message this one corrects (an edit): its text is the corrected text."""
     operator: Operator = None

@@ -37,7 +37,7 @@ def test_a_room_message_is_a_message_from_its_author_on_the_rooms_channel() -> N
     assert s.remote_id == EVENTS["plain"]["event_id"]
     m = s.message
     assert (m.author, m.channel, m.text) == (f"matrix:{CAPTURED['alice']}", f"matrix:{CAPTURED['room']}", "the tomatoes need water")
-    assert (m.dm, m.mentions, m.bot, m.from_self, m.thread, m.reply_to, m.tags) == (False, (), False, False, None, None, ())
+    assert (m.dm, m.mentions, m.bot, m.from_self, m.reply_to, m.tags, s.thread) == (False, (), False, False, None, (), None)
 
 
 def test_a_message_in_a_direct_room_is_a_dm() -> None:
@@ -76,7 +76,7 @@ def test_a_reply_quotes_the_event_and_resolves_to_the_stimulus_it_became() -> No
 
 def test_a_thread_keeps_its_root_and_its_fallback_is_not_a_reply() -> None:
     s = said("thread")
-    assert s.message.thread == EVENTS["plain"]["event_id"]
+    assert s.thread == EVENTS["plain"]["event_id"]
     assert s.quoted is None
 
 

@@ -88,6 +88,7 @@ class Said:
     quoted: str | None = None  # the event it replies to (m.in_reply_to, not a thread's fallback)
     edited: str | None = None  # the event it edits (m.replace)
     echo_of: int | None = None  # the reply it is the room's echo of: the connector's own send
+    thread: str | None = None  # the root of the thread it was said in (m.thread): a reply goes to the same thread
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,12 @@ def translate(event: Mapping[str, Any], room: Room, me: Me) -> Change | None:
         bot=sender in me.bots or msgtype == "m.notice",
         tags=tuple(t for t in tags if re.fullmatch(r"[\w.:#@/-]{1,200}", t)),
         from_self=sender == me.user_id,
-        thread=thread if isinstance(thread, str) else None,
     )
     echo = echo_of(_dict(event.get("unsigned")).get("transaction_id")) if sender == me.user_id else None
-    return Said(event_id, message, quoted if isinstance(quoted, str) else None, edited if isinstance(edited, str) else None, echo)
+    return Said(
+        event_id, message, quoted if isinstance(quoted, str) else None, edited if isinstance(edited, str) else None, echo,
+        thread if isinstance(thread, str) else None,
+    )
 
 
 def resolve(said: Said, find: Callable[[str], int | None]) -> Message:
