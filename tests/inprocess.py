@@ -35,6 +35,7 @@ import httpx
 from noemad.api import create_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.config.files import LoadedConfig, load_config
+from noemad.connectors.manager import Connectors
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
@@ -58,6 +59,7 @@ class InProcess:
     paths: Paths
     clock: ManualClock
     sup: Supervisor
+    connectors: Connectors
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
     client: httpx.AsyncClient
@@ -154,6 +156,7 @@ class InProcess:
             if self.sup.bus:
                 self.sup.bus.close()
             await self.client.aclose()
+            await self.connectors.stop()
             await self.sup.stop()
 
         try:
@@ -244,22 +247,24 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
     thread = threading.Thread(target=loop.run_forever, name="engine", daemon=True)
     thread.start()
 
-    async def begin() -> tuple[Supervisor, httpx.AsyncClient]:
+    async def begin() -> tuple[Supervisor, Connectors, httpx.AsyncClient]:
         store = Store(paths.db_file)
         sup = Supervisor(paths, loaded, clock, store)
         await sup.start()
+        connectors = Connectors(sup)  # as the daemon does: after the supervisor starts, stopped before it stops
+        await connectors.start()
         # Like uvicorn, answer an unhandled error with a 500 rather than raise it into the test.
-        transport = httpx.ASGITransport(app=create_app(sup), raise_app_exceptions=False)
-        return sup, httpx.AsyncClient(transport=transport, base_url="http://noemad", timeout=TIMEOUT)
+        transport = httpx.ASGITransport(app=create_app(sup, connectors), raise_app_exceptions=False)
+        return sup, connectors, httpx.AsyncClient(transport=transport, base_url="http://noemad", timeout=TIMEOUT)
 
     try:
-        sup, client = asyncio.run_coroutine_threadsafe(begin(), loop).result(TIMEOUT)
+        sup, connectors, client = asyncio.run_coroutine_threadsafe(begin(), loop).result(TIMEOUT)
     except BaseException:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(TIMEOUT)
         loop.close()
         raise
-    return InProcess(home=home, paths=paths, clock=clock, sup=sup, loop=loop, thread=thread, client=client)
+    return InProcess(home=home, paths=paths, clock=clock, sup=sup, connectors=connectors, loop=loop, thread=thread, client=client)
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("cognition", ("noemad.cognition",)),
     ("models", ("noemad.models",)),
     ("governance", ("noemad.governance",)),
-    ("records", ("noemad.stimuli", "noemad.minds", "noemad.ledger", "noemad.timeline", "noemad.rules", "noemad.archive.cuts")),
+    ("records", ("noemad.stimuli", "noemad.inbox", "noemad.outbox", "noemad.minds", "noemad.ledger", "noemad.timeline", "noemad.rules", "noemad.archive.cuts")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),
     ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.fields", "noemad.names", "noemad.operator", "noemad.paths", "noemad.wire", "noemad.words", "noemad.rules.shape")),

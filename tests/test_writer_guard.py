@@ -65,7 +65,7 @@ def test_a_write_that_changes_no_rows_and_an_allowlisted_table_pass(store: Store
         lambda db: start_job(db, mind="ada", kind="reflection", trigger="operator", actor="operator", inputs={}, now=NOW)
     )
     store.writer.run_sync(lambda db: set_progress(db, job.id, 0.5, "reading"))  # a job's progress: no event
-    assert set(ALLOWLIST) == {"model_calls", "jobs.progress", "jobs.stage"}
+    assert set(ALLOWLIST) == {"model_calls", "jobs.progress", "jobs.stage", "connector_cursors"}
     with pytest.raises(UnrecordedWrite, match=r"changed rows of jobs\.error, jobs\.status and appended no event"):
         store.writer.run_sync(lambda db: db.execute("UPDATE jobs SET status = 'failed', error = 'x' WHERE id = ?", [job.id]))
     # A job that ends when the mode is not its own to move back still records its end.

@@ -73,6 +73,7 @@ from noemad.wire import dump, dump_json, extend
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
+from noemad.connectors.manager import Connectors
 from noemad.stimuli import StimulusIn
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -96,8 +97,9 @@ def _sse(event: Event) -> bytes:
     return f"id: {event.id}\nevent: {event.kind}\ndata: {json.dumps(dump(event))}\n\n".encode()
 
 
-def create_app(sup: Supervisor) -> FastAPI:
-    """Build the API over one supervisor."""
+def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI:
+    """Build the API over one supervisor and the connectors running beside it (none started when not given)."""
+    connectors = connectors if connectors is not None else Connectors(sup)
     app = FastAPI(
         title="noemad",
         version=__version__,

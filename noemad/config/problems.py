@@ -11,11 +11,26 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from noemad.config.toml import toml_key, toml_value
+
+
+def _tagged(annotation: Any) -> dict[str, type[BaseModel]]:
+    """The arms of a list of tables told apart by a tag (`[[minds.NAME.connectors]]`, by `kind`), by tag; {} if it is not one."""
+    if get_origin(annotation) is not list:
+        return {}
+    inner = get_args(annotation)[0]
+    if get_origin(inner) is Annotated:
+        inner = get_args(inner)[0]
+    arms: dict[str, type[BaseModel]] = {}
+    for arm in get_args(inner):
+        tag = arm.model_fields.get("kind") if isinstance(arm, type) and issubclass(arm, BaseModel) else None
+        for value in get_args(tag.annotation) if tag is not None else ():
+            arms[value] = arm
+    return arms
 
 
 def _model_of(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
@@ -48,11 +63,16 @@ def _where(loc: tuple[Any, ...], root: type[BaseModel], prefix: str) -> _Where:
     parts: list[str] = [prefix] if prefix else []
     model: Any = root
     keyed = False
+    tagged: dict[str, type[BaseModel]] = {}
     field: Any = None
     fields: list[str] = list(root.model_fields)
     for part in loc:
         if isinstance(part, int):  # an item of a list: privileged[2], rules[1]
             parts.append(f"{parts.pop() if parts else ''}[{part + 1}]")
+            continue
+        if tagged and part in tagged:  # the tag pydantic puts before a tagged table's key: read on in its arm
+            model, tagged, field = tagged[part], {}, None
+            fields = list(model.model_fields)
             continue
         if keyed:  # a name in a table such as [minds.NAME] or [pricing."MODEL"]
             parts.append(toml_key(part))
@@ -67,6 +87,7 @@ def _where(loc: tuple[Any, ...], root: type[BaseModel], prefix: str) -> _Where:
             model = None
             continue
         model, keyed = _model_of(field.annotation)
+        tagged = _tagged(field.annotation)
         fields = list(model.model_fields) if model is not None and not keyed else []
         if model is not None and not keyed:
             field = None
@@ -150,6 +171,10 @@ def _problem(err: dict[str, Any], where: _Where) -> str:
         return f"missing; this table needs it ({about})" if about else "missing; this table needs it"
     if kind in _NOUNS:
         return f"write {_NOUNS[kind]}{given}"
+    if kind == "union_tag_invalid":
+        return f"{ctx.get('discriminator', 'kind').strip(chr(39))} = {_written(ctx.get('tag'))} is not one this table takes; write one of {ctx.get('expected_tags')}"
+    if kind == "union_tag_not_found":
+        return f"missing its {ctx.get('discriminator', 'kind').strip(chr(39))}; write one of the kinds this table takes"
     if kind == "literal_error":
         return f"write {_choices(where.field, ctx)}{given}"
     if kind in ("int_type", "int_parsing", "int_from_float"):

@@ -41,6 +41,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from noemad.config.connectors import ConnectorSettings, check_keys
 from noemad.config.problems import describe_validation_error
 from noemad.errors import InvalidInput, RuleRefused
 from noemad.rules.shape import Behaviour, ReadRule, read_behaviour, read_rule
@@ -571,6 +572,10 @@ class MindSettings(_Section):
     gate: MindGate | None = Field(None, description="The wake rules that seed the mind; only in this file, never stored.")
     governance: MindGovernance = MindGovernance()
     archive: ArchiveOverride = ArchiveOverride()
+    connectors: Annotated[list[ConnectorSettings], AfterValidator(check_keys)] = Field(
+        default_factory=list,
+        description="[[minds.NAME.connectors]] tables: the Matrix rooms and webhooks the mind lives in; only in this file, never stored.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -618,11 +623,16 @@ def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
             f"{where}.gate: wake rules are not a stored setting; change them with `noemactl rules` (list, add, edit, rm, move, default)"
             " or the rules API, /api/v1/minds/NAME/rules"
         )
+    if "connectors" in raw:
+        raise InvalidInput(
+            f"{where}.connectors: connectors name credentials on the daemon's host, so they are not a stored setting;"
+            " write them as [[minds.NAME.connectors]] in noemad.toml and reload"
+        )
     try:
         return MindSettings.model_validate(raw)
     except ValidationError as exc:
         # `gate` is a key of the file's [minds.NAME] only: a stored setting is never offered it.
-        raise InvalidInput(describe_validation_error(exc, MindSettings, where, hidden=frozenset({"gate"}))) from None
+        raise InvalidInput(describe_validation_error(exc, MindSettings, where, hidden=frozenset({"gate", "connectors"}))) from None
 
 
 def salvage_mind_settings(raw: Any) -> tuple[MindSettings, list[str]]:

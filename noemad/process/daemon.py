@@ -14,6 +14,7 @@ import uvicorn
 
 from noemad.api import create_app
 from noemad.clock import Clock
+from noemad.connectors.manager import Connectors
 from noemad.config.files import LoadedConfig
 from noemad.paths import Paths
 from noemad.process.http import BoundedHttpToolsProtocol
@@ -94,16 +95,18 @@ class Daemon:
             if self.log_level is not None:
                 sup.log_level = self.log_level
             await sup.start()
-            await self._serve(sup, listener)
+            connectors = Connectors(sup)  # after the supervisor starts, stopped before it stops (in _serve)
+            await connectors.start()
+            await self._serve(sup, connectors, listener)
         finally:
             if listener is not None:
                 listener.close()
             os.close(data_lock)
 
-    async def _serve(self, sup: Supervisor, listener: Listener) -> None:
+    async def _serve(self, sup: Supervisor, connectors: Connectors, listener: Listener) -> None:
         loop = asyncio.get_running_loop()
         config = uvicorn.Config(
-            create_app(sup),
+            create_app(sup, connectors),
             lifespan="off",
             log_config=None,
             access_log=False,
@@ -148,6 +151,7 @@ class Daemon:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await server.shutdown(sockets=[listener.sock])
+            await connectors.stop()
             await sup.stop()
             log.info("stopped")
             for sig in STOP_SIGNALS:

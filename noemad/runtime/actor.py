@@ -128,6 +128,7 @@ class MindActor:
         self.stats = MindStats()  # counted for GET /api/v1/metrics
         self._turn_over = asyncio.Event()
         self.on_turn_done: Callable[[str], None] | None = None
+        self.on_turn: Callable[[str, bool], None] | None = None  # told (name, True) as a turn starts, (name, False) as it ends
         self.retry: TurnFailed | None = None  # the last turn failed: when its stimuli are tried again
         self._retry_timer: asyncio.Task[None] | None = None
 
@@ -356,6 +357,8 @@ class MindActor:
             self._stop_judging()  # no verdict is reached across the mind's own turn
             self._completed = False
             self.stats.wakes += 1
+            if self.on_turn:
+                self.on_turn(self.name, True)
             began = time.perf_counter()  # a duration for the metrics, never a timer: the clock is not needed
             try:
                 await self._turn(delivery)
@@ -368,6 +371,8 @@ class MindActor:
                 self.stats.turned("ok", time.perf_counter() - began)
             finally:
                 self.turn_running = False
+                if self.on_turn:
+                    self.on_turn(self.name, False)
                 self.gate.turn_ended(self._completed)
                 self._turn_over.set()
                 self._wake.set()  # what the gate held during the turn goes next

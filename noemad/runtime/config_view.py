@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from noemad.config.connectors import secret_problem
 from noemad.config.schema import Config
 from noemad.models.apikey import resolve_api_key
 from noemad.wire import wire
@@ -93,7 +94,20 @@ def leaves(model: BaseModel, prefix: str = "", set_here: bool = True) -> Iterato
 
 
 def _plain(value: Any) -> Any:
-    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value if not isinstance(value, tuple) else list(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]  # a list of tables ([[minds.NAME.connectors]]) as tables
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def _connector_secrets(sup: Supervisor) -> list[SecretState]:
+    """Each connector's secret: set (its file is there, 0600) or not, and which file; never its value."""
+    states = []
+    for name in sorted(sup.actors):
+        for index, connector in enumerate(sup.settings_of(name).connectors, 1):
+            for secret, path in connector.secret_files.items():
+                problem = secret_problem(path)
+                states.append(SecretState(f"minds.{name}.connectors[{index}].{secret}", problem is None, f"file ({path})", problem))
+    return states
 
 
 def _api_key(config: Config) -> SecretState:
@@ -135,7 +149,7 @@ def config_view(sup: Supervisor) -> ConfigView:
         file=str(sup.paths.config_file),
         loaded_from=sup.loaded.source,
         values=values,
-        secrets=[_api_key(config)],
+        secrets=[_api_key(config), *_connector_secrets(sup)],
         minds=minds,
         reload_error=sup.reload.error,
     )

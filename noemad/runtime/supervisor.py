@@ -50,6 +50,8 @@ from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.reads import Reads
+from noemad import inbox
+from noemad.inbox import Inbound
 from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
@@ -120,6 +122,11 @@ class Supervisor(Reads, Gating, Archiving):
         level = loaded.config.daemon.log_level
         self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
         self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
+        # What the edges above (the connectors) listen for, without this layer knowing them: the minds or the
+        # config they run with changed (a reload applied, a mind created or deleted), a mind's turn starting
+        # (True) or ending (False). Called on the loop; a listener must not block.
+        self.minds_listeners: list[Callable[[], None]] = []
+        self.turn_listeners: list[Callable[[str, bool], None]] = []
 
     @property
     def stopping(self) -> bool:
@@ -231,8 +238,23 @@ class Supervisor(Reads, Gating, Archiving):
             mind.name, self.store, self.clock, self.gateway, settings, gate, cycles, paused=mind.mode == "paused",
             judge=self.judge_for(mind.name),
         )
+        actor.on_turn = self._turn_changed
         self.actors[mind.name] = actor
         actor.start(backlog)
+
+    def _minds_changed(self) -> None:
+        for listener in list(self.minds_listeners):
+            try:
+                listener()
+            except Exception:  # a listener's bug must not fail the reload or the request that changed the minds
+                log.exception("a listener of the minds' changes failed")
+
+    def _turn_changed(self, mind: str, running: bool) -> None:
+        for listener in list(self.turn_listeners):
+            try:
+                listener(mind, running)
+            except Exception:  # a listener's bug must not end the mind's turn loop
+                log.exception("mind %s: a turn listener failed", mind)
 
     def _count(self, events: list[Event]) -> None:
         by_kind = self.counts.by_kind
@@ -264,6 +286,7 @@ class Supervisor(Reads, Gating, Archiving):
         mind = await self.store.writer.run(create)
         self._settings_stored([mind])
         self._start_actor(mind)
+        self._minds_changed()
         return mind
 
     async def change_settings(self, name: str, patch: dict[str, Any], actor: str = "operator") -> Mind:
@@ -296,6 +319,7 @@ class Supervisor(Reads, Gating, Archiving):
         self.counts.by_kind = {k: n for k, n in self.counts.by_kind.items() if k[0] != name}
         self.counts.governance = {k: n for k, n in self.counts.governance.items() if k[0] != name}
         self._settings_stored(forget=name)
+        self._minds_changed()
         if self.bus:
             self.bus.close_mind(name)
         log.info("deleted mind %s and its %d events", name, removed)
@@ -467,17 +491,57 @@ class Supervisor(Reads, Gating, Archiving):
             return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
 
         event, facts = await self.store.writer.run(store)
+        return self._offer(actor, event, facts)
+
+    def _offer(self, actor: MindActor, event: Event, facts: Facts) -> Ingested:
+        """Offer a committed stimulus to its mind's gate; the event with what the gate said."""
         try:
             decision = actor.offer(event, facts)
             verdict, rule, reason, due = decision.verdict.value, decision.rule, decision.reason, decision.due
         except Exception:
             # Committed: the answer is 201 whatever the gate does (a 500 would make the client store it twice),
             # and a stimulus the gate could not judge wakes the mind rather than wait unperceived.
-            log.exception("mind %s: the gate failed on stimulus %d; it wakes the mind", mind, event.id)
+            log.exception("mind %s: the gate failed on stimulus %d; it wakes the mind", event.mind, event.id)
             actor.offer_failed(event)
             verdict, rule, reason, due = "wake", None, GATE_FAILED, None
-        gate = GateDecision(verdict, rule, reason, due, actor.paused, self.gateway.configured(mind, "respond"))  # type: ignore[arg-type]
+        gate = GateDecision(verdict, rule, reason, due, actor.paused, self.gateway.configured(event.mind, "respond"))  # type: ignore[arg-type]
         return extend(event, Ingested, gate=gate)
+
+    async def ingest_from(
+        self, mind: str, connector: str, items: Sequence[Inbound], cursor: str | None, *, move_cursor: bool = True
+    ) -> list[Ingested]:
+        """Store what a connector brought, and its cursor after it, in one writer job; then offer each to the gate.
+
+        A crash leaves the whole batch and the cursor, or neither. An item
+        whose remote id the connector stored before is left out (a source that
+        sends it again stores it once). The answers are in the items' order,
+        those left out missing.
+        """
+        self._check_open()
+        actor = self.actors.get(mind)
+        if actor is None:
+            get_mind(self.store.reader(), mind)
+            raise MindNotFound(f"mind {mind!r} is not running")
+        now = self.clock.now()
+
+        def store(db: Database) -> list[tuple[Event, Facts]]:
+            seen = inbox.known(db, mind, connector, [i.remote_id for i in items if i.remote_id is not None])
+            stored: list[tuple[Event, Facts]] = []
+            for item in items:
+                if item.remote_id is not None:
+                    if item.remote_id in seen:
+                        continue
+                    seen.add(item.remote_id)  # twice in one batch is once too
+                intake.check(db, mind, item.stimulus)
+                event = append(db, item.stimulus.draft(mind), now)
+                inbox.record_remote(db, mind, connector, item, event.id)
+                stored.append((event, facts_of(db, event, mind)))
+            if move_cursor:
+                inbox.set_cursor(db, mind, connector, cursor, now)
+            return stored
+
+        stored = await self.store.writer.run(store)
+        return [self._offer(actor, event, facts) for event, facts in stored]
 
     async def stimulus_turn(self, event_id: int) -> StimulusTurn:
         """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
@@ -613,6 +677,7 @@ class Supervisor(Reads, Gating, Archiving):
         self.loaded = loaded
         self._config = with_stored(loaded.config, self._stored)
         self._config_changed()
+        self._minds_changed()
         self.reload.loaded_at = iso(self.clock.now())
         self.reload.reloads += 1
         self.reload.error = None
