@@ -23,7 +23,7 @@ from noemad.clock import Clock, ManualClock, iso
 from noemad.config.files import FileStamp, LoadedConfig
 from noemad.config.schema import Config, MindSettings, with_stored
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
-from noemad.events import Event, EventQuery, append, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
+from noemad.events import Event, EventDraft, EventQuery, append, redact, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
@@ -542,6 +542,26 @@ class Supervisor(Reads, Gating, Archiving):
 
         stored = await self.store.writer.run(store)
         return [self._offer(actor, event, facts) for event, facts in stored]
+
+    async def redact_from(self, mind: str, connector: str, remote_id: str, draft: EventDraft) -> Event | None:
+        """Take back what the stimulus a connector stored for `remote_id` said (`events.redact`), recording `draft`.
+
+        None when the connector stored nothing for it, or it was redacted before.
+        """
+        self._check_open()
+        now = self.clock.now()
+
+        def job(db: Database) -> Event | None:
+            target = inbox.find_stimulus(db, mind, connector, remote_id)
+            return None if target is None else redact(db, target, draft, now)
+
+        return await self.store.writer.run(job)
+
+    async def note_from(self, draft: EventDraft) -> Event:
+        """Record what a connector did that is no stimulus (an invite it refused): an event on the mind's timeline."""
+        self._check_open()
+        now = self.clock.now()
+        return await self.store.writer.run(lambda db: append(db, draft, now))
 
     async def stimulus_turn(self, event_id: int) -> StimulusTurn:
         """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
