@@ -34,6 +34,7 @@ from nio import (
     AsyncClient,
     AsyncClientConfig,
     DirectRoomsResponse,
+    InviteMemberEvent,
     JoinResponse,
     MessageDirection,
     RoomMessagesResponse,
@@ -262,12 +263,10 @@ class MatrixRooms:
             self._take(heard, Room(room_id, room_id in direct), events)
         for room_id, invite in answer.rooms.invite.items():
             for event in invite.invite_state:
-                source = getattr(event, "source", None)
-                if not isinstance(source, dict) or source.get("type") != "m.room.member" or source.get("state_key") != self._me.user_id:
-                    continue
-                content = source.get("content") or {}
-                if content.get("membership") == "invite":
-                    heard.invites.append((room_id, str(source.get("sender")), content.get("is_direct") is True))
+                # nio's invite events keep their content beside the source, not in it.
+                if isinstance(event, InviteMemberEvent) and event.state_key == self._me.user_id and event.membership == "invite":
+                    content = event.content if isinstance(event.content, dict) else {}
+                    heard.invites.append((room_id, str(event.sender), content.get("is_direct") is True))
         return heard
 
     def _new_join(self, event: dict[str, Any]) -> bool:

@@ -1,0 +1,202 @@
+"""The Matrix connector against a real homeserver: Synapse on loopback (tests/homeserver.py), people as nio clients.
+
+In process (tests/inprocess.py): the engine runs the mind `ada` with a
+`[[minds.ada.connectors]]` Matrix table for its account `@gardener`, on the
+manual clock; the people speak through Synapse, and what the tests assert is
+what the mind stored and what the room shows. One Synapse serves the module;
+each test makes its own people and rooms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nio import AsyncClient, RoomCreateResponse, RoomMessagesResponse, RoomSendResponse
+
+from conftest import SCRIPTED_RESPOND
+from homeserver import Homeserver, People
+from inprocess import InProcess, scripted_app
+
+SCRIPT = """
+[respond]
+default = "On it."
+"""
+WAIT = 60.0  # seconds: a bound on a homeserver that never answers, not a wait for time to pass
+_names = itertools.count(1)
+
+
+def token_file(home: Path, token: str) -> Path:
+    path = home / "gardener.token"
+    path.write_text(token + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+def matrix_config(server: Homeserver, user_id: str, token: Path, rooms: list[str], invites_from: list[str] = (), bots: list[str] = (),
+                  rules: str = "") -> str:
+    quoted = lambda items: "[" + ", ".join(f'"{i}"' for i in items) + "]"  # noqa: E731
+    return SCRIPTED_RESPOND + rules + f"""
+[[minds.ada.connectors]]
+kind = "matrix"
+homeserver = "{server.url}"
+user_id = "{user_id}"
+access_token_file = "{token}"
+rooms = {quoted(rooms)}
+invites_from = {quoted(invites_from)}
+bots = {quoted(bots)}
+"""
+
+
+@dataclass
+class Room:
+    """A mind in a Matrix room: the engine, its people, the room and the mind's account."""
+
+    engine: InProcess
+    people: People
+    room_id: str
+    mind: AsyncClient
+    clients: dict[str, AsyncClient]
+
+    def say(self, who: str, body: str, **content: Any) -> str:
+        sent = self.people.run(self.clients[who].room_send(self.room_id, "m.room.message", {"msgtype": "m.text", "body": body, **content}))
+        assert isinstance(sent, RoomSendResponse), sent
+        return str(sent.event_id)
+
+    def until(self, check: Callable[[], Any], what: str) -> Any:
+        """Wait (yielding to the engine's loop, no clock time passing) until `check()` is truthy; its value."""
+
+        async def poll() -> Any:
+            deadline = asyncio.get_running_loop().time() + WAIT
+            while True:
+                found = await asyncio.to_thread(check)
+                if found:
+                    return found
+                if asyncio.get_running_loop().time() > deadline:
+                    raise AssertionError(f"gave up waiting for {what}")
+                await asyncio.sleep(0.02)
+
+        return self.engine.run(poll())
+
+    def messages(self) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = self.engine.api("GET", "/minds/ada/events", params={"kind": "message", "limit": 1000}).json()["events"]
+        return events
+
+    def stored(self, text: str) -> dict[str, Any]:
+        return self.until(lambda: next((m for m in self.messages() if m["text"] == text), None), f"the message {text!r} stored")
+
+    def connected(self) -> None:
+        def ready() -> bool:
+            running = self.engine.connectors.of("ada")
+            return bool(running) and running[0].state().phase == "connected"
+
+        self.until(ready, "the connector connected")
+
+    def room_events(self, who: str = "alice") -> list[dict[str, Any]]:
+        """The room's message events, oldest first, as one of the people reads them."""
+        page = self.people.run(self.clients[who].room_messages(self.room_id, start="", limit=1000))
+        assert isinstance(page, RoomMessagesResponse), page
+        return [e.source for e in reversed(page.chunk) if e.source.get("type") == "m.room.message"]
+
+
+@pytest.fixture
+def garden(homeserver: Homeserver, people: People, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Room]:
+    """The mind in a room with alice and bob (and ci, a bot); `dm=True` (indirect param) makes alice's direct room instead."""
+    n = next(_names)
+    params: dict[str, Any] = getattr(request, "param", {})
+    alice, bob, ci = people.add(f"alice{n}", "Alice"), people.add(f"bob{n}", "Bob"), people.add(f"ci{n}")
+    mind = people.add(f"gardener{n}", "Gardener")
+    made = people.run(alice.room_create(invite=[bob.user_id, ci.user_id, mind.user_id]))
+    assert isinstance(made, RoomCreateResponse)
+    for who in (bob, ci):
+        people.run(who.join(made.room_id))
+    token = token_file(tmp_path, people.accounts[f"gardener{n}"].access_token)
+    config = matrix_config(homeserver, mind.user_id, token, [made.room_id], invites_from=[alice.user_id], bots=[ci.user_id],
+                           rules=params.get("rules", ""))
+    with scripted_app(tmp_path, SCRIPT, config) as engine:
+        room = Room(engine, people, made.room_id, mind, {"alice": alice, "bob": bob, "ci": ci, "mind": mind})
+        room.connected()
+        yield room
+
+
+def test_room_messages_are_stored_with_the_rooms_flags(garden: Room) -> None:
+    garden.say("alice", "the tomatoes need water")
+    plain = garden.stored("the tomatoes need water")
+    assert plain["actor"] == f"user:matrix:{garden.clients['alice'].user_id}"
+    assert plain["channel"] == f"matrix:{garden.room_id}"
+    garden.say("bob", "what do you think, Gardener?", **{"m.mentions": {"user_ids": [garden.mind.user_id]}})
+    assert garden.stored("what do you think, Gardener?")["data"]["mentions"] == ["ada"]
+    garden.say("ci", "build 812 passed")
+    assert garden.stored("build 812 passed")["data"]["bot"] is True
+
+
+def verdict(garden: Room, event_id: int) -> str | None:
+    turn: dict[str, Any] = garden.engine.api("GET", f"/events/{event_id}/turn").json()
+    return turn["verdict"]
+
+
+def test_the_minds_own_account_is_stored_as_from_self_and_never_wakes_it(garden: Room) -> None:
+    garden.say("mind", "posted from my phone")  # the mind's account, from another client: not an echo of a reply
+    own = garden.stored("posted from my phone")
+    assert own["data"]["from_self"] is True
+    assert verdict(garden, own["id"]) == "defer"
+
+
+def test_a_direct_invite_from_a_listed_person_is_joined_and_its_messages_are_dms(garden: Room) -> None:
+    alice = garden.clients["alice"]
+    made = garden.people.run(alice.room_create(invite=[garden.mind.user_id], is_direct=True))
+    assert isinstance(made, RoomCreateResponse)
+    garden.until(lambda: made.room_id in (garden.engine.connectors.of("ada")[0].state().rooms), "the mind in alice's direct room")
+    sent = garden.people.run(alice.room_send(made.room_id, "m.room.message", {"msgtype": "m.text", "body": "are you there?"}))
+    assert isinstance(sent, RoomSendResponse)
+    dm = garden.stored("are you there?")
+    assert (dm["channel"], dm["data"]["dm"]) == (f"matrix:{made.room_id}", True)
+
+
+def test_an_invite_from_a_stranger_is_refused_and_recorded(garden: Room) -> None:
+    bob = garden.clients["bob"]  # in the room, but not in invites_from
+    made = garden.people.run(bob.room_create(invite=[garden.mind.user_id]))
+    assert isinstance(made, RoomCreateResponse)
+    refused = garden.engine.wait_for("ada", "matrix_invite_refused")
+    assert refused["data"] == {"room": made.room_id, "inviter": bob.user_id, "connector": f"matrix:{garden.mind.user_id}"}
+    members = garden.people.run(bob.joined_members(made.room_id))
+    assert [m.user_id for m in members.members] == [bob.user_id]
+    assert made.room_id not in garden.engine.connectors.of("ada")[0].state().rooms
+
+
+def test_a_redaction_takes_the_text_back_from_what_the_mind_reads(garden: Room) -> None:
+    secret = garden.say("bob", "my password is hunter2")
+    stored = garden.stored("my password is hunter2")
+    garden.people.run(garden.clients["bob"].room_redact(garden.room_id, secret, reason="oops"))
+    redaction = garden.engine.wait_for("ada", "message_redacted")
+    assert redaction["causation_id"] == stored["id"]
+    assert redaction["text"] == f"redacted by matrix:{garden.clients['bob'].user_id}: oops"
+    assert garden.engine.api("GET", f"/events/{stored['id']}").json()["text"] == "(redacted)"
+    # What the mind's next turn and its judge read of the room: the conversation window, from the events.
+    from noemad.stimuli import conversation_before
+
+    window = conversation_before(garden.engine.sup.store.reader(), "ada", 10**9, 100)
+    assert not any("hunter2" in row[4] for row in window)
+
+
+def test_an_edit_is_a_message_linked_to_the_one_it_corrects(garden: Room) -> None:
+    first = garden.say("alice", "water at noon")
+    original = garden.stored("water at noon")
+    garden.say("alice", "* water at dusk", **{"m.new_content": {"msgtype": "m.text", "body": "water at dusk"},
+                                               "m.relates_to": {"rel_type": "m.replace", "event_id": first}})
+    assert garden.stored("water at dusk")["data"]["edits"] == original["id"]
+
+
+def test_an_encrypted_message_is_recorded_as_unreadable(garden: Room) -> None:
+    sent = garden.people.run(garden.clients["bob"].room_send(
+        garden.room_id, "m.room.encrypted", {"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AwgA", "device_id": "D",
+                                             "sender_key": "k", "session_id": "s"}))
+    assert isinstance(sent, RoomSendResponse)
+    unreadable = garden.until(lambda: next((m for m in garden.messages() if "encrypted" in m["data"].get("tags", [])), None), "it")
+    assert unreadable["actor"] == f"user:matrix:{garden.clients['bob'].user_id}" and "cannot read" in unreadable["text"]
