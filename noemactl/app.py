@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from noemactl import archive, background, backup, gate, minds, ops
+from noemactl import archive, background, backup, connectors, gate, minds, ops
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand, PlainGroup
 from noemactl.session import Session
@@ -820,7 +820,7 @@ def demo(
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
 # The commands other modules own, at the top level beside these (each module's Typer has no name of its own).
-for _commands in (minds.commands, background.commands, gate.commands, backup.commands, archive.commands, ops.commands):
+for _commands in (minds.commands, background.commands, gate.commands, backup.commands, archive.commands, ops.commands, connectors.commands):
     app.add_typer(_commands)
 
 

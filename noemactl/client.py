@@ -388,6 +388,16 @@ class Client:
         """One job, with its progress or outcome."""
         return self._object("GET", f"/jobs/{job_id}")
 
+    def connectors(self, mind: str | None) -> dict[str, Any]:
+        """Each connector's state and outbox (one mind's, or every mind's)."""
+        if mind is not None:
+            return self._object("GET", f"/minds/{_segment(mind)}/connectors")
+        return self._object("GET", "/connectors")
+
+    def retry_delivery(self, mind: str, delivery: int) -> dict[str, Any]:
+        """Put a given-up delivery back in the outbox."""
+        return self._object("POST", f"/minds/{_segment(mind)}/deliveries/{delivery}/retry")
+
     def jobs(self, mind: str | None, kind: str | None, limit: int) -> dict[str, Any]:
         """Background jobs, newest first."""
         params = {k: v for k, v in (("mind", mind), ("kind", kind), ("limit", limit)) if v is not None}

@@ -32,11 +32,19 @@ def secret(home: Path, name: str = "hook.secret", mode: int = 0o600) -> Path:
     return path
 
 
-def webhook_config(home: Path, *names: str) -> str:
+def webhook_config(home: Path, *names: str, extra: str = "") -> str:
     key = secret(home)
     return "".join(
-        f'[[minds.ada.connectors]]\nkind = "webhook"\nname = "{n}"\nurl = "http://127.0.0.1:9/{n}"\nsecret_file = "{key}"\n\n'
+        f'[[minds.ada.connectors]]\nkind = "webhook"\nname = "{n}"\nurl = "http://127.0.0.1:9/{n}"\nsecret_file = "{key}"\n{extra}\n'
         for n in names
+    )
+
+
+def matrix_config(home: Path, extra: str = "") -> str:
+    token = secret(home, "ada.token")
+    return (
+        '[[minds.ada.connectors]]\nkind = "matrix"\nhomeserver = "http://127.0.0.1:9"\nuser_id = "@ada:example.org"\n'
+        f'access_token_file = "{token}"\n{extra}\n'
     )
 
 
@@ -52,6 +60,9 @@ class Double:
         self.cancelled = 0
         self.ingested: list[Any] = []
         self.brought = asyncio.Event()  # set once its batch is stored (built on the engine's loop)
+        self.outcomes: list[Sent | Exception] = []  # what the next sends answer, in order; then Sent
+        self.sends: list[tuple[float, Delivery]] = []  # each send asked for, with when
+        self.sent = asyncio.Event()  # set at each send that succeeds
 
     async def run(self) -> None:
         self.runs.append(self.context.clock.now())
@@ -67,7 +78,12 @@ class Double:
             raise
 
     async def send(self, delivery: Delivery) -> Sent:
-        return Sent()
+        self.sends.append((self.context.clock.now(), delivery))
+        outcome = self.outcomes.pop(0) if self.outcomes else Sent(f"$sent{len(self.sends)}", "accepted")
+        if isinstance(outcome, Exception):
+            raise outcome
+        self.sent.set()
+        return outcome
 
     def state(self) -> ConnectorState:
         return ConnectorState(phase="connected")
@@ -75,7 +91,7 @@ class Double:
 
 @pytest.fixture
 def doubles(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """Webhook connectors built as `Double`s; the dict holds each built one by key and how the next ones behave."""
+    """Webhook and Matrix connectors built as `Double`s; the dict holds each built one by key and how the next ones behave."""
     made: dict[str, Any] = {"failures": 0, "bring": []}
 
     def build(settings: ConnectorSettings, context: ConnectorContext) -> Connector:
@@ -84,6 +100,7 @@ def doubles(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
         return double
 
     monkeypatch.setitem(kinds.FACTORIES, "webhook", build)
+    monkeypatch.setitem(kinds.FACTORIES, "matrix", build)
     yield made
 
 

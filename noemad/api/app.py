@@ -15,6 +15,7 @@ from noemad import __version__
 from noemad.api.fastpath import FastIngest, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
 from noemad.api.backup import add_backup_routes
+from noemad.api.connectors import add_connectors_routes
 from noemad.api.gate import add_gate_routes
 from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operations import add_operations_routes
@@ -74,6 +75,7 @@ from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 from noemad.connectors.manager import Connectors
+from noemad.connectors.view import connectors_view, families as view_families, summary
 from noemad.stimuli import StimulusIn
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -125,7 +127,7 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     async def status() -> dict[str, Any]:
-        return sup.status()
+        return {**sup.status(), "connectors": summary(await connectors_view(connectors))}
 
     @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
     def minds() -> dict[str, Any]:
@@ -360,7 +362,8 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     async def metrics() -> PlainTextResponse:
         """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
         # On the loop: it reads every gate; its two small grouped queries cost ~ms (bench/metrics.py).
-        return PlainTextResponse(exposition(collect(sup)), media_type=METRICS_TYPE)
+        families = collect(sup) + view_families(await connectors_view(connectors))
+        return PlainTextResponse(exposition(families), media_type=METRICS_TYPE)
 
     @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
     def usage(
@@ -411,6 +414,7 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
     add_gate_routes(api, sup)
+    add_connectors_routes(api, connectors)
     add_backup_routes(api, sup)
     add_archive_routes(api, sup)
     add_operations_routes(api, sup)

@@ -267,6 +267,15 @@ class JobsState(BaseModel):
     scheduler_looked_at: str | None = Field(description="When the scheduler last looked for due jobs (it looks every minute).")
 
 
+class MindConnectors(BaseModel):
+    """A mind's connectors in brief (`noemactl connectors MIND` has the rest)."""
+
+    connectors: int
+    up: int = Field(description="Connectors connected or syncing.")
+    pending: int = Field(description="Deliveries waiting in its outbox.")
+    given_up: int = Field(description="Deliveries given up: `noemactl connectors retry MIND DELIVERY` sends one again.")
+
+
 class StatusOut(BaseModel):
     """The daemon's state."""
 
@@ -284,6 +293,7 @@ class StatusOut(BaseModel):
     models: ModelsState
     jobs: JobsState
     stopping: bool
+    connectors: dict[str, MindConnectors] = Field(default_factory=dict, description="Each mind with connectors: how many, how many up, its outbox.")
 
 
 class ClockAdvance(BodyIn):

@@ -21,9 +21,13 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from noemad import inbox
+from noemad import inbox, outbox
 from noemad.clock import iso
+from noemad.errors import Conflict
 from noemad.events import Event, EventDraft
+from noemad.minds import get_mind
+from noemad.outbox import DeliveryRow
+from noemad.connectors.sender import Sender
 from noemad.config.connectors import SecretProblem, read_secret
 from noemad.connectors import kinds
 from noemad.connectors.port import Connector, ConnectorContext, ConnectorSettings, ConnectorState, TurnHook
@@ -95,6 +99,8 @@ class Running:
     settings: ConnectorSettings
     connector: Connector | None
     task: asyncio.Task[None] | None = None
+    sender: Sender | None = None  # the outbox's worker for this connector
+    sender_task: asyncio.Task[None] | None = None
     failures: int = 0  # in a row: the backoff's attempt
     restarts: int = 0
     backing_off: str | None = None  # why, while waiting to restart
@@ -135,6 +141,8 @@ class Connectors:
         self._started = True
         self.sup.minds_listeners.append(self.reconcile)
         self.sup.turn_listeners.append(self._turn)
+        if self.sup.bus is not None:
+            self.sup.bus.listen(self._committed)
         self.reconcile()
 
     async def stop(self) -> None:
@@ -144,6 +152,8 @@ class Connectors:
             self.sup.minds_listeners.remove(self.reconcile)
         if self._turn in self.sup.turn_listeners:
             self.sup.turn_listeners.remove(self._turn)
+        if self.sup.bus is not None:
+            self.sup.bus.unlisten(self._committed)
         await asyncio.gather(*(self._stop(r) for r in list(self.running.values())), *self._stopping)
         self.running.clear()
 
@@ -186,7 +196,11 @@ class Connectors:
             log.warning("mind %s: connector %s cannot start: %s", mind, settings.key, why)
             return Running(mind, settings, None, unavailable=why)
         running = Running(mind, settings, connector)
-        running.task = asyncio.get_running_loop().create_task(self._run(running), name=f"connector:{mind}:{settings.key}")
+        loop = asyncio.get_running_loop()
+        running.task = loop.create_task(self._run(running), name=f"connector:{mind}:{settings.key}")
+        cooldown = self.sup.settings_of(mind).notify_cooldown
+        running.sender = Sender(self.sup.store, self.sup.clock, mind, connector, cooldown)
+        running.sender_task = loop.create_task(self._send(running.sender), name=f"outbox:{mind}:{settings.key}")
         log.info("mind %s: connector %s started", mind, settings.key)
         return running
 
@@ -214,16 +228,56 @@ class Connectors:
             running.backing_off, running.retry_at = None, None
             running.restarts += 1
 
+    async def _send(self, sender: Sender) -> None:
+        """Run the connector's outbox worker; a bug in it is logged and it starts again after a backoff."""
+        failures = 0
+        while True:
+            try:
+                await sender.run()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                failures += 1
+                log.exception("mind %s: the outbox worker of %s failed; restarting it", sender.mind, sender.key)
+                await self.sup.clock.sleep(restart_delay(failures))
+
     async def _stop(self, running: Running) -> None:
         self.turn_hooks.pop((running.mind, running.key), None)
-        if running.task is not None:
-            running.task.cancel()
-            await asyncio.gather(running.task, return_exceptions=True)
+        tasks = [t for t in (running.sender_task, running.task) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _spawn_stop(self, running: Running) -> None:
         task = asyncio.get_running_loop().create_task(self._stop(running), name=f"stop:{running.mind}:{running.key}")
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
+
+    def _committed(self, events: list[Event]) -> None:
+        """New replies or notifications: their minds' outbox workers look again now."""
+        minds = {e.mind for e in events if e.kind in ("reply", "notification")}
+        for running in self.running.values():
+            if running.mind in minds and running.sender is not None:
+                running.sender.nudge()
+
+    async def retry(self, mind: str, delivery_id: int, actor: str) -> tuple[DeliveryRow, Event]:
+        """Put a given-up delivery back in the outbox, due now (`noemactl connectors retry`)."""
+        self.sup._check_open()
+        db = self.sup.store.reader()
+        get_mind(db, mind)
+        row = outbox.get_delivery(db, mind, delivery_id)
+        settings = next((c for c in self.sup.settings_of(mind).connectors if c.key == row.connector), None)
+        if settings is None:
+            raise Conflict(
+                f"delivery {delivery_id} goes to {row.connector}, which mind {mind!r} no longer has;"
+                f" add it back to [[minds.{mind}.connectors]] and reload, then retry"
+            )
+        now = self.sup.clock.now()
+        retried = await self.sup.store.writer.run(lambda db: outbox.retry(db, mind, delivery_id, settings.give_up_after, now, actor))
+        running = self.get(mind, row.connector)
+        if running is not None and running.sender is not None:
+            running.sender.nudge()
+        return retried
 
     def _turn(self, mind: str, started: bool) -> None:
         for hook in [h for (m, _), hooks in self.turn_hooks.items() if m == mind for h in hooks]:

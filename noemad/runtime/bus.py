@@ -71,6 +71,11 @@ class EventBus:
         """Call `callback(events)` on the loop for every committed batch."""
         self._listeners.append(callback)
 
+    def unlisten(self, callback: Callable[[list[Event]], None]) -> None:
+        """Stop calling `callback` (given to `listen`)."""
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+
     def subscribe(self, mind: str) -> Subscription:
         sub = Subscription(mind)
         self._subs.setdefault(mind, set()).add(sub)

@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlite_utils import Database
+
+from noemad import outbox
 from noemad.clock import Clock
+from noemad.config.connectors import ConnectorSettings
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.models import Conversation
 from noemad.store import Store
@@ -75,6 +79,21 @@ def reply_event(
     return replace(reply, text=final.text, data={"model": final.model, "stop_reason": final.stop_reason, "in_reply_to": answered.id})
 
 
-async def emit(store: Store, clock: Clock, draft: EventDraft) -> Event:
-    """Append the reply (or its failure, or its skipping) on the writer."""
-    return await store.writer.run(lambda db: append(db, draft, clock.now()))
+async def emit(store: Store, clock: Clock, draft: EventDraft, connectors: Sequence[ConnectorSettings] = ()) -> Event:
+    """Append the reply (or its failure, or its skipping) on the writer, with its deliveries in the same job.
+
+    A reply goes back through the connector that brought the message it
+    answers (to its room and thread, answering it) and to each of the mind's
+    webhooks (`connectors`: the mind's running `[[minds.NAME.connectors]]`).
+    """
+    now = clock.now()
+
+    def job(db: Database) -> Event:
+        event = append(db, draft, now)
+        if event.kind == "reply" and connectors:
+            webhooks = [c.key for c in connectors if c.kind == "webhook"]
+            routes = outbox.routes_for_reply(db, draft.causation_id, [c.key for c in connectors], webhooks)
+            outbox.enqueue(db, event, "reply", routes, {c.key: c.give_up_after for c in connectors}, now)
+        return event
+
+    return await store.writer.run(job)

@@ -91,7 +91,8 @@ async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn
         if drafted is not None:
             # A batch may be larger than an event may link: the reply names the newest of it.
             parents = turn.stimuli[-MAX_LINKS:]
-            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted, tools.skip if tools is not None else None))
+            skip = tools.skip if tools is not None else None
+            reply = await emit(store, clock, reply_event(turn.mind, message, parents, turn.cycle_id, drafted, skip), turn.settings.connectors)
             if reply.kind == "reply":  # what it said that nothing it was given supports: its own, fluent, evidence
                 said, recalled, cycle_id = reply, cycle.retrieved, turn.cycle_id
                 await store.writer.run(

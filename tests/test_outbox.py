@@ -1,0 +1,169 @@
+"""The outbox: a reply's deliveries written with it, sent by each connector's worker, retried, given up visibly.
+
+In process on the manual clock, with the connector doubles of test_connectors
+(a Matrix and a webhook table whose factories the test gives) and a scripted
+respond model that answers every message "Noted.".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import SCRIPTED_RESPOND
+from inprocess import InProcess, start_app
+from noemad.clock import parse_iso
+from noemad.connectors.port import DeliveryFailed
+from noemad.inbox import Inbound
+from noemad.stimuli import Message
+from test_connectors import doubles, matrix_config, settle, webhook_config  # noqa: F401 - doubles is a fixture
+
+SCRIPT = """
+[respond]
+default = "Noted."
+"""
+
+
+def engine_with(home: Path, connectors: str) -> InProcess:
+    (home / "script.toml").write_text(SCRIPT)
+    engine = start_app(home, SCRIPTED_RESPOND.format(script=home / "script.toml") + "\n" + connectors)
+    assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    settle(engine)
+    return engine
+
+
+@pytest.fixture
+def room(tmp_path: Path, doubles: dict[str, Any]) -> Iterator[tuple[InProcess, dict[str, Any]]]:  # noqa: F811
+    engine = engine_with(tmp_path, matrix_config(tmp_path) + webhook_config(tmp_path, "ops", extra='give_up_after = "90s"'))
+    yield engine, doubles
+    engine.stop()
+
+
+def said_in_room(engine: InProcess, double: Any, text: str, remote_id: str, thread: str | None = None) -> int:
+    """A message said in the double's room, brought in as its connector does; the stimulus' id."""
+    message = Message(author="matrix:@bob:example.org", text=text, channel="matrix:!garden:example.org")
+    (stored,) = engine.run(double.context.ingest([Inbound(message, remote_id, "!garden:example.org", thread)], f"after-{remote_id}"))
+    return int(stored.id)
+
+
+def wait_sent(engine: InProcess, double: Any) -> None:
+    async def sent() -> None:
+        await asyncio.wait_for(double.sent.wait(), 30)
+        double.sent.clear()
+
+    engine.run(sent())
+
+
+def next_delivery(engine: InProcess, since: int) -> dict[str, Any]:
+    """The first `delivery` event after id `since`, waited for as it is committed."""
+    return engine.wait_for("ada", "delivery", since)
+
+
+def deliveries(engine: InProcess, **params: Any) -> list[dict[str, Any]]:
+    """Every `delivery` event of ada, oldest first."""
+    answer = engine.api("GET", "/minds/ada/events", params={"kind": "delivery", **params})
+    return list(answer.json()["events"])
+
+
+def test_a_reply_goes_back_to_the_room_and_thread_as_an_answer_to_the_message_and_to_every_webhook(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    matrix, hook = made["matrix:@ada:example.org"], made["webhook:ops"]
+    message = said_in_room(engine, matrix, "how are the roses?", "$m1", thread="$root")
+    wait_sent(engine, matrix)
+    wait_sent(engine, hook)
+    engine.settle("ada")
+    reply = engine.wait_for("ada", "reply")
+    ((_, to_room),) = matrix.sends
+    assert (to_room.room, to_room.thread, to_room.in_reply_to) == ("!garden:example.org", "$root", "$m1")
+    assert (to_room.text, to_room.event_id, to_room.answers, to_room.what) == ("Noted.", reply["id"], message, "reply")
+    assert to_room.idempotency_key == f"noema-ada-{reply['id']}"
+    ((_, to_hook),) = hook.sends
+    assert (to_hook.room, to_hook.in_reply_to, to_hook.text, to_hook.event_id) == (None, None, "Noted.", reply["id"])
+    # Each outcome is a delivery event caused by the reply: the timeline walks message -> reply -> delivery.
+    walked = engine.api("GET", f"/events/{message}/chain", params={"forward": 3}).json()
+    kinds = {n["id"]: n["kind"] for n in walked["nodes"]}
+    sent = [e for e in deliveries(engine) if e["data"]["outcome"] == "sent"]
+    assert sorted(e["data"]["connector"] for e in sent) == ["matrix:@ada:example.org", "webhook:ops"]
+    assert all(e["causation_id"] == reply["id"] and kinds.get(e["id"]) == "delivery" for e in sent)
+    assert sent[0]["text"].startswith(f"delivered reply {reply['id']} to ")
+
+
+def test_a_reply_to_a_message_from_the_api_goes_to_the_webhooks_only(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    assert engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).status_code == 201
+    wait_sent(engine, made["webhook:ops"])
+    engine.settle("ada")
+    assert made["matrix:@ada:example.org"].sends == []
+    assert len(made["webhook:ops"].sends) == 1
+
+
+def test_transient_failures_are_retried_after_a_backoff_or_what_the_remote_side_asked(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    matrix = made["matrix:@ada:example.org"]
+    matrix.outcomes = [
+        DeliveryFailed("HTTP 502", transient=True),
+        DeliveryFailed("HTTP 429: rate limited", transient=True, retry_after=42.0),
+    ]
+    stimulus = said_in_room(engine, matrix, "hello", "$m1")
+    failed = next_delivery(engine, stimulus)
+    first = matrix.sends[0][0]
+    engine.advance(4.9)
+    settle(engine)
+    assert len(matrix.sends) == 1  # the backoff's first step is 5 s
+    engine.advance(0.1)
+    limited = next_delivery(engine, failed["id"])
+    engine.advance(41.9)
+    settle(engine)
+    assert len(matrix.sends) == 2  # then what the 429 asked: 42 s
+    engine.advance(0.1)
+    next_delivery(engine, limited["id"])
+    assert [t - first for t, _ in matrix.sends] == [0, 5, 47]
+    assert {d.idempotency_key for _, d in matrix.sends} == {matrix.sends[0][1].idempotency_key}  # one key for every attempt
+    assert [d.attempt for _, d in matrix.sends] == [1, 2, 3]
+    outcomes = [(e["data"]["outcome"], e["data"].get("error")) for e in deliveries(engine) if e["data"]["connector"].startswith("matrix")]
+    assert outcomes == [("failed", "HTTP 502"), ("failed", "HTTP 429: rate limited"), ("sent", None)]
+
+
+def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_hand(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    hook = made["webhook:ops"]
+    hook.outcomes = [DeliveryFailed("HTTP 500", transient=True) for _ in range(10)]
+    stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
+    event = next_delivery(engine, stimulus)
+    while event["data"]["outcome"] == "failed":  # 5, 10, 20, 40 s ... the last at the give-up time, 90 s after the reply
+        engine.advance(event["data"]["retry_at"] and (parse_iso(event["data"]["retry_at"]) - engine.clock.now()))
+        event = next_delivery(engine, event["id"])
+    assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 500")
+    delivery = event["data"]["delivery"]
+    assert [round(t - hook.sends[0][0]) for t, _ in hook.sends] == [0, 5, 15, 35, 75, 90]
+    (notification,) = engine.api("GET", "/minds/ada/notifications").json()["notifications"]
+    assert notification["rule"] == "delivery_given_up"
+    assert f"`noemactl connectors retry ada {delivery}`" in notification["title"]
+    # Given up: no more tries, however long one waits.
+    engine.advance(3600)
+    settle(engine)
+    assert len(hook.sends) == 6
+    # By hand: tried again at once, and sent.
+    hook.outcomes = []
+    retried = engine.api("POST", f"/minds/ada/deliveries/{delivery}/retry")
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["delivery"]["status"] == "pending"
+    sent = next_delivery(engine, retried.json()["event"])
+    assert sent["data"]["outcome"] == "sent"
+    assert [e["data"]["outcome"] for e in deliveries(engine)][-2:] == ["retried", "sent"]
+    again = engine.api("POST", f"/minds/ada/deliveries/{delivery}/retry")
+    assert again.status_code == 409
+    assert again.json()["detail"] == f"delivery {delivery} was sent; only a delivery given up can be retried by hand"
+
+
+def test_a_permanent_failure_is_given_up_at_once(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    hook = made["webhook:ops"]
+    hook.outcomes = [DeliveryFailed("HTTP 410 Gone", transient=False)]
+    stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
+    event = next_delivery(engine, stimulus)
+    assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 410 Gone (not worth retrying)")
