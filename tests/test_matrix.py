@@ -98,9 +98,9 @@ class Room:
 
         self.until(ready, "the connector connected")
 
-    def room_events(self, who: str = "alice") -> list[dict[str, Any]]:
+    def room_events(self, who: str = "alice", room: str | None = None) -> list[dict[str, Any]]:
         """The room's message events, oldest first, as one of the people reads them."""
-        page = self.people.run(self.clients[who].room_messages(self.room_id, start="", limit=1000))
+        page = self.people.run(self.clients[who].room_messages(room or self.room_id, start="", limit=1000))
         assert isinstance(page, RoomMessagesResponse), page
         return [e.source for e in reversed(page.chunk) if e.source.get("type") == "m.room.message"]
 
@@ -157,6 +157,15 @@ def test_a_direct_invite_from_a_listed_person_is_joined_and_its_messages_are_dms
     assert isinstance(sent, RoomSendResponse)
     dm = garden.stored("are you there?")
     assert (dm["channel"], dm["data"]["dm"]) == (f"matrix:{made.room_id}", True)
+    # The default rules wake the mind for a DM; its reply arrives in the DM as a Matrix reply to it.
+    reply = garden.engine.wait_for("ada", "reply")
+    assert reply["causation_id"] == dm["id"]
+    answer = garden.until(lambda: [e for e in garden.room_events("mind", made.room_id) if e["sender"] == garden.mind.user_id], "the reply")
+    assert [(e["content"]["body"], e["content"]["m.relates_to"]) for e in answer] == [("On it.", {"m.in_reply_to": {"event_id": sent.event_id}})]
+    # Sent with the reply's event id as its transaction id (the account's own reads show it): one event per reply.
+    assert answer[0]["unsigned"]["transaction_id"] == f"noema.{reply['id']}"
+    delivered = garden.engine.wait_for("ada", "delivery")
+    assert (delivered["causation_id"], delivered["data"]["remote_id"]) == (reply["id"], answer[0]["event_id"])
 
 
 def test_an_invite_from_a_stranger_is_refused_and_recorded(garden: Room) -> None:
@@ -200,3 +209,15 @@ def test_an_encrypted_message_is_recorded_as_unreadable(garden: Room) -> None:
     assert isinstance(sent, RoomSendResponse)
     unreadable = garden.until(lambda: next((m for m in garden.messages() if "encrypted" in m["data"].get("tags", [])), None), "it")
     assert unreadable["actor"] == f"user:matrix:{garden.clients['bob'].user_id}" and "cannot read" in unreadable["text"]
+
+
+def test_a_reply_to_the_minds_message_is_a_reply_to_its_reply(garden: Room) -> None:
+    garden.say("alice", "what should we plant?")
+    asked = garden.stored("what should we plant?")
+    reply = garden.engine.wait_for("ada", "reply", since=asked["id"])
+    delivered = garden.engine.wait_for("ada", "delivery", since=reply["id"])
+    mine = delivered["data"]["remote_id"]
+    garden.say("bob", "why that?", **{"m.relates_to": {"m.in_reply_to": {"event_id": mine}}})
+    assert garden.stored("why that?")["data"]["reply_to"] == reply["id"]  # the gate's `reply` flag: said to the mind
+    # The room's echo of the mind's own reply is not stored as something said to it.
+    assert [m["text"] for m in garden.messages() if m["data"].get("from_self")] == []

@@ -77,7 +77,8 @@ class Context:
         return inbox.cursor(self._sup.store.reader(), self.mind, self.key)
 
     def find_stimulus(self, remote_id: str) -> int | None:
-        return inbox.find_stimulus(self._sup.store.reader(), self.mind, self.key, remote_id)
+        db = self._sup.store.reader()
+        return inbox.find_stimulus(db, self.mind, self.key, remote_id) or outbox.delivered_as(db, self.mind, self.key, remote_id)
 
     def on_turn(self, hook: TurnHook) -> Callable[[], None]:
         hooks = self._manager.turn_hooks.setdefault((self.mind, self.key), [])

@@ -132,7 +132,8 @@ class ConnectorContext(Protocol):
         ...
 
     def find_stimulus(self, remote_id: str) -> int | None:
-        """The stimulus event `remote_id` became, if this connector stored it."""
+        """The event `remote_id` is: the stimulus this connector stored for it, or the reply it delivered as it
+        (a person quoting the mind's message replies to that reply), else None."""
         ...
 
     def on_turn(self, hook: TurnHook) -> Callable[[], None]:
