@@ -42,7 +42,8 @@ def token_file(home: Path, token: str) -> Path:
 def matrix_config(server: Homeserver, user_id: str, token: Path, rooms: list[str], invites_from: list[str] = (), bots: list[str] = (),
                   rules: str = "") -> str:
     quoted = lambda items: "[" + ", ".join(f'"{i}"' for i in items) + "]"  # noqa: E731
-    return SCRIPTED_RESPOND + rules + f"""
+    # scripted_app fills in {script}: the rest is escaped for str.format.
+    return SCRIPTED_RESPOND + (rules + f"""
 [[minds.ada.connectors]]
 kind = "matrix"
 homeserver = "{server.url}"
@@ -51,7 +52,7 @@ access_token_file = "{token}"
 rooms = {quoted(rooms)}
 invites_from = {quoted(invites_from)}
 bots = {quoted(bots)}
-"""
+""").replace("{", "{{").replace("}", "}}")
 
 
 @dataclass
@@ -221,3 +222,30 @@ def test_a_reply_to_the_minds_message_is_a_reply_to_its_reply(garden: Room) -> N
     assert garden.stored("why that?")["data"]["reply_to"] == reply["id"]  # the gate's `reply` flag: said to the mind
     # The room's echo of the mind's own reply is not stored as something said to it.
     assert [m["text"] for m in garden.messages() if m["data"].get("from_self")] == []
+
+
+CHATTY = """
+[minds.ada.gate]
+default = { debounce = { ms = 600000 } }
+
+[[minds.ada.gate.rules]]
+name = "addressed"
+match = { flags = ["dm", "mention", "reply"] }
+behaviour = "always"
+"""
+
+
+@pytest.mark.parametrize("garden", [{"rules": CHATTY}], indirect=True)
+def test_people_chatting_wait_in_a_batch_and_a_mention_wakes_the_mind(garden: Room) -> None:
+    garden.say("alice", "did the basil come up?")
+    garden.say("bob", "a few sprouts")
+    chat = [garden.stored("did the basil come up?"), garden.stored("a few sprouts")]
+    assert [verdict(garden, m["id"]) for m in chat] == ["batch", "batch"]  # two people talking: the mind waits
+    garden.say("bob", f"{garden.mind.user_id}, when do we thin them?", **{"m.mentions": {"user_ids": [garden.mind.user_id]}})
+    mention = garden.stored(f"{garden.mind.user_id}, when do we thin them?")
+    reply = garden.engine.wait_for("ada", "reply", since=mention["id"] - 1)
+    assert reply["causation_id"] == mention["id"]
+    started = garden.engine.wait_for("ada", "cycle_started", since=mention["id"])
+    assert (started["data"]["rule"], started["data"]["stimuli"]) == ("addressed", 3)
+    # The turn took the whole conversation: nothing of it waits any more.
+    assert [garden.engine.api("GET", f"/events/{m['id']}/turn").json()["waiting"] for m in chat] == [False, False]
