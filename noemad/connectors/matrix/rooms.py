@@ -38,6 +38,7 @@ from nio import (
     JoinResponse,
     MessageDirection,
     RoomMessagesResponse,
+    RoomResolveAliasResponse,
     RoomSendResponse,
     SyncResponse,
 )
@@ -121,6 +122,7 @@ class MatrixRooms:
         self._waking: set[str] = set()  # rooms whose stimuli wait for a turn: the typing notice goes there
         self._typing: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._named: set[str] = set()  # the ids of the rooms the config names
 
     # the connector protocol -------------------------------------------------
 
@@ -204,6 +206,7 @@ class MatrixRooms:
         if isinstance(direct, DirectRoomsResponse):
             listed = {room for rooms in direct.rooms.values() if isinstance(rooms, list) for room in rooms if isinstance(room, str)}
             cursor.direct = sorted(set(cursor.direct) | listed)
+        self._named = await self._resolve(client)
         first = cursor.since is None
         if first:
             # The first sync of a new connector: the rooms' history is not said to the mind, only what follows.
@@ -236,6 +239,19 @@ class MatrixRooms:
                 if item.gate is not None and item.gate.verdict in ("wake", "batch") and item.channel:
                     self._waking.add(item.channel.removeprefix("matrix:"))
             self._state.last_sync = self.ctx.clock.now()
+
+    async def _resolve(self, client: AsyncClient) -> set[str]:
+        """The ids of the rooms the config names (an alias resolved): an invite to one of them is accepted whoever sent it."""
+        ids: set[str] = set()
+        for room in self.settings.rooms:
+            if room.startswith("#"):
+                answer = await client.room_resolve_alias(room)
+                if not isinstance(answer, RoomResolveAliasResponse):
+                    raise MatrixFailed(f"cannot find the room {room}: {_error(answer)}")
+                ids.add(str(answer.room_id))
+            else:
+                ids.add(room)
+        return ids
 
     async def _join_configured(self, client: AsyncClient) -> list[str]:
         joined: list[str] = []
@@ -311,6 +327,8 @@ class MatrixRooms:
 
     async def _answer_invites(self, client: AsyncClient, invites: Sequence[tuple[str, str, bool]]) -> None:
         for room_id, inviter, direct in invites:
+            if room_id in self._named:
+                continue  # a room the config names: joined as such
             if inviter in self.settings.invites_from:
                 answer = await client.join(room_id)
                 if isinstance(answer, JoinResponse) and direct and room_id not in self._cursor.direct:
