@@ -381,6 +381,8 @@ KNOWN_KINDS: tuple[str, ...] = (
     "reflection", "consolidation", "generalisation_rejected", "job_finished", "schedule_paused", "schedule_resumed",
     # retention
     "events_archived",
+    # connectors: an outbox row's attempts; what a room took back (a redaction) or was refused (an invite)
+    "delivery", "message_redacted", "matrix_invite_refused",
 )
 MAX_QUERY_KINDS = 64  # --kind given more often than there are kinds is a mistake
 MAX_GREP = 200  # characters in a search

@@ -216,6 +216,14 @@ class Homeserver:
         return Account(user_id=got["user_id"], access_token=got["access_token"], device_id=got["device_id"])
 
 
+def unlimited(server: Homeserver, user_id: str) -> None:
+    """Exempt `user_id` from the homeserver's message rate limits (the admin API, as an admin registered for it)."""
+    admin = server.register(f"admin{os.urandom(4).hex()}", admin=True)
+    path = f"/_synapse/admin/v1/users/{user_id}/override_ratelimit"
+    with httpx.Client(base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {admin.access_token}"}) as http:
+        http.post(path, json={"messages_per_second": 0, "burst_count": 0}).raise_for_status()
+
+
 class Loop:
     """An event loop in a background thread, for the async nio clients of synchronous tests."""
 
