@@ -249,3 +249,40 @@ def test_people_chatting_wait_in_a_batch_and_a_mention_wakes_the_mind(garden: Ro
     assert (started["data"]["rule"], started["data"]["stimuli"]) == ("addressed", 3)
     # The turn took the whole conversation: nothing of it waits any more.
     assert [garden.engine.api("GET", f"/events/{m['id']}/turn").json()["waiting"] for m in chat] == [False, False]
+
+
+def test_a_send_retried_after_a_crash_posts_nothing_twice(garden: Room) -> None:
+    # The outbox sends a delivery again (same reply, same transaction id) when noemad died before it
+    # recorded the first attempt: the homeserver keeps one event per transaction id.
+    from noemad.clock import parse_iso
+    from noemad.connectors.port import Delivery
+
+    garden.say("alice", "one reply, please")
+    asked = garden.stored("one reply, please")
+    reply = garden.engine.wait_for("ada", "reply", since=asked["id"])
+    first = garden.engine.wait_for("ada", "delivery", since=reply["id"])["data"]["remote_id"]
+    connector = garden.engine.connectors.of("ada")[0].connector
+    assert connector is not None
+    again = Delivery(id=1, mind="ada", event_id=reply["id"], what="reply", text=reply["text"], at=parse_iso(reply["at"]),
+                     attempt=2, room=garden.room_id, in_reply_to=None)
+    assert garden.engine.run(connector.send(again)).remote_id == first
+    assert [e["event_id"] for e in garden.room_events() if e["sender"] == garden.mind.user_id] == [first]
+
+
+def test_a_room_the_config_drops_is_left_on_reload(garden: Room) -> None:
+    from noemad.config.files import load_config
+
+    config = garden.engine.home / "noemad.toml"
+    config.write_text(config.read_text().replace(f'rooms = ["{garden.room_id}"]', "rooms = []"))
+
+    async def reload() -> None:
+        garden.engine.sup.apply_config(load_config(config))
+
+    garden.engine.run(reload())
+    alice = garden.clients["alice"]
+
+    def left() -> bool:
+        members = garden.people.run(alice.joined_members(garden.room_id))
+        return garden.mind.user_id not in [m.user_id for m in members.members]
+
+    garden.until(left, "the mind gone from the room")
