@@ -58,6 +58,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/judge.py
 	$(VENV)/bin/python bench/growth.py
 	$(VENV)/bin/python bench/dashboard.py
+	$(VENV)/bin/python bench/rooms.py
 
 # systemd units for this machine in build/systemd (contrib/systemd/noemad.service.in):
 # ExecStart= is the noemad on PATH, or NOEMAD=/path/to/noemad.
