@@ -172,6 +172,15 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
                     f" (attempt {retry['attempt']}: {retry['error']})",
                 )
             )
+    for name, c in sorted((data.get("connectors") or {}).items()):
+        line = Text.assemble(
+            ("connectors", "bold"),
+            f" {name}: {c['up']} of {plural(c['connectors'], 'connector')} up, {c['pending']} pending",
+        )
+        if c["given_up"]:  # a reply that never arrived: the operator sees it here too
+            line.append(f", {c['given_up']} given up", style="bold red")
+            line.append(f" (noemactl connectors {name})")
+        out.append(line)
     counts = data["counts"]
     out.append(
         Text(

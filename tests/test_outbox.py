@@ -143,6 +143,13 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     (notification,) = engine.api("GET", "/minds/ada/notifications").json()["notifications"]
     assert notification["rule"] == "delivery_given_up"
     assert f"`noemactl connectors retry ada {delivery}`" in notification["title"]
+    # Visible: in status, noemactl connectors, and the metrics.
+    assert "connectors ada: 2 of 2 connectors up, 0 pending, 1 given up (noemactl connectors ada)" in engine.ctl("status").stdout
+    shown = engine.ctl("connectors", "ada").stdout
+    assert f"ada webhook:ops: delivery {delivery} (reply " in shown
+    assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    metrics = engine.api("GET", "/metrics").text
+    assert 'noemad_deliveries{mind="ada",connector="webhook:ops",status="given_up"} 1' in metrics
     # Given up: no more tries, however long one waits.
     engine.advance(3600)
     settle(engine)
@@ -167,3 +174,19 @@ def test_a_permanent_failure_is_given_up_at_once(room: tuple[InProcess, dict[str
     stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
     event = next_delivery(engine, stimulus)
     assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 410 Gone (not worth retrying)")
+
+
+def test_a_webhook_that_asks_for_notifications_gets_each_new_one_and_the_others_do_not(tmp_path: Path, doubles: dict[str, Any]) -> None:  # noqa: F811
+    engine = engine_with(tmp_path, webhook_config(tmp_path, "ops") + webhook_config(tmp_path, "pager", extra="notifications = true"))
+    try:
+        seen = {"source": "smoke-detector", "text": "smoke in the greenhouse", "data": {"salience": 0.95}}
+        stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "observation", **seen}).json()["id"]
+        notification = engine.wait_for("ada", "notification", stimulus)
+        pager, ops = doubles["webhook:pager"], doubles["webhook:ops"]
+        wait_sent(engine, pager)
+        ((_, sent),) = pager.sends
+        assert (sent.what, sent.event_id, sent.text) == ("notification", notification["id"], notification["text"])
+        engine.settle("ada")
+        assert ops.sends == []  # no reply (an observation is not answered), and it did not ask for notifications
+    finally:
+        engine.stop()

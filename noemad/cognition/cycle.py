@@ -200,6 +200,7 @@ def cycle(
         cycle_id=cycle_id,
         now=now,
         candidates=notifications.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
+        connectors=settings.connectors,
     )
     return result
 

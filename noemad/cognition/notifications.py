@@ -73,6 +73,8 @@ from noemad.cognition.goals import GoalChange
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.predictions import Resolution
 from noemad.cognition.thoughts import Thought
+from noemad import outbox
+from noemad.config.connectors import ConnectorSettings, WebhookConnector
 from noemad.config.schema import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
@@ -444,9 +446,17 @@ def _open_within(db: Database, mind: str, key: str, since: float) -> Notificatio
     return None if row is None else _row(row)
 
 
-def notify(db: Database, *, mind: str, candidates: Sequence[Candidate], cycle_id: str | None, now: float) -> list[Event]:
-    """Store each candidate as a notification, or count it as a repeat (a writer job). Returns the events written."""
+def notify(
+    db: Database, *, mind: str, candidates: Sequence[Candidate], cycle_id: str | None, now: float,
+    connectors: Sequence[ConnectorSettings] = (),
+) -> list[Event]:
+    """Store each candidate as a notification, or count it as a repeat (a writer job). Returns the events written.
+
+    A new notification goes to each of `connectors` (the mind's) that is a
+    webhook asking for notifications, through the outbox, in this same job.
+    """
     at = iso(now)
+    webhooks = [c for c in connectors if isinstance(c, WebhookConnector) and c.notifications]
     written: list[Event] = []
     for candidate in candidates:
         existing = _open_within(db, mind, candidate.key, now - candidate.cooldown) if candidate.cooldown > 0 else None
@@ -504,6 +514,9 @@ def notify(db: Database, *, mind: str, candidates: Sequence[Candidate], cycle_id
             now,
         )
         db.execute("UPDATE notifications SET event_id = ?, last_event_id = ? WHERE id = ?", [event.id, event.id, notification_id])
+        if webhooks:
+            routes = [outbox.Route(c.key) for c in webhooks]
+            outbox.enqueue(db, event, "notification", routes, {c.key: c.give_up_after for c in webhooks}, now)
         written.append(event)
     return written
 

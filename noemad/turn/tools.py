@@ -268,7 +268,7 @@ class MindTools:
             cycle_id=self._cycle_id, channel=self._answered.channel, refs=(Ref("model_call", call),) if call is not None else (),
         )
         found = notifications.evaluate(db, mind=self._mind, settings=self._settings, events=[denied], winners=[])
-        notifications.notify(db, mind=self._mind, candidates=found, cycle_id=self._cycle_id, now=now)
+        notifications.notify(db, mind=self._mind, candidates=found, cycle_id=self._cycle_id, now=now, connectors=self._settings.connectors)
         return result, is_error
 
     def _job(self, use: ToolUse) -> Callable[[Database], str]:
