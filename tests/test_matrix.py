@@ -10,6 +10,7 @@ each test makes its own people and rooms.
 from __future__ import annotations
 
 import asyncio
+import json
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -286,3 +287,10 @@ def test_a_room_the_config_drops_is_left_on_reload(garden: Room) -> None:
         return garden.mind.user_id not in [m.user_id for m in members.members]
 
     garden.until(left, "the mind gone from the room")
+
+
+def test_the_homeserver_reaches_nothing_beyond_loopback(homeserver: Homeserver) -> None:
+    # No federation, no key server (Synapse's default is matrix.org): the tests need no network.
+    config = json.loads((homeserver.place / "homeserver.yaml").read_text())
+    assert config["trusted_key_servers"] == [] and config["federation_domain_whitelist"] == []
+    assert [(lis["bind_addresses"], lis["resources"][0]["names"]) for lis in config["listeners"]] == [(["127.0.0.1"], ["client"])]
