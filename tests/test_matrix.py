@@ -13,6 +13,7 @@ import asyncio
 import json
 import itertools
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,19 +73,15 @@ class Room:
         return str(sent.event_id)
 
     def until(self, check: Callable[[], Any], what: str) -> Any:
-        """Wait (yielding to the engine's loop, no clock time passing) until `check()` is truthy; its value."""
-
-        async def poll() -> Any:
-            deadline = asyncio.get_running_loop().time() + WAIT
-            while True:
-                found = await asyncio.to_thread(check)
-                if found:
-                    return found
-                if asyncio.get_running_loop().time() > deadline:
-                    raise AssertionError(f"gave up waiting for {what}")
-                await asyncio.sleep(0.02)
-
-        return self.engine.run(poll())
+        """Wait until `check()` is truthy (Synapse and the engine work at their own pace; no clock time passes); its value."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            found = check()
+            if found:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError(f"gave up waiting for {what}")
+            time.sleep(0.02)
 
     def messages(self) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self.engine.api("GET", "/minds/ada/events", params={"kind": "message", "limit": 1000}).json()["events"]
@@ -294,3 +291,31 @@ def test_the_homeserver_reaches_nothing_beyond_loopback(homeserver: Homeserver) 
     config = json.loads((homeserver.place / "homeserver.yaml").read_text())
     assert config["trusted_key_servers"] == [] and config["federation_domain_whitelist"] == []
     assert [(lis["bind_addresses"], lis["resources"][0]["names"]) for lis in config["listeners"]] == [(["127.0.0.1"], ["client"])]
+
+
+def test_the_mind_shows_as_typing_in_the_room_while_its_turn_runs(garden: Room, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inprocess import hold_turns
+
+    release = garden.engine.run(_held(monkeypatch, hold_turns))
+    alice = garden.clients["alice"]
+    first = garden.people.run(alice.sync(timeout=0))
+    since = first.next_batch
+    garden.say("alice", "take your time")
+    garden.stored("take your time")
+
+    def typing() -> list[str]:
+        nonlocal since
+        answer = garden.people.run(alice.sync(timeout=1000, since=since))
+        since = answer.next_batch
+        room = answer.rooms.join.get(garden.room_id)
+        events = room.ephemeral if room is not None else []
+        return [u for e in events if getattr(e, "users", None) is not None for u in e.users] or []
+
+    assert garden.until(lambda: garden.mind.user_id in typing(), "the mind typing") is True
+    garden.engine.loop.call_soon_threadsafe(release.set)
+    garden.engine.wait_for("ada", "reply")
+    garden.until(lambda: typing() == [] or None, "the typing notice off")
+
+
+async def _held(monkeypatch: pytest.MonkeyPatch, hold: Callable[[Any], asyncio.Event]) -> asyncio.Event:
+    return hold(monkeypatch)  # on the engine's loop: the event belongs to it
