@@ -56,18 +56,10 @@ def connectors_retry(
     s.present(data, json, lambda: Text(f"delivery {row['id']} ({row['what']} {row['event_id']} to {row['connector']}) is pending again; it is sent now"))
 
 
-def _ago(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 120:
-        return f"{seconds:.0f}s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f}m"
-    return f"{seconds / 3600:.1f}h"
-
-
 def connectors_view(connectors: list[dict[str, Any]], mind: str | None) -> list[Any]:
     """A table of connectors, then each one's deliveries given up and its last error."""
+    from noemactl.render import duration, when
+
     if not connectors:
         where = f"mind {mind}" if mind else "any mind"
         return [Text(f"no connectors for {where}; add [[minds.NAME.connectors]] tables to noemad.toml and reload")]
@@ -82,11 +74,11 @@ def connectors_view(connectors: list[dict[str, Any]], mind: str | None) -> list[
             phase += f" ({state['why']})"
         out = c["outbox"]
         table.add_row(
-            c["mind"], c["key"], phase, ", ".join(state.get("rooms", [])) or "-", state.get("last_sync", "-"),
-            str(out["pending"]), str(out["given_up"]), _ago(out.get("lag_s")),
+            c["mind"], c["key"], phase, ", ".join(state.get("rooms", [])) or "-", when(state.get("last_sync")),
+            str(out["pending"]), str(out["given_up"]), duration(out["lag_s"]) if out.get("lag_s") is not None else "-",
         )
         if state.get("last_error"):
-            notes.append(Text(f"{c['mind']} {c['key']}: last error at {state.get('last_error_at', '?')}: {state['last_error']}"))
+            notes.append(Text(f"{c['mind']} {c['key']}: last error at {when(state.get('last_error_at'))}: {state['last_error']}"))
         for row in c["given_up"]:
             notes.append(Text(
                 f"{c['mind']} {c['key']}: delivery {row['id']} ({row['what']} {row['event_id']}) given up after {row['attempts']}"

@@ -689,6 +689,21 @@ def tables(model: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield from tables(inner, f"{dotted}.")
 
 
+def tagged_tables(model: Any, prefix: str = "") -> Iterator[tuple[str, str, Any]]:
+    """(dotted name, tag, model) for every arm of a list of tables told apart by `kind` ([[minds.NAME.connectors]])."""
+    for dotted, inner in [("", model), *tables(model, prefix)]:
+        for name, field in inner.model_fields.items():
+            if typing.get_origin(field.annotation) is not list:
+                continue
+            item = typing.get_args(field.annotation)[0]
+            if typing.get_origin(item) is typing.Annotated:
+                item = typing.get_args(item)[0]
+            for arm in typing.get_args(item):
+                tag = arm.model_fields.get("kind") if is_model(arm) else None
+                if tag is not None and typing.get_origin(tag.annotation) is Literal:
+                    yield f"{dotted}.{name}" if dotted else name, typing.get_args(tag.annotation)[0], arm
+
+
 def keys(model: Any) -> list[tuple[str, Any]]:
     """The (name, FieldInfo) of a table's scalar keys."""
     return [(name, field) for name, field in model.model_fields.items() if table_model(field.annotation) is None]
@@ -906,6 +921,14 @@ def render_config(config: Any | None = None) -> str:
             lines += [esc(doc)]
         for key, field in keys(model):
             lines += key_entry(key, field)
+    for name, tag, model in tagged_tables(config):
+        lines += section(f"[[{name}]] kind = {toml_value(tag)}")
+        doc = clean_help(model.__doc__).replace("`", "")
+        if doc:
+            lines += [esc(sentence(doc))]
+        for key, field in keys(model):
+            if key != "kind":
+                lines += key_entry(key, field)
     lines += section("MIND SETTINGS") + paragraphs(CONFIG_MINDS)
     lines += section("WAKE RULES") + paragraphs(CONFIG_GATE)
     lines += section("GOVERNANCE") + paragraphs(CONFIG_GOVERNANCE)

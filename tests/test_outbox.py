@@ -58,9 +58,13 @@ def wait_sent(engine: InProcess, double: Any) -> None:
     engine.run(sent())
 
 
-def next_delivery(engine: InProcess, since: int) -> dict[str, Any]:
-    """The first `delivery` event after id `since`, waited for as it is committed."""
-    return engine.wait_for("ada", "delivery", since)
+def next_delivery(engine: InProcess, since: int, connector: str | None = None) -> dict[str, Any]:
+    """The first `delivery` event after id `since` (of `connector`, if given), waited for as it is committed."""
+    while True:
+        event = engine.wait_for("ada", "delivery", since)
+        if connector is None or event["data"]["connector"] == connector:
+            return event
+        since = event["id"]
 
 
 def deliveries(engine: InProcess, **params: Any) -> list[dict[str, Any]]:
@@ -73,9 +77,8 @@ def test_a_reply_goes_back_to_the_room_and_thread_as_an_answer_to_the_message_an
     engine, made = room
     matrix, hook = made["matrix:@ada:example.org"], made["webhook:ops"]
     message = said_in_room(engine, matrix, "how are the roses?", "$m1", thread="$root")
-    wait_sent(engine, matrix)
-    wait_sent(engine, hook)
-    engine.settle("ada")
+    next_delivery(engine, message, matrix.key)
+    next_delivery(engine, message, hook.key)
     reply = engine.wait_for("ada", "reply")
     ((_, to_room),) = matrix.sends
     assert (to_room.room, to_room.thread, to_room.in_reply_to) == ("!garden:example.org", "$root", "$m1")
@@ -94,8 +97,8 @@ def test_a_reply_goes_back_to_the_room_and_thread_as_an_answer_to_the_message_an
 
 def test_a_reply_to_a_message_from_the_api_goes_to_the_webhooks_only(room: tuple[InProcess, dict[str, Any]]) -> None:
     engine, made = room
-    assert engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).status_code == 201
-    wait_sent(engine, made["webhook:ops"])
+    stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
+    next_delivery(engine, stimulus, "webhook:ops")
     engine.settle("ada")
     assert made["matrix:@ada:example.org"].sends == []
     assert len(made["webhook:ops"].sends) == 1
@@ -109,18 +112,18 @@ def test_transient_failures_are_retried_after_a_backoff_or_what_the_remote_side_
         DeliveryFailed("HTTP 429: rate limited", transient=True, retry_after=42.0),
     ]
     stimulus = said_in_room(engine, matrix, "hello", "$m1")
-    failed = next_delivery(engine, stimulus)
+    failed = next_delivery(engine, stimulus, matrix.key)
     first = matrix.sends[0][0]
     engine.advance(4.9)
     settle(engine)
     assert len(matrix.sends) == 1  # the backoff's first step is 5 s
     engine.advance(0.1)
-    limited = next_delivery(engine, failed["id"])
+    limited = next_delivery(engine, failed["id"], matrix.key)
     engine.advance(41.9)
     settle(engine)
     assert len(matrix.sends) == 2  # then what the 429 asked: 42 s
     engine.advance(0.1)
-    next_delivery(engine, limited["id"])
+    next_delivery(engine, limited["id"], matrix.key)
     assert [t - first for t, _ in matrix.sends] == [0, 5, 47]
     assert {d.idempotency_key for _, d in matrix.sends} == {matrix.sends[0][1].idempotency_key}  # one key for every attempt
     assert [d.attempt for _, d in matrix.sends] == [1, 2, 3]
@@ -133,10 +136,10 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     hook = made["webhook:ops"]
     hook.outcomes = [DeliveryFailed("HTTP 500", transient=True) for _ in range(10)]
     stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
-    event = next_delivery(engine, stimulus)
+    event = next_delivery(engine, stimulus, hook.key)
     while event["data"]["outcome"] == "failed":  # 5, 10, 20, 40 s ... the last at the give-up time, 90 s after the reply
-        engine.advance(event["data"]["retry_at"] and (parse_iso(event["data"]["retry_at"]) - engine.clock.now()))
-        event = next_delivery(engine, event["id"])
+        engine.advance(parse_iso(event["data"]["retry_at"]) - engine.clock.now())
+        event = next_delivery(engine, event["id"], hook.key)
     assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 500")
     delivery = event["data"]["delivery"]
     assert [round(t - hook.sends[0][0]) for t, _ in hook.sends] == [0, 5, 15, 35, 75, 90]
@@ -148,6 +151,9 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     shown = engine.ctl("connectors", "ada").stdout
     assert f"ada webhook:ops: delivery {delivery} (reply " in shown
     assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    page = engine.run(engine.client.get("/minds/ada")).text
+    assert 'id="connectors"' in page and "webhook:ops" in page and "HTTP 500" in page
+    assert f"/api/v1/minds/ada/deliveries/{delivery}/retry" in page  # the Retry button of the delivery given up
     metrics = engine.api("GET", "/metrics").text
     assert 'noemad_deliveries{mind="ada",connector="webhook:ops",status="given_up"} 1' in metrics
     # Given up: no more tries, however long one waits.
@@ -159,7 +165,7 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     retried = engine.api("POST", f"/minds/ada/deliveries/{delivery}/retry")
     assert retried.status_code == 200, retried.text
     assert retried.json()["delivery"]["status"] == "pending"
-    sent = next_delivery(engine, retried.json()["event"])
+    sent = next_delivery(engine, retried.json()["event"], hook.key)
     assert sent["data"]["outcome"] == "sent"
     assert [e["data"]["outcome"] for e in deliveries(engine)][-2:] == ["retried", "sent"]
     again = engine.api("POST", f"/minds/ada/deliveries/{delivery}/retry")
@@ -172,7 +178,7 @@ def test_a_permanent_failure_is_given_up_at_once(room: tuple[InProcess, dict[str
     hook = made["webhook:ops"]
     hook.outcomes = [DeliveryFailed("HTTP 410 Gone", transient=False)]
     stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
-    event = next_delivery(engine, stimulus)
+    event = next_delivery(engine, stimulus, hook.key)
     assert (event["data"]["outcome"], event["data"]["error"]) == ("given_up", "HTTP 410 Gone (not worth retrying)")
 
 

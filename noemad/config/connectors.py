@@ -97,7 +97,7 @@ class _Connector(BaseModel):
 
     give_up_after: Span = Field(
         _span(DEFAULT_GIVE_UP),
-        description="How long the outbox retries a delivery before giving it up (a notification says so; `noemactl connectors retry` sends it again): seconds or a span.",
+        description="How long the outbox retries a delivery before giving it up (a notification says so; noemactl connectors retry sends it again): seconds or a span.",
     )
 
     @property
@@ -151,7 +151,7 @@ class WebhookConnector(_Connector):
     kind: Literal["webhook"]
     url: str = Field(description="Where each delivery is POSTed.")
     secret_file: SecretFile = Field(description="The file (mode 0600) holding the HMAC-SHA256 signing secret.")
-    name: str | None = Field(None, description="The webhook's name in `noemactl connectors` (default: its URL).")
+    name: str | None = Field(None, description="The webhook's name in noemactl connectors (default: its URL).")
     notifications: bool = Field(False, description="Also POST each of the mind's notifications, not only its replies.")
     timeout: Annotated[float, Field(gt=0, le=120)] = Field(10.0, description="Seconds one POST may take.")
 

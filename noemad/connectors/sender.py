@@ -77,11 +77,16 @@ class Sender:
             if due:
                 await self._attempt(due[0])
                 continue
-            wait = min((r.next_at for r in rows), default=now + IDLE) - now
-            await self._wait(wait)
+            await self._wait(min((r.next_at for r in rows), default=now + IDLE))
 
-    async def _wait(self, seconds: float) -> None:
-        sleep = asyncio.ensure_future(self.clock.sleep(seconds))
+    async def _wait(self, until: float) -> None:
+        """Wait until the clock reaches `until`, or a nudge."""
+
+        async def sleep_until() -> None:
+            # Measured from the clock when the task starts, not when it was made: time moved in between is not waited twice.
+            await self.clock.sleep(until - self.clock.now())
+
+        sleep = asyncio.ensure_future(sleep_until())
         nudged = asyncio.ensure_future(self._nudged.wait())
         try:
             await asyncio.wait({sleep, nudged}, return_when=asyncio.FIRST_COMPLETED)

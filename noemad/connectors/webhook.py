@@ -115,12 +115,15 @@ class Webhook:
         status = response.status_code
         if 200 <= status < 300:
             self._state.last_sync = self.context.clock.now()
+            self._state.phase, self._state.why = "connected", None
             return Sent(detail=f"HTTP {status}")
         transient = status in _TRANSIENT or status >= 500
         raise self._failed(f"HTTP {status}", transient, retry_after(response, now) if transient else None)
 
     def _failed(self, reason: str, transient: bool, wait: float | None) -> DeliveryFailed:
+        # Not up until a POST is accepted again: `connectors` and status say so, and why.
         self._state.last_error, self._state.last_error_at = reason, self.context.clock.now()
+        self._state.phase, self._state.why = "backing_off", f"its last POST failed: {reason}"
         return DeliveryFailed(reason, transient=transient, retry_after=wait)
 
     def state(self) -> ConnectorState:

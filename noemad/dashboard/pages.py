@@ -145,6 +145,7 @@ async def mind_page(api: Reader, name: str, query: dict[str, str]) -> str:
         [[u["role"], u["calls"], u["ok"], u["failed"], u["input_tokens"], u["cache_read_tokens"], u["output_tokens"], f"${u['cost_usd']:.4f}", pct(u["cache_hit_rate"])] for u in usage],
         "Model spend by role", "No model calls yet (no model configured, or none needed).")))
     parts.append(await _gate(api, m))
+    parts.append(await _connectors(api, m))
     parts.append(section("Live events", "live",
                          tag("p", "New events appear here as the mind writes them.", class_="hint"),
                          tag("ol", join(tag("li", tag("a", f"#{e['id']}", href=f"/events/{e['id']}/timeline"), f" {e['kind']} · {e['actor']} · {short(e.get('text'), 100)}")
@@ -225,6 +226,25 @@ async def _gate(api: Reader, m: str) -> Markup:
         facts.append(f"governance off: {governance['off']}")
     return section("Rules and gate", "gate", tag("ul", join(tag("li", f) for f in facts)),
                    table(["Order", "Rule", "Matches", "Behaviour"], rows, "Wake rules in the order they are asked", "No wake rules: the default decides."))
+
+
+async def _connectors(api: Reader, m: str) -> Markup:
+    listed = (await api.get(f"/minds/{m}/connectors"))["connectors"]
+    rows = []
+    for c in listed:
+        state = c["state"]
+        phase = state["phase"].replace("_", " ") + (f" ({state['why']})" if state.get("why") else "")
+        out = c["outbox"]
+        rows.append([c["key"], phase, ", ".join(state.get("rooms") or []) or "–", when(state.get("last_sync")), out["pending"], out["sent"],
+                     out["given_up"], f"{out['lag_s']:.0f} s" if out.get("lag_s") is not None else "–", state.get("last_error") or ""])
+    given_up = [[d["id"], c["key"], d["what"], tag("a", f"#{d['event_id']}", href=f"/events/{d['event_id']}/timeline"), d["attempts"],
+                 d.get("last_error") or "", action("Retry", "POST", f"/minds/{m}/deliveries/{d['id']}/retry")]
+                for c in listed for d in c["given_up"]]
+    return section("Connectors", "connectors",
+                   table(["Connector", "State", "Rooms", "Last sync", "Pending", "Sent", "Given up", "Lag", "Last error"], rows,
+                         "The rooms and webhooks it lives in, and their outboxes", "No connectors: add [[minds.NAME.connectors]] to noemad.toml."),
+                   table(["Delivery", "Connector", "What", "Event", "Attempts", "Error", ""], given_up,
+                         "Deliveries given up (Retry sends one again)", "No delivery given up.") if given_up else "")
 
 
 # --- Background ------------------------------------------------------------------------------
