@@ -118,8 +118,8 @@ give_up_after = "1d"
 
 
 @pytest.fixture
-def garden(place: Path, homeserver: Homeserver, people: People) -> Iterator[Garden]:
-    made = Garden(place, homeserver, people)
+def garden(place: Path, homeserver: Homeserver, people: People, request: pytest.FixtureRequest) -> Iterator[Garden]:
+    made = Garden(place, homeserver, people, getattr(request, "param", ""))
     yield made
     made.stop()
 
@@ -179,3 +179,20 @@ def test_the_access_token_is_in_no_log_line_no_config_show_and_no_event(garden: 
     for where, text in (("the log", garden.daemon.stderr()), ("config show", shown.stdout), ("the events", json.dumps(events))):
         assert garden.token not in text, where
     assert "access_token_file" in shown.stdout
+
+
+@pytest.mark.parametrize("garden", [QUIET], indirect=True)
+def test_more_than_a_sync_holds_said_while_noemad_was_down_is_all_stored_in_order(garden: Garden) -> None:
+    # Past TIMELINE (200) messages, the first sync after the restart is cut short (`limited`): the rest is read
+    # from /messages back to the stored token.
+    from noemad.connectors.matrix.rooms import TIMELINE
+
+    garden.say("before")
+    poll(lambda: garden.texts("message") == ["before"], "the first message stored")
+    garden.kill()
+    said = [f"while away {i}" for i in range(TIMELINE + 20)]
+    for text in said:
+        garden.say(text)
+    garden.restart()
+    poll(lambda: len(garden.texts("message")) >= len(said) + 1, "everything said while away stored")
+    assert garden.texts("message") == ["before", *said]

@@ -57,6 +57,7 @@ SYNC_FILTER: dict[str, Any] = {
     "presence": {"not_types": ["*"]},
 }
 TYPING_MS = 30_000
+ECHOES = 1000  # the mind's own sends remembered, so the room's echo of each is known without a read
 
 
 class MatrixFailed(Exception):
@@ -171,7 +172,7 @@ class MatrixRooms:
                 await client.close()
         if isinstance(answer, RoomSendResponse):
             event_id = str(answer.event_id)
-            self._echoes[event_id] = delivery.event_id
+            self._echo(event_id, delivery.event_id)
             return Sent(remote_id=event_id, detail=f"in {delivery.room}")
         status = getattr(getattr(answer, "transport_response", None), "status", None)
         code = getattr(answer, "status_code", None)
@@ -295,7 +296,7 @@ class MatrixRooms:
             change = translate(event, room, self._me)
             if isinstance(change, Said):
                 if change.echo_of is not None:
-                    self._echoes[change.remote_id] = change.echo_of
+                    self._echo(change.remote_id, change.echo_of)
                 heard.said.append((room.room_id, change))
             elif isinstance(change, Redacted):
                 heard.redacted.append(change)
@@ -340,6 +341,12 @@ class MatrixRooms:
                 f"refused an invite to {room_id} from {inviter}: not in invites_from",
                 {"room": room_id, "inviter": inviter, "connector": self.key},
             )
+
+    def _echo(self, remote_id: str, reply: int) -> None:
+        # The newest ones only: an older echo's reply is found through the outbox (`find_stimulus`).
+        self._echoes[remote_id] = reply
+        if len(self._echoes) > ECHOES:
+            del self._echoes[next(iter(self._echoes))]
 
     def _inbound(self, room: str, said: Said) -> Inbound:
         return Inbound(resolve(said, self._find), said.remote_id, room, said.thread)
