@@ -8,7 +8,10 @@ What is measured (a real noemad on the system clock, a real Synapse on
     (seen by alice's sync): p50, p99;
   * load: 20 senders each sending `--per-sender` messages as fast as the
     homeserver takes them: messages per second from the first send to the
-    last stimulus committed, and every message stored exactly once.
+    last stimulus committed, and every message stored exactly once;
+  * catch-up: the same load said while noemad is stopped (SIGSTOP), then
+    taken in at the connector's own pace once it goes on (SIGCONT): its
+    first sync is cut short and the rest read from /messages.
 
 The mind's rules defer everything but "ping" messages (which always wake it):
 the load phase measures the connector and the store, not turns.
@@ -22,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -97,7 +101,7 @@ def check_sent(sent: Any) -> None:
     assert isinstance(sent, RoomSendResponse), sent
 
 
-async def bench(people: People, socket: Path, room: str, mind_id: str, senders: list[AsyncClient], alice: AsyncClient,
+async def bench(people: People, socket: Path, pid: int, room: str, mind_id: str, senders: list[AsyncClient], alice: AsyncClient,
                 samples: int, per_sender: int) -> None:
     stream = Stream(socket)
     follower = asyncio.create_task(stream.follow())
@@ -148,6 +152,19 @@ async def bench(people: People, socket: Path, room: str, mind_id: str, senders: 
     print(f"load: {total} messages from {len(senders)} senders: sent in {sent_at - began:.1f} s, all stored after {done - began:.1f} s:"
           f" {total / (done - began):.0f} messages/s; stored {len(stored)}, distinct {len(set(stored))}, lost {total - len(set(stored))}"
           f" (this process's CPU {after.user - cpu.user + after.system - cpu.system:.1f} s)")
+    # catch-up: the same load said while noemad is frozen (SIGSTOP), then taken in at the connector's own pace
+    before = sum(1 for e in stream.events if e["kind"] == "message")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        await asyncio.gather(*(send_all(k + 100, c) for k, c in enumerate(senders)))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    began = time.perf_counter()
+    done = await stream.count("message", before + total)
+    caught = [e["text"] for e in stream.events if e["kind"] == "message" and e["text"].startswith("load 1")]
+    caught = [t for t in caught if int(t.split()[1].split(".")[0]) >= 100]
+    print(f"catch-up: {total} messages said while noemad was stopped, all stored {done - began:.1f} s after it went on:"
+          f" {total / (done - began):.0f} messages/s; distinct {len(set(caught))}, lost {total - len(set(caught))}")
     follower.cancel()
     await stream.client.aclose()
 
@@ -196,7 +213,7 @@ rooms = ["{made.room_id}"]
                     if time.monotonic() > deadline:
                         raise SystemExit(f"the connector never connected:\n{daemon.log_tail()}")
                     time.sleep(0.1)
-            people.loop.run(bench(people, daemon.socket, made.room_id, mind.user_id, senders, alice, args.samples, args.per_sender), 900)
+            people.loop.run(bench(people, daemon.socket, daemon.proc.pid, made.room_id, mind.user_id, senders, alice, args.samples, args.per_sender), 900)
         people.close()
 
 
