@@ -181,6 +181,8 @@ def test_an_invite_from_a_stranger_is_refused_and_recorded(garden: Room) -> None
 def test_a_redaction_takes_the_text_back_from_what_the_mind_reads(garden: Room) -> None:
     secret = garden.say("bob", "my password is hunter2")
     stored = garden.stored("my password is hunter2")
+    garden.engine.wait_for("ada", "reply", since=stored["id"])  # its turn remembered it: an episode
+    garden.engine.settle("ada")
     garden.people.run(garden.clients["bob"].room_redact(garden.room_id, secret, reason="oops"))
     redaction = garden.engine.wait_for("ada", "message_redacted")
     assert redaction["causation_id"] == stored["id"]
@@ -191,6 +193,11 @@ def test_a_redaction_takes_the_text_back_from_what_the_mind_reads(garden: Room) 
 
     window = conversation_before(garden.engine.sup.store.reader(), "ada", 10**9, 100)
     assert not any("hunter2" in row[4] for row in window)
+    # The episode its turn wrote is retracted by the redaction: no turn retrieves it again.
+    found = garden.engine.api("GET", "/minds/ada/memories", params={"search": "hunter2"}).json()
+    assert found["memories"] == []
+    retracted = garden.engine.wait_for("ada", "memory_retracted", since=redaction["id"] - 1)
+    assert retracted["causation_id"] == redaction["id"]
 
 
 def test_an_edit_is_a_message_linked_to_the_one_it_corrects(garden: Room) -> None:

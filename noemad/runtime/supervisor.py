@@ -28,7 +28,7 @@ from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.trust import set_trust
-from noemad.cognition.memory import Memory, get_memory, retract, write_memory
+from noemad.cognition.memory import Memory, episodes_of, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, get_notification
@@ -544,7 +544,8 @@ class Supervisor(Reads, Gating, Archiving):
         return [self._offer(actor, event, facts) for event, facts in stored]
 
     async def redact_from(self, mind: str, connector: str, remote_id: str, draft: EventDraft) -> Event | None:
-        """Take back what the stimulus a connector stored for `remote_id` said (`events.redact`), recording `draft`.
+        """Take back what the stimulus a connector stored for `remote_id` said (`events.redact`), recording `draft`;
+        the episodes that remember it are retracted, so no turn retrieves it again.
 
         None when the connector stored nothing for it, or it was redacted before.
         """
@@ -553,7 +554,14 @@ class Supervisor(Reads, Gating, Archiving):
 
         def job(db: Database) -> Event | None:
             target = inbox.find_stimulus(db, mind, connector, remote_id)
-            return None if target is None else redact(db, target, draft, now)
+            redaction = None if target is None else redact(db, target, draft, now)
+            if redaction is not None and target is not None:
+                # What a turn already remembered of it is retracted with it: never retrieved into a turn again.
+                for memory_id in episodes_of(db, mind, [target]):
+                    if get_memory(db, memory_id).status == "active":
+                        retract(db, memory_id=memory_id, reason="the message it records was redacted", now=now,
+                                actor="process:runtime", cause=redaction.id)
+            return redaction
 
         return await self.store.writer.run(job)
 
