@@ -326,3 +326,22 @@ def test_the_mind_shows_as_typing_in_the_room_while_its_turn_runs(garden: Room, 
 
 async def _held(monkeypatch: pytest.MonkeyPatch, hold: Callable[[Any], asyncio.Event]) -> asyncio.Event:
     return hold(monkeypatch)  # on the engine's loop: the event belongs to it
+
+
+def test_a_reply_to_a_thread_goes_to_the_same_thread(garden: Room) -> None:
+    root = garden.say("alice", "thread: the compost heap")
+    garden.stored("thread: the compost heap")
+    asked = garden.say("bob", "too wet?", **{"m.relates_to": {"rel_type": "m.thread", "event_id": root, "is_falling_back": True,
+                                                               "m.in_reply_to": {"event_id": root}}})
+    stored = garden.stored("too wet?")
+    reply = garden.engine.wait_for("ada", "reply", since=stored["id"])
+    assert reply["causation_id"] == stored["id"]
+
+    def in_thread() -> list[dict[str, Any]]:
+        return [e for e in garden.room_events() if e["sender"] == garden.mind.user_id
+                and e["content"].get("m.relates_to", {}).get("rel_type") == "m.thread"]
+
+    answer = garden.until(in_thread, "the reply in the thread")
+    assert answer[-1]["content"]["m.relates_to"] == {
+        "rel_type": "m.thread", "event_id": root, "is_falling_back": False, "m.in_reply_to": {"event_id": asked},
+    }
