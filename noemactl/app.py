@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from noemactl import archive, background, backup, connectors, gate, minds, ops
+from noemactl import archive, background, backup, beliefs, connectors, gate, minds, ops
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand, PlainGroup
 from noemactl.session import Session
@@ -331,35 +331,6 @@ def trust(
 
 
 @app.command(cls=PlainCommand)
-def beliefs(
-    ctx: typer.Context,
-    mind: MindArg,
-    subject: Annotated[str | None, typer.Option("--subject", metavar="SUBJECT", help="Only beliefs about this subject.")] = None,
-    status: Annotated[str | None, typer.Option("--status", metavar="STATUS", help="active, contested, rejected or pinned.")] = None,
-    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N beliefs.")] = 100,
-    json: JsonFlag = False,
-) -> None:
-    """List a mind's beliefs, most confident first."""
-    if status is not None and status not in ("active", "contested", "rejected", "pinned"):
-        raise BadInput(f"--status {status!r} is not one of active, contested, rejected, pinned")
-    s = session(ctx)
-    data = s.client.beliefs(mind, subject, status, limit)
-    s.present(data, json, lambda: render_views().beliefs(data["beliefs"], mind))
-
-
-@app.command(cls=PlainCommand)
-def belief(
-    ctx: typer.Context,
-    belief_id: Annotated[int, typer.Argument(metavar="ID", min=1, help="The belief's id.", show_default=False)],
-    json: JsonFlag = False,
-) -> None:
-    """Show a belief with its evidence, and how to walk its timeline."""
-    s = session(ctx)
-    data = s.client.belief(belief_id)
-    s.present(data, json, lambda: render_views().belief(data))
-
-
-@app.command(cls=PlainCommand)
 def remember(
     ctx: typer.Context,
     mind: MindArg,
@@ -392,15 +363,18 @@ def memories(
     kind: Annotated[str | None, typer.Option("--kind", metavar="KIND", help="episodic, semantic or procedural.")] = None,
     retracted: Annotated[bool, typer.Option("--retracted", help="Only retracted memories (no longer recalled).")] = False,
     limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, max=1000, help="At most N memories.")] = 100,
+    at: beliefs.AtOption = None,
     json: JsonFlag = False,
 ) -> None:
-    """List a mind's memories, or search them; retracted ones are listed, marked, and never recalled."""
+    """List a mind's memories, or search them; retracted ones are listed, marked, and never recalled. With --at, as they stood then."""
     if kind is not None and kind not in ("episodic", "semantic", "procedural"):
         raise BadInput(f"--kind {kind!r} is not one of episodic, semantic, procedural")
     if retracted and search is not None:
         raise BadInput("--search finds active memories only; drop --retracted or --search")
+    if at is not None and search is not None:
+        raise BadInput("--search looks at today's memories; drop --at or --search")
     s = session(ctx)
-    data = s.client.memories(mind, search, kind, limit, "retracted" if retracted else None)
+    data = s.client.memories(mind, search, kind, limit, "retracted" if retracted else None, at)
     s.present(data, json, lambda: render_views().memories(data["memories"], mind, search))
 
 
@@ -586,18 +560,18 @@ def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> No
 
 
 @app.command(cls=PlainCommand)
-def narrative(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> None:
+def narrative(ctx: typer.Context, mind: MindArg, at: beliefs.AtOption = None, json: JsonFlag = False) -> None:
     """Show what a mind would say it is doing and why: its newest narrative, then its five parts.
 
-    The parts are doing, why, recently, resolving and next; the prose is the narrate model's rephrasing when the mind's settings ask for one and it added nothing, else the plain rendering.
+    The parts are doing, why, recently, resolving and next; the prose is the narrate model's rephrasing when the mind's settings ask for one and it added nothing, else the plain rendering. With --at, the narrative as it read then.
     """
     s = session(ctx)
-    data = s.client.narrative(mind)
+    data = s.client.narrative(mind, at)
     if s.wants_json(json):
         s.output.json(data)
         return
     if data["event_id"] is None:
-        s.output.note(f"{mind} has no narrative yet; one is written after a cycle that changes what it would say")
+        s.output.note(f"{mind} had no narrative by then" if at is not None else f"{mind} has no narrative yet; one is written after a cycle that changes what it would say")
         return
     from noemactl import render
 
@@ -820,7 +794,7 @@ def demo(
 # the gate: rules, gate-status, sleep, wake (noemactl/gate.py registers them on `app`) -----------
 
 # The commands other modules own, at the top level beside these (each module's Typer has no name of its own).
-for _commands in (minds.commands, background.commands, gate.commands, backup.commands, archive.commands, ops.commands, connectors.commands):
+for _commands in (minds.commands, beliefs.commands, background.commands, gate.commands, backup.commands, archive.commands, ops.commands, connectors.commands):
     app.add_typer(_commands)
 
 

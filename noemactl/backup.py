@@ -1,4 +1,4 @@
-"""`noemactl backup PATH`: a verified copy of noemad's store, written by the client.
+"""`noemactl backup PATH`, a verified copy of noemad's store written by the client; `noemactl replica`, its Litestream replica.
 
 noemad makes the snapshot (`VACUUM INTO`, consistent while it writes, checked
 with `integrity_check`) and streams it over the socket; this side writes it
@@ -18,6 +18,7 @@ import typer
 from noemactl.shared import JsonFlag, session
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand
+from noemactl.shared import render_views
 
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
@@ -84,3 +85,17 @@ def _size(n: int) -> str:
             return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
         n /= 1024  # type: ignore[assignment]
     return f"{n} bytes"
+
+
+@commands.command("replica", cls=PlainCommand)
+def replica(ctx: typer.Context, json: JsonFlag = False) -> None:
+    """Show the store's Litestream replica: replicating or not, how far behind, its last sync and position, its errors.
+
+    [replica] in noemad.toml sets it up; `noemad restore --from-replica` brings the store back from it on a new host.
+    Exits 1 when the replica is in trouble (failing, restarting, missing), so a check can run it.
+    """
+    s = session(ctx)
+    data = s.client.replica()
+    s.present(data, json, lambda: render_views().replica(data))
+    if data["state"] in ("failing", "restarting", "missing"):
+        raise typer.Exit(1)

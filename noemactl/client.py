@@ -176,6 +176,10 @@ class Client:
         """The daemon's state."""
         return self._object("GET", "/status")
 
+    def replica(self) -> dict[str, Any]:
+        """How the store's Litestream replica is doing."""
+        return self._object("GET", "/replica")
+
     def reload(self) -> dict[str, Any]:
         """Ask noemad to reload its config (as SIGHUP does); whether it was taken, or why not."""
         return self._object("POST", "/reload")
@@ -207,9 +211,9 @@ class Client:
         """Create a mind."""
         return self._object("POST", "/minds", json={"name": name, "settings": settings})
 
-    def mind(self, name: str) -> dict[str, Any]:
-        """A mind's overview, with its recent events."""
-        return self._object("GET", f"/minds/{_segment(name)}")
+    def mind(self, name: str, at: str | None = None) -> dict[str, Any]:
+        """A mind's overview, with its recent events (as it stood `at` an event id, span or time, if given)."""
+        return self._object("GET", f"/minds/{_segment(name)}", params={"at": at} if at is not None else None)
 
     def change_mind(self, name: str, settings: dict[str, Any]) -> dict[str, Any]:
         """Merge `settings` into a mind's stored settings (null unsets a key); returns the mind."""
@@ -316,22 +320,33 @@ class Client:
         """The trust levels a mind was told, and the default for any other source."""
         return self._object("GET", f"/minds/{_segment(mind)}/trust")
 
-    def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int) -> dict[str, Any]:
-        """A mind's beliefs, most confident first."""
-        params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit)) if v is not None}
+    def beliefs(self, mind: str, subject: str | None, status: str | None, limit: int, at: str | None = None) -> dict[str, Any]:
+        """A mind's beliefs, most confident first (as they stood `at` an event id, span or time, if given)."""
+        params = {k: v for k, v in (("subject", subject), ("status", status), ("limit", limit), ("at", at)) if v is not None}
         return self._object("GET", f"/minds/{_segment(mind)}/beliefs", params=params)
 
     def belief(self, belief_id: int) -> dict[str, Any]:
         """One belief with its evidence and the events that wrote it."""
         return self._object("GET", f"/beliefs/{belief_id}")
 
+    def belief_history(self, belief_id: int) -> dict[str, Any]:
+        """Every change of a belief's confidence and status, oldest first, with the event, cause and evidence of each."""
+        return self._object("GET", f"/beliefs/{belief_id}/history")
+
+    def changes(self, mind: str, since: str, until: str | None, threshold: float | None) -> dict[str, Any]:
+        """What a mind changed its mind about between two times (event ids, spans or ISO times)."""
+        params = {k: v for k, v in (("since", since), ("until", until), ("threshold", threshold)) if v is not None}
+        return self._object("GET", f"/minds/{_segment(mind)}/changes", params=params)
+
     def remember(self, mind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Give a mind a semantic or procedural memory."""
         return self._object("POST", f"/minds/{_segment(mind)}/memories", json=body)
 
-    def memories(self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None) -> dict[str, Any]:
-        """A mind's memories, or those matching `search`."""
-        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit), ("status", status)) if v is not None}
+    def memories(
+        self, mind: str, search: str | None, kind: str | None, limit: int, status: str | None = None, at: str | None = None
+    ) -> dict[str, Any]:
+        """A mind's memories, or those matching `search` (as they stood `at` an event id, span or time, if given)."""
+        params = {k: v for k, v in (("search", search), ("kind", kind), ("limit", limit), ("status", status), ("at", at)) if v is not None}
         return self._object("GET", f"/minds/{_segment(mind)}/memories", params=params)
 
     def goals(self, mind: str, status: str | None, limit: int) -> dict[str, Any]:
@@ -365,9 +380,9 @@ class Client:
         """A mind's stated confidence against its outcomes: bins, Brier score, overconfidence."""
         return self._object("GET", f"/minds/{_segment(mind)}/calibration")
 
-    def narrative(self, mind: str) -> dict[str, Any]:
-        """A mind's newest narrative: the prose as shown, the plain prose, the five parts (null fields before the first)."""
-        return self._object("GET", f"/minds/{_segment(mind)}/narrative")
+    def narrative(self, mind: str, at: str | None = None) -> dict[str, Any]:
+        """A mind's newest narrative (as it read `at` an event id, span or time, if given): the prose as shown, the plain prose, the five parts."""
+        return self._object("GET", f"/minds/{_segment(mind)}/narrative", params={"at": at} if at is not None else None)
 
     def event(self, event_id: int) -> dict[str, Any]:
         """One event."""

@@ -318,6 +318,21 @@ def gate(data: dict[str, Any]) -> list[RenderableType]:
     out.extend(_lines("note", data.get("notes") or [], "yellow"))
     out.extend(_lines("warning", data.get("warnings") or [], "bold yellow"))
     out.extend(governance(data.get("governance")))
+    out.extend(connector_lines(data.get("connectors") or []))
+    return out
+
+
+def connector_lines(connectors: list[dict[str, Any]]) -> list[Text]:
+    """gate-status's connector lines: each one's state and outbox (`noemactl connectors MIND` has the rest)."""
+    out = []
+    for c in connectors:
+        line = Text.assemble(("connector ", "bold"), f"{c['key']}: {c['phase'].replace('_', ' ')}")
+        if c.get("why"):
+            line.append(f" ({c['why']})")
+        line.append(f", {c['pending']} pending")
+        if c["given_up"]:
+            line.append(f", {c['given_up']} given up", style="bold red")
+        out.append(line)
     return out
 
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from noemactl.beliefs import AtOption, cutoff_line
 from noemactl.errors import BadInput, Refused
 from noemactl.params import PlainCommand, PlainGroup
 from noemactl.shared import JsonFlag, MindArg, render_views, session
@@ -54,10 +55,13 @@ def mind_list(ctx: typer.Context, json: JsonFlag = False) -> None:
 
 
 @mind_app.command("show", cls=PlainCommand)
-def mind_show(ctx: typer.Context, name: MindArg, json: JsonFlag = False) -> None:
-    """Show a mind: its fields and its recent events."""
+def mind_show(ctx: typer.Context, name: MindArg, at: AtOption = None, json: JsonFlag = False) -> None:
+    """Show a mind: its fields and its recent events; with --at, as it stood then (its beliefs, memories and narrative then)."""
     s = session(ctx)
-    data = s.client.mind(name)
+    data = s.client.mind(name, at)
+    if at is not None:
+        s.present(data, json, lambda: [cutoff_line(name, data["at"]), *render_views().mind_then(data)])
+        return
     s.present(data, json, lambda: render_views().mind(data, s.output.width if s.output.terminal else None))
 
 

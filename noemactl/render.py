@@ -110,6 +110,35 @@ def _turn(mind: dict[str, Any]) -> str:
     return "running" if mind.get("turn_running") else "idle"
 
 
+_REPLICA_STYLES = {"replicating": "green", "starting": "cyan", "lagging": "bold yellow", "stopped": "yellow"}
+
+
+def replica_line(r: dict[str, Any]) -> Text:
+    """The replica in one line: its state (red when in trouble), where, how far behind."""
+    line = Text(r["state"], style=_REPLICA_STYLES.get(r["state"], "bold red"))
+    line.append(f" to {r['url']}")
+    if r.get("lag_s") is not None:
+        line.append(f", {r['lag_s']:.1f}s behind")
+    if r.get("last_sync_at"):
+        line.append(f", last sync {when(r['last_sync_at'])}")
+    return line
+
+
+def replica(r: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl replica`: the replica's state, lag, last sync and position, its errors, and what to do."""
+    rows: list[tuple[str, str | Text]] = [
+        ("state", Text(r["state"], style=_REPLICA_STYLES.get(r["state"], "bold red"))),
+        ("url", r["url"]),
+        ("lag", "unknown" if r.get("lag_s") is None else f"{r['lag_s']:.3f}s"),
+        ("last sync", when(r["last_sync_at"]) if r.get("last_sync_at") else "none yet"),
+        ("position", f"txid {r['txid']}" if r.get("txid") else "unknown"),
+        ("sync every", f"{r['sync_interval']:g}s"),
+        ("litestream", f"pid {r['pid']}, {plural(r['restarts'], 'restart')}" if r.get("pid") else f"not running, {plural(r['restarts'], 'restart')}"),
+        ("errors", str(r["errors"]) + (f", last at {when(r['last_error_at'])}: {r['last_error']}" if r.get("last_error") else "")),
+    ]
+    return [*_fields(rows), Text(r["detail"])]
+
+
 def status(data: dict[str, Any]) -> list[RenderableType]:
     """`noemactl status`: the daemon, its config, its minds, totals."""
     config = data["config"]
@@ -134,6 +163,9 @@ def status(data: dict[str, Any]) -> list[RenderableType]:
         running = ", ".join(f"#{i}" for i in jobs_state.get("running", [])) or "none"
         paused = ", ".join(jobs_state.get("paused_schedules", [])) or "none"
         rows.append(("jobs", f"running {running}; schedules paused: {paused}"))
+    replica_state = data.get("replica")
+    if replica_state:
+        rows.append(("replica", replica_line(replica_state)))
     out: list[RenderableType] = [head, *_fields(rows)]
     if config.get("reload_error"):
         out.append(
@@ -244,6 +276,21 @@ def mind(data: dict[str, Any], width: int | None) -> list[RenderableType]:
     if recent:
         out.append(Text(f"recent events ({len(recent)})", style="bold"))
         out.extend(event_lines(recent, width))
+    return out
+
+
+def mind_then(data: dict[str, Any]) -> list[RenderableType]:
+    """`noemactl mind show NAME --at TIME`: what it had lived, believed, remembered and would have said then."""
+    statuses = ", ".join(f"{n} {status}" for status, n in sorted(data["beliefs"].items())) or "none"
+    out: list[RenderableType] = [*_fields([
+        ("events", str(data["events"])),
+        ("beliefs", statuses),
+        ("memories", f"{data['memories']['active']} active, {data['memories']['retracted']} retracted"),
+        ("narrative", data.get("narrative") or "(none yet)"),
+    ])]
+    if data["recent"]:
+        out.append(Text(f"events up to then ({len(data['recent'])})", style="bold"))
+        out.extend(event_lines(data["recent"], None))
     return out
 
 

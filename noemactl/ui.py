@@ -41,7 +41,7 @@ COOKIE = "noema_ui"
 LOOPBACK = "127.0.0.1"
 # What is forwarded: the dashboard's pages and files, and the API. Nothing else.
 FORWARDED = re.compile(
-    r"^(/|/minds/[^/]+(/background)?|/events/[0-9]+/timeline|/static/[A-Za-z0-9_.-]+|/api/v1/[^?#]*)$"
+    r"^(/|/minds/[^/]+(/background)?|/beliefs/[0-9]+|/events/[0-9]+/timeline|/static/[A-Za-z0-9_.-]+|/api/v1/[^?#]*)$"
 )
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 # Hop-by-hop headers (RFC 9110 7.6.1) and what the proxy owns: never passed on.

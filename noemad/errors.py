@@ -83,6 +83,12 @@ class EventNotFound(NotFound):
     title = "Event not found"
 
 
+class NoReplica(NotFound):
+    """noemad.toml has no [replica]: the store is not replicated."""
+
+    title = "No replica"
+
+
 class Conflict(NoemaError):
     """The request clashes with what exists."""
 
@@ -159,6 +165,12 @@ class ArchiveFailed(StoreError):
 
     status = 507
     title = "Archive failed"
+
+
+class RestoreFailed(StoreError):
+    """A restore from the replica could not be made, did not verify, or would overwrite a store."""
+
+    title = "Restore failed"
 
 
 class BackupRunning(Conflict):

@@ -345,10 +345,13 @@ def unlink_mind(db: Database, mind: str) -> None:
     db.execute("UPDATE events SET causation_id = NULL WHERE mind = ? AND causation_id IS NOT NULL", [mind])
 
 
-def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100) -> list[Event]:
-    """A mind's newest `limit` events, oldest first."""
+def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: int = 100, through: int | None = None) -> list[Event]:
+    """A mind's newest `limit` events (of those up to event `through`, if given), oldest first."""
     sql = f"SELECT {_COLUMNS} FROM events WHERE mind = ?"
     params: list[Any] = [mind]
+    if through is not None:
+        sql += " AND id <= ?"
+        params.append(through)
     if kinds:
         sql += f" AND kind IN ({','.join('?' * len(kinds))})"
         params.extend(kinds)
@@ -495,3 +498,33 @@ def query_events(db: Database, mind: str, query: EventQuery) -> tuple[list[Event
     sql += " ORDER BY id LIMIT ?"
     params.append(query.limit)
     return _rows_to_events(db, db.execute(sql, params).fetchall()), int(last)
+
+
+def first_event_since(db: Database, mind: str, at: str, through: int, *, strictly: bool = False) -> int:
+    """The id of the mind's first event at or after `at` (ISO; after it if `strictly`), or `through + 1` if none up to `through`.
+
+    Events are appended in time order, so the mind's event ids are bisected
+    on `events(mind, id)`: a few dozen index probes however long the history.
+    """
+    # Two queries: SQLite answers a lone min() or max() with one index seek, both together with a scan.
+    (lo,) = db.execute("SELECT min(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
+    (hi,) = db.execute("SELECT max(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
+    if hi is None:
+        return through + 1
+
+    def first_from(x: int) -> tuple[int, str]:
+        found, found_at = db.execute("SELECT id, at FROM events WHERE mind = ? AND id >= ? ORDER BY id LIMIT 1", [mind, x]).fetchone()
+        return int(found), str(found_at)
+
+    def reached(when: str) -> bool:
+        return when > at if strictly else when >= at
+
+    if not reached(first_from(hi)[1]):
+        return through + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if reached(first_from(mid)[1]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return int(first_from(lo)[0])

@@ -8,13 +8,14 @@ import gc
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
 from noemad.config.files import LoadedConfig, config_notes, load_config, render_config
 from noemad.config.schema import LOG_LEVELS, Config
 from noemad.errors import ConfigError, NoemaError
-from noemad.paths import resolve_paths
+from noemad.paths import Paths, resolve_paths
 from noemad.process.logs import setup_logging
 from noemad.runtime.loglevel import LogLevel
 
@@ -45,7 +46,58 @@ def build_parser() -> argparse.ArgumentParser:
         default="plain",
         help="plain lines for journald (the default), or one JSON object a line (time, level, logger, message, extra fields) for log shippers",
     )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    restore = commands.add_parser(
+        "restore",
+        help="restore the store from its replica ([replica] in noemad.toml), before noemad starts on a new host",
+        description="Fetch the store from its Litestream replica (the newest state, or the state at --at), check its integrity"
+        " and put it in place. Refuses to overwrite a store, and to run while a noemad uses the data directory.",
+    )
+    restore.add_argument("--from-replica", action="store_true", required=True, help="restore from the replica [replica] names")
+    restore.add_argument("--at", metavar="TIME", help="the state at this time (ISO 8601, e.g. 2026-05-01T12:00:00Z), not the newest")
+    restore.add_argument("--to", metavar="PATH", help="write the store here instead of the data directory's (e.g. to look at it first)")
+    # Also after the command word: `noemad restore --from-replica --home DIR` reads as it is typed.
+    restore.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help="the home whose config and data directory to use")
+    restore.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS, help="read this config file instead of noemad.toml")
     return parser
+
+
+def _restore(args: argparse.Namespace, paths: Paths, config: Config) -> int:
+    """`noemad restore --from-replica`: the store back from its replica, verified, in place; exit 0, or 1 with a sentence."""
+    from noemad.clock import parse_iso
+    from noemad.process.listener import take_lock
+    from noemad.store.replica.restore import restore
+
+    if config.replica is None:
+        print(f"noemad: {paths.config_file} has no [replica]; add the one the lost host had (its url and credentials), then run this again", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        at = parse_iso(args.at) if args.at else None
+    except ValueError:
+        print(f"noemad: --at {args.at!r} is not a time; give ISO 8601 such as 2026-05-01T12:00:00Z", file=sys.stderr)
+        return EXIT_CONFIG
+    target = Path(args.to).expanduser().absolute() if args.to else paths.db_file
+    lock: int | None = None
+    try:
+        if target == paths.db_file:  # held while restoring: no noemad starts on a half-restored store
+            paths.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock = take_lock(
+                paths.data_dir / "noemad.lock",
+                f"a noemad is running on {paths.data_dir}; a restore never replaces a live store. Stop it first, or restore elsewhere with --to PATH",
+            )
+        made = restore(config.replica, paths.db_file, target, at)
+    except NoemaError as exc:
+        print(f"noemad: {exc.detail}", file=sys.stderr)
+        return EXIT_RUNTIME
+    finally:
+        if lock is not None:
+            os.close(lock)
+    when = f"as of {made.at}" if made.at else "newest state"
+    _print_to_reader(
+        f"restored {made.events} events of {made.minds} mind{'' if made.minds == 1 else 's'} ({made.size:,} bytes, migration {made.migration})"
+        f" from {config.replica.url} ({when}) to {made.path} in {made.seconds:.1f}s; integrity ok\n"
+    )
+    return 0
 
 
 def _check_provider(config: Config) -> None:
@@ -91,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         fix = "" if args.check_config else " Fix the file and start noemad again."
         print(f"noemad: {exc.detail}{fix}", file=sys.stderr)
         return EXIT_CONFIG
+    if args.command == "restore":
+        return _restore(args, paths, loaded.config)
     if args.check_config:
         try:
             _check_provider(loaded.config)

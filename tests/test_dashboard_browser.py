@@ -266,3 +266,24 @@ def _expect() -> Any:
     from playwright.sync_api import expect
 
     return expect
+
+
+def test_a_belief_shows_its_confidence_over_time_and_each_step_walks_its_event(page: Any, ui: Ui, daemon: Noemad) -> None:
+    expect = _expect()
+    listed = daemon.api("GET", "/minds/demo-prediction-miss/beliefs", params={"status": "rejected"}).json()["beliefs"]
+    belief = listed[0]["id"]
+    steps = daemon.api("GET", f"/beliefs/{belief}/history").json()["steps"]
+    assert len(steps) >= 2 and steps[-1]["status_to"] == "rejected"
+    page.goto(f"{ui.base}/minds/demo-prediction-miss")
+    page.get_by_role("link", name=f"belief #{belief}: its history").click()
+    expect(page).to_have_url(f"{ui.base}/beliefs/{belief}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Belief #{belief}")
+    chart = page.locator("svg.chart.confidence")
+    expect(chart).to_be_visible()
+    expect(chart.locator("a.step-link")).to_have_count(len(steps))
+    expect(page.get_by_role("region", name="Confidence over time")).to_contain_text("rejected")
+    shot(page, "belief")
+    last = steps[-1]["event_id"]
+    chart.locator(f'a.step-link[data-event="{last}"]').click()
+    expect(page).to_have_url(f"{ui.base}/events/{last}/timeline")
+    expect(page.locator("g.node.root")).to_contain_text(f"#{last}")

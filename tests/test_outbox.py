@@ -8,6 +8,7 @@ respond model that answers every message "Noted.".
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 from conftest import SCRIPTED_RESPOND
 from inprocess import InProcess, start_app
 from noemad.clock import parse_iso
+from noemad.config.files import load_config
 from noemad.connectors.port import DeliveryFailed
 from noemad.inbox import Inbound
 from noemad.stimuli import Message
@@ -26,6 +28,11 @@ SCRIPT = """
 [respond]
 default = "Noted."
 """
+
+
+async def reload(engine: InProcess) -> None:
+    """Apply the engine's noemad.toml as a reload does."""
+    engine.sup.apply_config(load_config(engine.home / "noemad.toml"))
 
 
 def engine_with(home: Path, connectors: str) -> InProcess:
@@ -151,6 +158,7 @@ def test_a_delivery_is_given_up_after_its_time_visibly_and_can_be_retried_by_han
     shown = engine.ctl("connectors", "ada").stdout
     assert f"ada webhook:ops: delivery {delivery} (reply " in shown
     assert f"given up after 6 attempts: HTTP 500; `noemactl connectors retry ada {delivery}` sends it again" in shown
+    assert "connector webhook:ops: connected, 0 pending, 1 given up" in engine.ctl("gate-status", "ada").stdout
     page = engine.run(engine.client.get("/minds/ada")).text
     assert 'id="connectors"' in page and "webhook:ops" in page and "HTTP 500" in page
     assert f"/api/v1/minds/ada/deliveries/{delivery}/retry" in page  # the Retry button of the delivery given up
@@ -196,3 +204,47 @@ def test_a_webhook_that_asks_for_notifications_gets_each_new_one_and_the_others_
         assert ops.sends == []  # no reply (an observation is not answered), and it did not ask for notifications
     finally:
         engine.stop()
+
+
+def test_a_connector_that_cannot_start_says_why_and_its_deliveries_are_given_up_in_time(tmp_path: Path) -> None:
+    engine = engine_with(tmp_path, webhook_config(tmp_path, "ops", extra='give_up_after = "30s"').replace("minds.ada.", "minds.bob."))
+    try:
+        # Its secret became readable by others after the config was loaded: bob's connector cannot start.
+        os.chmod(tmp_path / "hook.secret", 0o644)
+        assert engine.api("POST", "/minds", json={"name": "bob"}).status_code == 201
+        settle(engine)
+        (shown,) = engine.api("GET", "/minds/bob/connectors").json()["connectors"]
+        assert shown["state"]["phase"] == "stopped"
+        assert "is readable or writable by group or others (mode 0644); chmod 600 it" in shown["state"]["why"]
+        stimulus = engine.api("POST", "/minds/bob/events", json={"kind": "message", "author": "al", "text": "hi"}).json()["id"]
+        event = engine.wait_for("bob", "delivery", stimulus)
+        assert event["data"]["outcome"] == "failed" and event["data"]["error"].startswith("the connector is not running: ")
+        while event["data"]["outcome"] == "failed":
+            engine.advance(parse_iso(event["data"]["retry_at"]) - engine.clock.now())
+            event = engine.wait_for("bob", "delivery", event["id"])
+        assert event["data"]["outcome"] == "given_up"
+    finally:
+        engine.stop()
+
+
+def test_removing_a_connector_gives_up_what_waits_in_its_outbox(room: tuple[InProcess, dict[str, Any]], tmp_path: Path) -> None:
+    engine, made = room
+    hook = made["webhook:ops"]
+    hook.outcomes = [DeliveryFailed("HTTP 503", transient=True)]
+    stimulus = engine.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()["id"]
+    failed = next_delivery(engine, stimulus, hook.key)
+    assert failed["data"]["outcome"] == "failed"
+    (tmp_path / "noemad.toml").write_text((tmp_path / "noemad.toml").read_text().split('[[minds.ada.connectors]]\nkind = "webhook"')[0])
+    engine.run(reload(engine))
+    given_up = next_delivery(engine, failed["id"], hook.key)
+    assert (given_up["data"]["outcome"], given_up["data"]["error"]) == ("given_up", "its connector was removed from the config")
+    assert hook.cancelled == 1
+    assert engine.api("GET", "/minds/ada/notifications").json()["notifications"][0]["rule"] == "delivery_given_up"
+
+
+def test_retrying_a_delivery_that_does_not_exist_says_so(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, _ = room
+    out = engine.ctl("connectors", "retry", "ada", "999")
+    assert out.returncode != 0
+    assert out.stderr.strip() == "noemactl: mind 'ada' has no delivery 999; list them with `noemactl connectors ada --json`"
+    assert engine.ctl("connectors", "retry", "nobody", "1").returncode != 0

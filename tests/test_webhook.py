@@ -92,7 +92,10 @@ def verify(secret: str, header: str, body: bytes) -> bool:
     return hmac.compare_digest(expected, parts["v1"])
 
 
-def test_a_failing_then_accepting_receiver_gets_one_signed_delivery_and_the_retries_show(tmp_path: Path, receiver: Receiver) -> None:
+def test_a_failing_then_accepting_receiver_gets_one_signed_delivery_and_the_retries_show(
+    tmp_path: Path, receiver: Receiver, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
     receiver.answers = [(500, {}), (500, {}), (429, {"Retry-After": "7"})]
     engine: InProcess = start_app(tmp_path, config(tmp_path, receiver.url))
     try:
@@ -131,6 +134,10 @@ def test_a_failing_then_accepting_receiver_gets_one_signed_delivery_and_the_retr
         # 5 s after the first 500, 10 s after the second, then the 7 s the 429 asked for.
         times = [parse_iso(e["at"]) for e in engine.api("GET", "/minds/ada/events", params={"kind": "delivery"}).json()["events"]]
         assert [round(b - a) for a, b in zip(times, times[1:])] == [5, 10, 7]
+        # The secret is in no event, no log line, no answer of config show.
+        assert SECRET not in engine.api("GET", "/minds/ada/events", params={"limit": 1000}).text
+        assert SECRET not in caplog.text and "failed" in caplog.text
+        assert SECRET not in engine.ctl("config", "show", "--json").stdout
     finally:
         engine.stop()
 

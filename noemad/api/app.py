@@ -14,6 +14,7 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from noemad import __version__
 from noemad.api.fastpath import FastIngest, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
+from noemad.api.asof import At, add_asof_routes
 from noemad.api.backup import add_backup_routes
 from noemad.api.connectors import add_connectors_routes
 from noemad.api.gate import add_gate_routes
@@ -60,7 +61,7 @@ from noemad.api.schemas import (
 from noemad.api.schemas import NarrativeOut
 from noemad.fields import Id, Since, Source
 from noemad.clock import ManualClock, iso, parse_since
-from noemad.errors import InvalidInput
+from noemad.errors import InvalidInput, NoReplica
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
@@ -71,11 +72,13 @@ from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches
 from noemad.minds import Mind
 from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
+from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
 from noemad.runtime.supervisor import Supervisor
 from noemad.connectors.manager import Connectors
 from noemad.connectors.view import connectors_view, families as view_families, summary
+from noemad.store.replica.child import ReplicaStatus
 from noemad.stimuli import StimulusIn
 
 MindName = Annotated[str, Path(description="The mind's name.")]
@@ -127,7 +130,19 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     async def status() -> dict[str, Any]:
+        await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
         return {**sup.status(), "connectors": summary(await connectors_view(connectors))}
+
+    @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
+    async def replica() -> ReplicaStatus:
+        """How the Litestream replica is doing: its state, how far it is behind the store, its last sync and position, its errors.
+
+        404 when noemad.toml has no [replica].
+        """
+        found = await sup.replica_status()
+        if found is None:
+            raise NoReplica("noemad.toml has no [replica], so the store is not replicated; add one (see the README, Backups and replicas) and restart noemad")
+        return found
 
     @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
     def minds() -> dict[str, Any]:
@@ -137,8 +152,11 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     async def create(body: MindCreate, op: Op) -> Mind:
         return await sup.create_mind(body.name, body.settings, actor=op.actor)
 
-    @api.get(V1 + "/minds/{mind}", response_model=MindOverview, summary="A mind's overview")
-    async def show(mind: MindName) -> dict[str, Any]:
+    @api.get(V1 + "/minds/{mind}", response_model=MindOverview | MindThen, summary="A mind's overview")
+    async def show(mind: MindName, at: At = None) -> dict[str, Any] | MindThen:
+        """With `at`, the mind as it stood then: its events up to then, its beliefs by status and memories then, its narrative as it read."""
+        if at is not None:
+            return await run_in_threadpool(sup.mind_then, mind, at)
         return await sup.mind_overview(mind)
 
     @api.patch(V1 + "/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
@@ -261,14 +279,18 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         default, levels = sup.trust_levels(mind)
         return {"mind": mind, "default": default, "trust": levels}
 
-    @api.get(V1 + "/minds/{mind}/beliefs", response_model=BeliefList, summary="A mind's beliefs, most confident first")
+    @api.get(V1 + "/minds/{mind}/beliefs", response_model=BeliefList | BeliefsThen, summary="A mind's beliefs, most confident first")
     def beliefs(
         mind: MindName,
         subject: Annotated[str | None, Query(description="Only beliefs about this subject.")] = None,
         status: Annotated[Literal["active", "contested", "rejected", "pinned"] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    ) -> dict[str, Any]:
-        return {"beliefs": [extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)]}
+        at: At = None,
+    ) -> BeliefList | BeliefsThen:
+        """With `at`, each belief as it stood then (from its history, not today's row), with the cutoff: beliefs created later are absent."""
+        if at is not None:
+            return sup.beliefs_then(mind, at, subject, status, limit)
+        return BeliefList(beliefs=[extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)])
 
     @api.get(V1 + "/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
     def belief(belief_id: Annotated[Id, Path()]) -> BeliefOut:
@@ -289,9 +311,15 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         status: Annotated[
             Literal["active", "retracted"] | None, Query(description="Only memories of this status (not with `search`, which finds active ones).")
         ] = None,
+        at: At = None,
     ) -> dict[str, Any]:
+        """With `at`, the memories as they stood then, oldest first: written by then, retracted or not then, recalled as often as by then."""
         if search is not None and status is not None:
             raise InvalidInput("a search finds active memories only; drop status or search")
+        if at is not None:
+            if search is not None:
+                raise InvalidInput("a search looks at today's memories; drop search or at")
+            return {"memories": sup.memories_then(mind, at, kind, limit, status)}
         return {"memories": sup.memories(mind, search, kind, limit, status)}
 
     @api.post(V1 + "/memories/{memory_id}/retract", response_model=RetractOut, summary="Retract a memory: it is no longer recalled")
@@ -344,9 +372,11 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         return await sup.ack(notification_id, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
-    def narrative(mind: MindName) -> dict[str, Any]:
-        """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first."""
-        return sup.narrative(mind)
+    def narrative(mind: MindName, at: At = None) -> dict[str, Any]:
+        """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first.
+
+        With `at`, the narrative as it read then: the newest written by then, as rephrased by then."""
+        return sup.narrative(mind) if at is None else sup.narrative_then(mind, at)
 
     @api.get(V1 + "/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> Calibration:
@@ -362,6 +392,7 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     async def metrics() -> PlainTextResponse:
         """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""
         # On the loop: it reads every gate; its two small grouped queries cost ~ms (bench/metrics.py).
+        await sup.replica_status()
         families = collect(sup) + view_families(await connectors_view(connectors))
         return PlainTextResponse(exposition(families), media_type=METRICS_TYPE)
 
@@ -413,10 +444,11 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
-    add_gate_routes(api, sup)
+    add_gate_routes(api, sup, connectors)
     add_connectors_routes(api, connectors)
     add_backup_routes(api, sup)
     add_archive_routes(api, sup)
+    add_asof_routes(api, sup)
     add_operations_routes(api, sup)
     add_dashboard_routes(app)  # the pages, outside /api/v1 and the OpenAPI document
 

@@ -19,6 +19,8 @@ from fastapi.routing import APIRouter
 from pydantic import ConfigDict, Field
 
 from noemad.api.operator import Op
+from noemad.connectors.manager import Connectors
+from noemad.connectors.view import connectors_view, with_connectors
 from noemad.api.schemas import BodyIn
 from noemad.fields import MAX_ID, JsonValue
 from noemad.clock import parse_iso, span_seconds
@@ -86,7 +88,7 @@ def sleep_until(body: SleepIn, now: float) -> float:
         raise InvalidInput(f"until={body.until!r} is not an ISO time; write it like 2026-01-31T08:00:00Z") from None
 
 
-def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
+def add_gate_routes(api: APIRouter, sup: Supervisor, connectors: Connectors) -> None:
     """Register the gate's routes on the app's router (see `create_app` for why not an included router)."""
 
     @api.get(V1 + "/minds/{mind}/rules", response_model=RulesView, summary="A mind's wake rules, in the order they are asked")
@@ -124,11 +126,14 @@ def add_gate_routes(api: APIRouter, sup: Supervisor) -> None:
     @api.get(V1 + "/minds/{mind}/gate", response_model=GateStatus, summary="A mind's gate now")
     async def gate(mind: MindName) -> GateStatus:
         """Per rule its behaviour, match, matches and last match, pending batch and next delivery, buckets and denials, sampling counters; sleep; the self-wake; upcoming wakes, soonest first; held and dropped counts; reading errors, clamp notes and shadow warnings. Counters are since the daemon started."""
-        return await sup.gate_status(mind)
+        status = await sup.gate_status(mind)
+        return with_connectors(status, await connectors_view(connectors, mind))
 
     @api.get(V1 + "/gate", response_model=GateOverview, summary="Every mind's gate now")
     async def gates() -> GateOverview:
-        return await sup.gate_overview()
+        overview = await sup.gate_overview()
+        view = await connectors_view(connectors)
+        return GateOverview(minds=[with_connectors(status, view) for status in overview.minds])
 
     @api.post(V1 + "/minds/{mind}/sleep", response_model=SleepState, summary="Put a mind to sleep until a time or for a span")
     async def sleep(mind: MindName, body: SleepIn, op: Op) -> SleepState:

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from noemad.errors import NoemaError
 from noemad.stimuli import STIMULUS_KINDS
+from noemad.validation import Noun, number, read_error
 
 log = logging.getLogger("noemad.api")
 PROBLEM = "application/problem+json"
@@ -68,79 +69,66 @@ def _given(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def _number(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
 def _count(n: Any, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+# What a value should have been, by the type pydantic wanted, in a JSON body's words.
+_NOUNS: dict[Noun, str] = {
+    "whole": "a whole number", "number": "a number", "finite": "a finite number",
+    "bool": "true or false",
+    "string": "text (a JSON string)", "unicode": "valid Unicode text",
+    "list": "a list (a JSON array)",
+    "table": "a JSON object",
+}
+_BOUNDS = {"ge": "at least", "le": "at most", "gt": "more than", "lt": "less than"}
 
 
 def describe_error(err: Mapping[str, Any]) -> str:
     """One of pydantic's request errors as a sentence that names the field, what is wrong and what is allowed.
 
-    The one place where validation becomes words: pattern, length, range,
-    type, missing and extra fields. A validator of ours (a name, a due time)
-    already wrote its sentence; it is used as it is.
+    The body's reader of the one translator (`noemad.validation` reads the
+    error; `noemad.config.problems` words the same for a file's keys):
+    pattern, length, range, type, missing and extra fields. A validator of
+    ours (a name, a due time) already wrote its sentence; it is used as it is.
     """
-    field = _field(err.get("loc", ()))
-    kind = err.get("type", "")
-    ctx = err.get("ctx") or {}
-    given = err.get("input")
-    if kind == "missing":
-        return f"{field} is missing; it is required here"
-    if kind == "extra_forbidden":
-        return f"{field} is not a field here; remove it (a typo?)"
-    if kind == "union_tag_not_found":
-        return f"kind is missing; use {_KINDS}"
-    if kind == "union_tag_invalid":
-        return f"kind {ctx.get('tag', '')!r} is not a stimulus kind; use {_KINDS}"
-    if kind == "value_error":  # our own validators' sentence, without pydantic's "Value error, " before it
-        sentence = str(ctx.get("error", err.get("msg", "invalid")))
-        head = field.split("[")[0].split(".")[-1]
-        # A sentence that names its field already ("author 'x y' is not a name") needs no prefix; "mentions[2]" keeps it.
-        named = sentence.startswith(head) or sentence.startswith(head.rstrip("s") + " ")
-        return sentence if field == "the body" or (named and "[" not in field) else f"{field}: {sentence}"
-    if kind in ("model_attributes_type", "dict_type", "model_type"):
-        return f"{field} must be a JSON object, not {_given(given)}"
-    if kind == "string_too_short":
-        low = ctx.get("min_length", 1)
-        return f"{field} is empty; give some text" if low == 1 else f"{field} is too short: give at least {_count(low, 'character')}"
-    if kind == "string_too_long":
-        return f"{field} is {_count(len(given) if isinstance(given, str) else '?', 'character')} long; at most {ctx.get('max_length')} are allowed"
-    if kind == "too_long":
-        return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; at most {ctx.get('max_length')} are allowed"
-    if kind == "too_short":
-        return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; give at least {ctx.get('min_length')}"
-    if kind == "string_pattern_mismatch":
-        return f"{field} {_given(given)} is not in the form allowed here (the pattern {ctx.get('pattern')})"
-    bounds = {
-        "greater_than_equal": ("at least", "ge"),
-        "less_than_equal": ("at most", "le"),
-        "greater_than": ("more than", "gt"),
-        "less_than": ("less than", "lt"),
-    }
-    if kind in bounds:
-        words, key = bounds[kind]
-        return f"{field} must be {words} {_number(ctx.get(key))}, not {_given(given)}"
-    types = {
-        "int_parsing": "a whole number",
-        "int_type": "a whole number",
-        "int_from_float": "a whole number",
-        "float_parsing": "a number",
-        "float_type": "a number",
-        "finite_number": "a finite number",
-        "bool_parsing": "true or false",
-        "bool_type": "true or false",
-        "string_type": "text (a JSON string)",
-        "list_type": "a list (a JSON array)",
-        "string_unicode": "valid Unicode text",
-    }
-    if kind in types:
-        return f"{field} must be {types[kind]}, not {_given(given)}"
-    if kind in ("literal_error", "enum"):
-        return f"{field} must be {ctx.get('expected', 'one of the listed values')}, not {_given(given)}"
-    return f"{field}: {err.get('msg', 'invalid')}"
+    problem = read_error(err)
+    field = _field(problem.loc)
+    ctx, given = problem.ctx, problem.given
+    match problem.category:
+        case "missing":
+            return f"{field} is missing; it is required here"
+        case "unknown":
+            return f"{field} is not a field here; remove it (a typo?)"
+        case "tag" if problem.kind == "union_tag_not_found":
+            return f"kind is missing; use {_KINDS}"
+        case "tag":
+            return f"kind {ctx.get('tag', '')!r} is not a stimulus kind; use {_KINDS}"
+        case "ours":
+            sentence = problem.sentence
+            head = field.split("[")[0].split(".")[-1]
+            # A sentence that names its field already ("author 'x y' is not a name") needs no prefix; "mentions[2]" keeps it.
+            named = sentence.startswith(head) or sentence.startswith(head.rstrip("s") + " ")
+            return sentence if field == "the body" or (named and "[" not in field) else f"{field}: {sentence}"
+        case "type" if problem.noun is not None:
+            return f"{field} must be {_NOUNS[problem.noun]}, not {_given(given)}"
+        case "text_length" if problem.too_long:
+            return f"{field} is {_count(len(given) if isinstance(given, str) else '?', 'character')} long; at most {ctx.get('max_length')} are allowed"
+        case "text_length":
+            low = ctx.get("min_length", 1)
+            return f"{field} is empty; give some text" if low == 1 else f"{field} is too short: give at least {_count(low, 'character')}"
+        case "list_length" if problem.too_long:
+            return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; at most {ctx.get('max_length')} are allowed"
+        case "list_length":
+            return f"{field} has {_count(ctx.get('actual_length', '?'), 'item')}; give at least {ctx.get('min_length')}"
+        case "pattern":
+            return f"{field} {_given(given)} is not in the form allowed here (the pattern {ctx.get('pattern')})"
+        case "bound" if problem.limits:
+            key, limit = next(iter(problem.limits.items()))  # a bound error names the one it broke
+            return f"{field} must be {_BOUNDS[key]} {number(limit)}, not {_given(given)}"
+        case "choice":
+            return f"{field} must be {ctx.get('expected', 'one of the listed values')}, not {_given(given)}"
+    return f"{field}: {problem.msg}"
 
 
 def describe_request_errors(errors: Sequence[Mapping[str, Any]]) -> tuple[int, str]:

@@ -19,6 +19,7 @@ from noemad.cognition.beliefs import Belief
 from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory import Memory
+from noemad.store.replica.child import ReplicaStatus
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.config.schema import MindSettings
@@ -292,6 +293,7 @@ class StatusOut(BaseModel):
     counts: Counts
     models: ModelsState
     jobs: JobsState
+    replica: ReplicaStatus | None = Field(description="The store's Litestream replica ([replica] in noemad.toml); null without one.")
     stopping: bool
     connectors: dict[str, MindConnectors] = Field(default_factory=dict, description="Each mind with connectors: how many, how many up, its outbox.")
 

@@ -35,29 +35,9 @@ from noemad.cognition.predictions import due_predictions
 from noemad.cognition.thoughts import Thought, evidence_thoughts, goal_thoughts, perception_thoughts, prediction_thoughts
 from noemad.events import MAX_LINKS, Event, EventDraft, Ref, append, get_events
 from noemad.store import Store
+from noemad.wake import HeldVerdict, Wake
 
 RECALL = 5  # memories retrieved per cycle
-
-
-@dataclass(frozen=True)
-class HeldBack:
-    """A stimulus a cycle takes that did not wake the mind, and what the gate said of it."""
-
-    stimulus: int
-    verdict: str  # defer, deny, batch (taken before its batch fired), asleep
-    rule: str | None  # the rule that decided; None for the default behaviour or sleep
-
-
-@dataclass(frozen=True)
-class Wake:
-    """Why a cycle runs, as the gate delivered it."""
-
-    reason: str
-    rule: str | None = None  # the wake rule that woke the mind; None: the default behaviour, a restart, a resume
-    delivered: tuple[int, ...] | None = None  # the stimuli the gate delivered; None: every stimulus the cycle takes
-    addressed: tuple[int, ...] = ()  # those of them that address the mind (a mention, a DM, a reply to it)
-    cause: int | None = None  # what woke it when no stimulus did (a self-wake: its self_wake_set event)
-    held_back: tuple[HeldBack, ...] = ()
 
 
 def started_draft(mind: str, stimuli: Sequence[int], cycle_id: str, wake: Wake) -> EventDraft:
@@ -76,7 +56,7 @@ def started_draft(mind: str, stimuli: Sequence[int], cycle_id: str, wake: Wake) 
     cause = wake.cause
     if cause is None:
         cause = next((i for i in delivered if i in addressed), delivered[0] if delivered else (stimuli[-1] if stimuli else None))
-    groups: dict[tuple[str, str | None], list[int]] = {}
+    groups: dict[tuple[HeldVerdict, str | None], list[int]] = {}
     woke = set(delivered)
     for held in sorted(wake.held_back, key=lambda h: -h.stimulus):
         if held.stimulus in taken and held.stimulus not in woke:

@@ -318,6 +318,12 @@ def get_memory(db: Database, memory_id: int) -> Memory:
     return found[memory_id]
 
 
+def memories_by_id(db: Database, ids: Sequence[int]) -> list[Memory]:
+    """The memories with these ids, in the order given (missing ids left out)."""
+    found = _memories(db, ids)
+    return [found[i] for i in ids if i in found]
+
+
 def without_episode(db: Database, mind: str, kinds: Sequence[str]) -> list[int]:
     """The mind's stored events of `kinds` that no episodic memory records yet, oldest first.
 
@@ -357,6 +363,67 @@ def list_memories(
     ids = [row[0] for row in db.execute(sql, params)]
     found = _memories(db, ids)
     return [found[i] for i in ids]
+
+
+def _written_and_retracted(db: Database, mind: str, through: int) -> tuple[int, set[int]]:
+    """The highest id of the mind's memories written by event `through`, and the ids of those retracted by then."""
+    row = db.execute(
+        "SELECT subject_id FROM events WHERE mind = ? AND kind = 'memory_created' AND id <= ? ORDER BY id DESC LIMIT 1", [mind, through]
+    ).fetchone()
+    retracted = {
+        int(r[0]) for r in db.execute("SELECT subject_id FROM events WHERE mind = ? AND kind = 'memory_retracted' AND id <= ?", [mind, through])
+    }
+    return (int(row[0]) if row and row[0] is not None else 0), retracted
+
+
+def memory_counts_at(db: Database, mind: str, through: int) -> tuple[int, int]:
+    """How many of the mind's memories were active and how many retracted right after event `through`."""
+    bound, retracted = _written_and_retracted(db, mind, through)
+    (written,) = db.execute("SELECT count(*) FROM memories WHERE mind = ? AND id <= ?", [mind, bound]).fetchone()
+    return int(written) - len(retracted), len(retracted)
+
+
+def memories_at(
+    db: Database, mind: str, through: int, kind: str | None = None, status: str | None = None, limit: int = 100
+) -> list[Memory]:
+    """A mind's memories as they stood right after event `through`, oldest first: written by then, retracted or not then.
+
+    Memory ids grow with their `memory_created` events, so those written by
+    then are the ids up to the newest such event's. The access bookkeeping
+    is counted from the `memory_retrieved` events up to then (each cites
+    what it recalled), so nothing read is today's but the text.
+    """
+    get_mind(db, mind)
+    _check_limit(limit, MAX_LIST)
+    if kind is not None:
+        _check_kind(kind)
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+    bound, retracted = _written_and_retracted(db, mind, through)
+    sql = "SELECT id FROM memories WHERE mind = ? AND id <= ?" + (" AND kind = ?" if kind is not None else "") + " ORDER BY id"
+    ids: list[int] = []
+    for (memory_id,) in db.execute(sql, [mind, bound, *([kind] if kind is not None else [])]):
+        if status is None or (memory_id in retracted) == (status == "retracted"):
+            ids.append(int(memory_id))
+            if len(ids) == limit:
+                break
+    found = _memories(db, ids)
+    accessed = {
+        int(m): (int(n), str(last))
+        for m, n, last in db.execute(
+            "SELECT r.ref_id, count(*), max(e.at) FROM json_each(?) j JOIN event_refs r ON r.ref_type = 'memory' AND r.ref_id = j.value"
+            " JOIN events e ON e.id = r.event_id WHERE e.kind = 'memory_retrieved' AND e.id <= ? GROUP BY r.ref_id",
+            [json.dumps(ids), through],
+        )
+    }
+    return [
+        replace(
+            found[i], status="retracted" if i in retracted else "active",
+            access_count=accessed.get(i, (0, ""))[0], last_access=accessed[i][1] if i in accessed else None,
+        )
+        for i in ids
+        if i in found
+    ]
 
 
 def search(db: Database, mind: str, text: str, limit: int = 20, kind: str | None = None) -> list[Memory]:

@@ -681,8 +681,11 @@ def render(n: Narrative) -> str:
 # storing ---------------------------------------------------------------------
 
 
-def last_updated(db: Database, mind: str) -> Event | None:
-    """The mind's newest `narrative_updated` event."""
+def last_updated(db: Database, mind: str, through: int | None = None) -> Event | None:
+    """The mind's newest `narrative_updated` event (of those up to event `through`, if given)."""
+    if through is not None:
+        row = db.execute("SELECT id FROM events WHERE mind = ? AND kind = ? AND id <= ? ORDER BY id DESC LIMIT 1", [mind, UPDATED, through]).fetchone()
+        return None if row is None else get_event(db, int(row[0]))
     found = latest_events(db, mind, kinds=(UPDATED,), limit=1)
     return found[0] if found else None
 
@@ -799,19 +802,24 @@ async def apply_rephrase(
 # reading -------------------------------------------------------------------------
 
 
-def _rephrased(db: Database, updated: Event) -> Event | None:
+def _rephrased(db: Database, updated: Event, through: int | None = None) -> Event | None:
+    bounded = " AND id <= ?" if through is not None else ""
     row = db.execute(
-        "SELECT id FROM events WHERE causation_id = ? AND kind = ? ORDER BY id DESC LIMIT 1", [updated.id, REPHRASED]
+        f"SELECT id FROM events WHERE causation_id = ? AND kind = ?{bounded} ORDER BY id DESC LIMIT 1",
+        [updated.id, REPHRASED, *([through] if through is not None else [])],
     ).fetchone()
     return None if row is None else get_event(db, int(row[0]))
 
 
-def latest(db: Database, mind: str, settings: MindSettings | None = None) -> dict[str, Any] | None:
-    """The mind's newest narrative: parts, the prose as shown, the plain prose, who rendered it and why; None if none yet."""
-    updated = last_updated(db, mind)
+def latest(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> dict[str, Any] | None:
+    """The mind's newest narrative: parts, the prose as shown, the plain prose, who rendered it and why; None if none yet.
+
+    With `through`, the narrative as it read right after that event: the newest written by then, rephrased if it was by then.
+    """
+    updated = last_updated(db, mind, through)
     if updated is None:
         return None
-    rephrased = _rephrased(db, updated)
+    rephrased = _rephrased(db, updated, through)
     out: dict[str, Any] = {
         "event_id": updated.id,
         "at": updated.at,
@@ -849,8 +857,8 @@ def empty_json(mind: str) -> dict[str, Any]:
     }
 
 
-def narrative_json(db: Database, mind: str, settings: MindSettings | None = None) -> dict[str, Any]:
-    """The API's answer: `latest` with the mind's name (running `settings`), or `empty_json`."""
-    found = latest(db, mind, settings)
+def narrative_json(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> dict[str, Any]:
+    """The API's answer: `latest` with the mind's name (running `settings`; as of event `through` if given), or `empty_json`."""
+    found = latest(db, mind, settings, through)
     return {"mind": mind, **found} if found is not None else empty_json(mind)
 

@@ -13,9 +13,15 @@ candidates, each with an explicit threshold and an *aggregate key*:
 | goal_completed      | a `goal_completed` event                                                                            | `goal_completed:goal:<id>`           |
 | warning             | a `metacognition` event of check `overconfidence` or `repeated_failure`                             | `warning:<check>:<ref>`              |
 | denied_action       | an `action_denied` event: a tool call of the mind's that was refused (`noemad.cognition.actions`)   | `denied_action:action:<action>`      |
+| replica             | raised by the daemon, not a cycle (`daemon_notice`): its Litestream child is missing, crashed or  | `replica:<state>`                    |
+|                     | cannot write the replica (`noemad.store.replica.child`); sent to every mind                         |                                      |
 | salient_observation | an observation perceived in the cycle whose salience >= 0.9 (OBSERVATION_SALIENCE): the larger of   | `salient_observation:source:<source>`|
 |                     | the salience its source states (a number in its `data.salience`, e.g. `noemactl observe --data     |                                      |
 |                     | '{"salience": 0.95}'`) and that of its perception thought if attention admitted it                  |                                      |
+
+One notification is raised outside these rules: `delivery_given_up`, by
+a connector's outbox worker when a reply could not be delivered in time
+(noemad/connectors/sender.py; not sent to webhooks, which may be what failed).
 
 Every threshold is inclusive (a miss at 0.7 notifies, one at 0.69 does not).
 A belief changed more than once in a cycle (evidence, then a warning lifted
@@ -117,12 +123,12 @@ class Candidate:
     key: str  # the aggregate key: repeats within the cooldown share one notification
     title: str
     values: dict[str, Any]  # what fired the rule, thresholds included
-    cause: int  # the event that triggered it
+    cause: int | None  # the event that triggered it (None: the daemon's own trouble, such as the replica's)
     refs: tuple[Ref, ...] = ()
     cooldown: float = MindSettings.model_fields["notify_cooldown"].default  # seconds, from the mind's settings
 
     def order(self) -> tuple[int, int, str]:
-        return (self.cause, RULE_NAMES.index(self.rule), self.key)
+        return (self.cause or 0, RULE_NAMES.index(self.rule), self.key)
 
 
 def _title(text: str) -> str:
@@ -333,7 +339,9 @@ Rules: dict[str, Callable[[_Context], None]] = {
     "denied_action": _denied_action,
     "salient_observation": _salient_observation,
 }
-RULE_NAMES: tuple[str, ...] = tuple(Rules)
+# Raised by the daemon, not by a cycle: the replica in trouble (`daemon_notice`).
+DAEMON_RULES: tuple[str, ...] = ("replica",)
+RULE_NAMES: tuple[str, ...] = (*Rules, *DAEMON_RULES)
 
 
 def evaluate(
@@ -343,7 +351,7 @@ def evaluate(
     ctx = _Context(db, mind, settings, [e for e in events if e.mind == mind], list(winners))
     for rule in Rules.values():
         rule(ctx)
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int | None]] = set()
     out = []
     for candidate in sorted(ctx.out, key=Candidate.order):
         if (candidate.key, candidate.cause) not in seen:
@@ -381,7 +389,8 @@ class Notification:
     id: int
     mind: str
     rule: Literal[
-        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation"
+        "prediction_miss", "contradiction", "strong_belief", "goal_completed", "warning", "denied_action", "salient_observation",
+        "replica",
     ]
     key: str
     """The aggregate key: repeats within the mind's notify_cooldown count here instead of notifying again."""
@@ -519,6 +528,12 @@ def notify(
             outbox.enqueue(db, event, "notification", routes, {c.key: c.give_up_after for c in webhooks}, now)
         written.append(event)
     return written
+
+
+def daemon_notice(db: Database, *, mind: str, rule: str, key: str, title: str, values: dict[str, Any], cooldown: float, now: float) -> list[Event]:
+    """Raise the daemon's own trouble (no triggering event) as `mind`'s notification (a writer job); repeats within `cooldown` count."""
+    candidate = Candidate(rule, key, _title(title), values, None, (), cooldown)
+    return notify(db, mind=mind, candidates=[candidate], cycle_id=None, now=now)
 
 
 def ack(db: Database, *, notification_id: int, now: float, actor: str) -> Event:

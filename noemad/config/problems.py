@@ -1,9 +1,11 @@
 """Pydantic's validation errors as sentences in the operator's words: the key as written in the file, what to write, what was given.
 
-One translator for noemad.toml and for a mind's stored settings (`noemactl mind set`,
-the settings API): each problem names its key as it is written in TOML (`minds.ada.x`,
-`gate.privileged[2]`), the bound or the choices the setting takes, and, for an unknown
-key, the nearest valid one.
+The file's reader of the one translator (`noemad.validation` reads each error;
+`noemad.api.problems` words the same for a request body's fields), for
+noemad.toml and for a mind's stored settings (`noemactl mind set`, the settings
+API): each problem names its key as it is written in TOML (`minds.ada.x`,
+`gate.privileged[2]`), the bound or the choices the setting takes, and, for an
+unknown key, the nearest valid one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from noemad.config.toml import toml_key, toml_value
+from noemad.validation import Noun, Problem, number, read_error
 
 
 def _tagged(annotation: Any) -> dict[str, type[BaseModel]]:
@@ -104,31 +107,27 @@ def _written(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _number(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _bounds(field: Any, ctx: dict[str, Any]) -> str:
+def _bounds(field: Any, limits: dict[str, Any]) -> str:
     """' from 1 to 6', ' of at least 0', ' over 0 and at most 600' or '': the range a setting takes."""
     found: dict[str, Any] = {}
     for item in getattr(field, "metadata", []) or []:
         for name in ("ge", "gt", "le", "lt"):
             if getattr(item, name, None) is not None:
                 found[name] = getattr(item, name)
-    found.update({k: v for k, v in ctx.items() if k in ("ge", "gt", "le", "lt")})
-    low = f"{_number(found['ge'])}" if "ge" in found else None
-    high = f"{_number(found['le'])}" if "le" in found else None
+    found.update(limits)
+    low = number(found["ge"]) if "ge" in found else None
+    high = number(found["le"]) if "le" in found else None
     if low is not None and high is not None:
         return f" from {low} to {high}"
     pieces = []
     if low is not None:
         pieces.append(f"at least {low}")
     if "gt" in found:
-        pieces.append(f"over {_number(found['gt'])}")
+        pieces.append(f"over {number(found['gt'])}")
     if high is not None:
         pieces.append(f"at most {high}")
     if "lt" in found:
-        pieces.append(f"under {_number(found['lt'])}")
+        pieces.append(f"under {number(found['lt'])}")
     if not pieces:
         return ""
     return (" of " if pieces[0].startswith("at") else " ") + " and ".join(pieces)
@@ -140,60 +139,63 @@ def _is_whole(field: Any, value: Any) -> bool:
     return int in kinds or (float not in kinds and isinstance(value, int))
 
 
-def _choices(field: Any, ctx: dict[str, Any]) -> str:
+def _choices(field: Any, expected: Any) -> str:
     """'"debug", "info", "warning" or "error"': the words a setting takes."""
     annotation = getattr(field, "annotation", None)
     for candidate in (annotation, *get_args(annotation)):
         if get_origin(candidate) is Literal:
             words = [toml_value(w) for w in get_args(candidate)]
             return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
-    return str(ctx.get("expected", "one of the values listed in noemad.toml(5)"))
+    return str(expected or "one of the values listed in noemad.toml(5)")
 
 
-# What to write, by the kind of problem pydantic found; a check of our own
-# (a ValueError in a validator) already says what to write and is kept as is.
-_NOUNS = {
-    "bool_type": "true or false", "bool_parsing": "true or false",
-    "string_type": 'a string in quotes such as "text"',
-    "list_type": 'a list such as ["a", "b"]', "tuple_type": 'a list such as ["a", "b"]',
-    "dict_type": "a table of keys", "model_type": "a table of keys", "model_attributes_type": "a table of keys",
+# What to write, by the type pydantic wanted; a check of our own (a ValueError
+# in a validator) already says what to write and is kept as is.
+_NOUNS: dict[Noun, str] = {
+    "whole": "a whole number", "number": "a number", "finite": "a number",
+    "bool": "true or false",
+    "string": 'a string in quotes such as "text"', "unicode": "valid Unicode text",
+    "list": 'a list such as ["a", "b"]',
+    "table": "a table of keys",
 }
 
 
-def _problem(err: dict[str, Any], where: _Where) -> str:
+def _problem(problem: Problem, where: _Where) -> str:
     """What is wrong with one setting and what to write instead, as the second half of `KEY: ...`."""
-    kind, value, ctx = err["type"], err.get("input"), err.get("ctx") or {}
+    value, ctx = problem.given, problem.ctx
     given = f", not {_written(value)}"
-    if kind in ("value_error", "assertion_error"):
-        return str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    if kind == "missing":
-        about = str(getattr(where.field, "description", "") or "").rstrip(".")
-        return f"missing; this table needs it ({about})" if about else "missing; this table needs it"
-    if kind in _NOUNS:
-        return f"write {_NOUNS[kind]}{given}"
-    if kind == "union_tag_invalid":
-        return f"{ctx.get('discriminator', 'kind').strip(chr(39))} = {_written(ctx.get('tag'))} is not one this table takes; write one of {ctx.get('expected_tags')}"
-    if kind == "union_tag_not_found":
-        return f"missing its {ctx.get('discriminator', 'kind').strip(chr(39))}; write one of the kinds this table takes"
-    if kind == "literal_error":
-        return f"write {_choices(where.field, ctx)}{given}"
-    if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"write a whole number{_bounds(where.field, ctx)}{given}"
-    if kind in ("float_type", "float_parsing", "finite_number"):
-        return f"write a number{_bounds(where.field, ctx)}{given}"
-    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-        noun = "a whole number" if _is_whole(where.field, value) else "a number"
-        return f"write {noun}{_bounds(where.field, ctx)}{given}"
-    if kind == "string_too_short":
-        least = ctx.get("min_length", 1)
-        return f"write a non-empty string{given}" if least == 1 else f"write a string of at least {least} characters{given}"
-    if kind == "string_too_long":
-        return f"write a string of at most {ctx.get('max_length')} characters, not one of {len(str(value))}"
-    if kind in ("too_long", "too_short"):
-        most = ctx.get("max_length") if kind == "too_long" else ctx.get("min_length")
-        bound = "at most" if kind == "too_long" else "at least"
-        return f"write a list of {bound} {most} items, not {ctx.get('actual_length', len(value) if isinstance(value, Sized) else '?')}"
-    msg = str(err["msg"])  # a kind not met yet: pydantic's words, without its codes
+    match problem.category:
+        case "ours":
+            return problem.sentence
+        case "missing":
+            about = str(getattr(where.field, "description", "") or "").rstrip(".")
+            return f"missing; this table needs it ({about})" if about else "missing; this table needs it"
+        case "type" if problem.noun is not None:
+            # A number's range is said with it: "write a whole number from 1 to 6".
+            bounds = _bounds(where.field, problem.limits) if problem.noun in ("whole", "number", "finite") else ""
+            return f"write {_NOUNS[problem.noun]}{bounds}{given}"
+        case "choice":
+            return f"write {_choices(where.field, ctx.get('expected'))}{given}"
+        case "bound":
+            noun = "a whole number" if _is_whole(where.field, value) else "a number"
+            return f"write {noun}{_bounds(where.field, problem.limits)}{given}"
+        case "text_length" if problem.too_long:
+            return f"write a string of at most {ctx.get('max_length')} characters, not one of {len(str(value))}"
+        case "text_length":
+            least = ctx.get("min_length", 1)
+            return f"write a non-empty string{given}" if least == 1 else f"write a string of at least {least} characters{given}"
+        case "list_length":
+            most = ctx.get("max_length") if problem.too_long else ctx.get("min_length")
+            bound = "at most" if problem.too_long else "at least"
+            return f"write a list of {bound} {most} items, not {ctx.get('actual_length', len(value) if isinstance(value, Sized) else '?')}"
+        case "pattern":
+            return f"write a string of the form {ctx.get('pattern')}{given}"
+        case "tag" if problem.kind == "union_tag_invalid":  # a [[minds.NAME.connectors]] table's kind
+            tag = str(ctx.get("discriminator", "kind")).strip("'")
+            return f"{tag} = {_written(ctx.get('tag'))} is not one this table takes; write one of {ctx.get('expected_tags')}"
+        case "tag":
+            return f"missing its {str(ctx.get('discriminator', 'kind')).strip(chr(39))}; write one of the kinds this table takes"
+    msg = problem.msg  # a kind not met yet: pydantic's words, without its codes
     return f"{msg[:1].lower()}{msg[1:]}{given}"
 
 
@@ -210,16 +212,17 @@ def validation_problems(
     """
     found: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
+        problem = read_error(err)
+        loc = problem.loc
         where = _where(loc, root, prefix)
-        if err["type"] == "extra_forbidden":
+        if problem.category == "unknown":
             fields = [f for f in where.fields if len(loc) > 1 or f not in hidden]
             near = difflib.get_close_matches(str(loc[-1]), fields, n=1)
             parent = where.key.rpartition(".")[0]
             hint = f"; did you mean '{parent + '.' if parent else ''}{toml_key(near[0])}'?" if near else ""
             found.setdefault(where.key, []).append(f"unknown key{hint} (valid here: {', '.join(fields)})")
         else:
-            found.setdefault(where.key, []).append(_problem(dict(err), where))
+            found.setdefault(where.key, []).append(_problem(problem, where))
     problems: list[str] = []
     for key, said in found.items():
         wants = [s.removeprefix("write ").rpartition(", not ")[0] for s in said]

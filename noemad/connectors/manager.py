@@ -21,16 +21,18 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from sqlite_utils import Database
+
 from noemad import inbox, outbox
 from noemad.clock import iso
-from noemad.errors import Conflict
+from noemad.errors import Conflict, ShuttingDown
 from noemad.events import Event, EventDraft
 from noemad.minds import get_mind
 from noemad.outbox import DeliveryRow
-from noemad.connectors.sender import Sender
+from noemad.connectors.sender import Sender, give_up
 from noemad.config.connectors import SecretProblem, read_secret
 from noemad.connectors import kinds
-from noemad.connectors.port import Connector, ConnectorContext, ConnectorSettings, ConnectorState, TurnHook
+from noemad.connectors.port import Connector, ConnectorContext, ConnectorSettings, ConnectorState, Delivery, DeliveryFailed, Sent, TurnHook
 from noemad.inbox import Inbound
 from noemad.runtime.ingested import Ingested
 from noemad.runtime.supervisor import Supervisor
@@ -46,6 +48,23 @@ STEADY = 600.0  # a connector that ran this long before failing starts its backo
 def restart_delay(attempt: int) -> float:
     """Seconds before restart `attempt` (1: the first after a failure)."""
     return min(RESTART_FIRST * 2.0 ** min(attempt - 1, 16), RESTART_MOST)
+
+
+class Unavailable:
+    """What stands for a connector this noemad cannot build: every send fails, saying why, until it is given up."""
+
+    def __init__(self, key: str, why: str) -> None:
+        self.key = key
+        self.why = why
+
+    async def run(self) -> None:
+        await asyncio.Event().wait()
+
+    async def send(self, delivery: Delivery) -> Sent:
+        raise DeliveryFailed(f"the connector is not running: {self.why}", transient=True)
+
+    def state(self) -> ConnectorState:
+        return ConnectorState(phase="stopped", why=self.why)
 
 
 class Context:
@@ -175,7 +194,7 @@ class Connectors:
             if wanted.get(at) != running.settings:
                 del self.running[at]
                 log.info("mind %s: connector %s %s", at[0], at[1], "removed" if at not in wanted else "changed: restarting it")
-                self._spawn_stop(running)
+                self._spawn_stop(running, removed=at not in wanted and at[0] in self.sup.actors)
         for at, settings in wanted.items():
             if at not in self.running:
                 self.running[at] = self._start(at[0], settings)
@@ -190,16 +209,20 @@ class Connectors:
     # one connector -------------------------------------------------------------
 
     def _start(self, mind: str, settings: ConnectorSettings) -> Running:
+        loop = asyncio.get_running_loop()
+        cooldown = self.sup.settings_of(mind).notify_cooldown
         try:
             connector = kinds.build(settings, Context(self, mind, settings))
         except Exception as exc:  # noqa: BLE001 - a kind this noemad lacks, a secret it cannot read: shown, not fatal
             why = getattr(exc, "detail", None) or str(exc) or type(exc).__name__
             log.warning("mind %s: connector %s cannot start: %s", mind, settings.key, why)
-            return Running(mind, settings, None, unavailable=why)
+            running = Running(mind, settings, None, unavailable=why)
+            # Its deliveries still fail (saying why) and are given up in time, visibly, as any other's.
+            running.sender = Sender(self.sup.store, self.sup.clock, mind, Unavailable(settings.key, why), cooldown)
+            running.sender_task = loop.create_task(self._send(running.sender), name=f"outbox:{mind}:{settings.key}")
+            return running
         running = Running(mind, settings, connector)
-        loop = asyncio.get_running_loop()
         running.task = loop.create_task(self._run(running), name=f"connector:{mind}:{settings.key}")
-        cooldown = self.sup.settings_of(mind).notify_cooldown
         running.sender = Sender(self.sup.store, self.sup.clock, mind, connector, cooldown)
         running.sender_task = loop.create_task(self._send(running.sender), name=f"outbox:{mind}:{settings.key}")
         log.info("mind %s: connector %s started", mind, settings.key)
@@ -249,8 +272,30 @@ class Connectors:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _spawn_stop(self, running: Running) -> None:
-        task = asyncio.get_running_loop().create_task(self._stop(running), name=f"stop:{running.mind}:{running.key}")
+    async def _remove(self, running: Running) -> None:
+        """Stop a connector the config no longer names, and give up what waits in its outbox: nothing would send it."""
+        await self._stop(running)
+        now = self.sup.clock.now()
+        why = "its connector was removed from the config"
+        cooldown = self.sup.settings_of(running.mind).notify_cooldown
+
+        def job(db: Database) -> int:
+            rows = outbox.pending(db, running.mind, running.key)
+            for row in rows:
+                give_up(db, row, row.attempts, why, now, f"connector:{running.key}", cooldown)
+            return len(rows)
+
+        try:
+            given_up = await self.sup.store.writer.run(job)
+        except Exception as exc:  # a full disk, a mind deleted meanwhile: the rows stay pending, shown nowhere until it is back
+            log.warning("mind %s: could not give up the deliveries of removed connector %s: %s", running.mind, running.key, exc)
+            return
+        if given_up:
+            log.warning("mind %s: gave up %d deliveries of removed connector %s", running.mind, given_up, running.key)
+
+    def _spawn_stop(self, running: Running, removed: bool = False) -> None:
+        stop = self._remove(running) if removed else self._stop(running)
+        task = asyncio.get_running_loop().create_task(stop, name=f"stop:{running.mind}:{running.key}")
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
 
@@ -263,7 +308,8 @@ class Connectors:
 
     async def retry(self, mind: str, delivery_id: int, actor: str) -> tuple[DeliveryRow, Event]:
         """Put a given-up delivery back in the outbox, due now (`noemactl connectors retry`)."""
-        self.sup._check_open()
+        if self.sup.stopping:
+            raise ShuttingDown("noemad is stopping and takes no new work; retry once it is back up")
         db = self.sup.store.reader()
         get_mind(db, mind)
         row = outbox.get_delivery(db, mind, delivery_id)

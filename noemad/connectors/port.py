@@ -22,13 +22,12 @@ from typing import Annotated, Literal, Protocol
 
 from noemad.clock import Clock
 from noemad.events import Event
-from noemad.config.connectors import MatrixConnector, WebhookConnector
+from noemad.config.connectors import ConnectorSettings as ConnectorSettings  # re-exported: a kind's factory takes one
 from noemad.inbox import Inbound
 from noemad.runtime.ingested import Ingested
 from noemad.stimuli import Stimulus
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
-ConnectorSettings = MatrixConnector | WebhookConnector
 Phase = Literal["starting", "connected", "syncing", "backing_off", "stopped"]
 
 
@@ -56,6 +55,7 @@ class Delivery:
     answers: int | None = None
     """The stimulus event it answers (a reply's `in_reply_to`)."""
     channel: str | None = None
+    """The channel of what it delivers (a reply's is the answered message's, e.g. matrix:!room:example.org)."""
 
     @property
     def idempotency_key(self) -> str:

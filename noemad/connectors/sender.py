@@ -129,17 +129,7 @@ class Sender:
         await self._write(lambda db: outbox.record(db, row, record, now, self.actor))
 
     def _give_up(self, db: Database, row: DeliveryRow, attempt: int, why: str, now: float) -> Event:
-        event = outbox.record(db, row, DeliveryRecord(row.id, self.key, "given_up", attempt, error=why), now, self.actor)
-        candidate = Candidate(
-            rule=GIVEN_UP,
-            key=f"{GIVEN_UP}:connector:{self.key}",  # repeats within the mind's notify_cooldown are counted on one
-            title=f"{row.what} {row.event_id} was not delivered to {self.key}: {why}; `noemactl connectors retry {row.mind} {row.id}` sends it again",
-            values={"delivery": row.id, "connector": self.key, "attempts": attempt, "error": why},
-            cause=event.id,
-            cooldown=self.cooldown,
-        )
-        notify(db, mind=row.mind, candidates=[candidate], cycle_id=None, now=now)
-        return event
+        return give_up(db, row, attempt, why, now, self.actor, self.cooldown)
 
     async def _write(self, job: Callable[[Database], Any]) -> None:
         try:
@@ -147,3 +137,18 @@ class Sender:
         except Exception as exc:  # a full disk: the row stays as it was, and is tried again
             log.warning("mind %s: could not record delivery outcome for %s: %s", self.mind, self.key, exc)
             await self.clock.sleep(send_delay(1))
+
+
+def give_up(db: Database, row: DeliveryRow, attempt: int, why: str, now: float, actor: str, cooldown: float) -> Event:
+    """Give a delivery up (a writer job): its `delivery` event, and the operator's `delivery_given_up` notification."""
+    event = outbox.record(db, row, DeliveryRecord(row.id, row.connector, "given_up", attempt, error=why), now, actor)
+    candidate = Candidate(
+        rule=GIVEN_UP,
+        key=f"{GIVEN_UP}:connector:{row.connector}",  # repeats within the mind's notify_cooldown are counted on one
+        title=f"{row.what} {row.event_id} was not delivered to {row.connector}: {why}; `noemactl connectors retry {row.mind} {row.id}` sends it again",
+        values={"delivery": row.id, "connector": row.connector, "attempts": attempt, "error": why},
+        cause=event.id,
+        cooldown=cooldown,
+    )
+    notify(db, mind=row.mind, candidates=[candidate], cycle_id=None, now=now)
+    return event

@@ -8,13 +8,14 @@ thread. Lag: how long the oldest pending delivery has waited.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated
 
 from noemad import inbox, outbox
 from noemad.clock import parse_iso
 from noemad.connectors.manager import Connectors, Running
 from noemad.connectors.port import ConnectorState
+from noemad.gate.status import ConnectorBrief, GateStatus
 from noemad.minds import get_mind
 from noemad.outbox import DeliveryRow
 from noemad.runtime.metrics import Family
@@ -100,6 +101,18 @@ def _view(manager: Connectors, running: Running, state: ConnectorState, now: flo
         pending=outbox.pending(db, running.mind, running.key)[:SHOWN],
         given_up=outbox.recent(db, running.mind, running.key, "given_up", SHOWN),
     )
+
+
+def briefs(view: ConnectorsView, mind: str) -> list[ConnectorBrief]:
+    """A mind's connectors as gate-status shows them."""
+    return [
+        ConnectorBrief(c.key, c.state.phase, c.outbox.pending, c.outbox.given_up, c.state.why) for c in view.connectors if c.mind == mind
+    ]
+
+
+def with_connectors(status: GateStatus, view: ConnectorsView) -> GateStatus:
+    """`status` with its mind's connectors."""
+    return replace(status, connectors=briefs(view, status.mind))
 
 
 def summary(view: ConnectorsView) -> dict[str, dict[str, int]]:

@@ -1,7 +1,8 @@
 """The dashboard: server-rendered pages on noemad's socket, next to the API.
 
 Pages: Minds (`/`), a mind (`/minds/{name}`), its Background tab
-(`/minds/{name}/background`) and the timeline (`/events/{id}/timeline`).
+(`/minds/{name}/background`), a belief with its confidence over time
+(`/beliefs/{id}`) and the timeline (`/events/{id}/timeline`).
 Each page reads the API in process (`reads`), so it shows what the CLI
 would; `noemactl ui` is how a browser reaches them. Every page answers
 with a strict Content-Security-Policy: scripts and styles only from
@@ -46,6 +47,10 @@ def add_dashboard_routes(app: FastAPI) -> None:
     @router.get("/minds/{mind}/background", include_in_schema=False)
     async def background(mind: str) -> Response:
         return await answer(pages.background_page(api, mind))
+
+    @router.get("/beliefs/{belief_id}", include_in_schema=False)
+    async def belief(belief_id: Annotated[int, Path(ge=1)]) -> Response:
+        return await answer(pages.belief_page(api, belief_id))
 
     @router.get("/events/{event_id}/timeline", include_in_schema=False)
     async def timeline(

@@ -15,7 +15,7 @@ from noemad.dashboard.html import Markup, h, join, page, pct, section, seg, shor
 from noemad.rules.shape import behaviour_words, extras_words, match_words
 from noemad.dashboard.layout import lay_out
 from noemad.dashboard.reads import Reader
-from noemad.dashboard.svg import calibration, edge_list, timeline
+from noemad.dashboard.svg import calibration, confidence_chart, edge_list, timeline
 
 BELIEF_STATUSES = ("active", "contested", "rejected", "pinned")
 MEMORY_KINDS = ("episodic", "semantic", "procedural")
@@ -47,6 +47,10 @@ def _status_line(status: dict[str, Any], schedules: list[dict[str, Any]]) -> Mar
         f"schedules paused: {', '.join(paused)}" if paused else "schedules running",
         f"jobs running: {len(status['jobs']['running'])}" if isinstance(status["jobs"]["running"], list) else f"jobs running: {status['jobs']['running']}",
     ]
+    replica = status.get("replica")
+    if replica:  # the store's Litestream replica: its state, and how far behind when known
+        lag = replica.get("lag_s")
+        parts.append(f"replica: {replica['state']}" + (f", {lag:.1f}s behind" if lag is not None else ""))
     # The daemon's now: the script tells times relative to it (a manual clock included).
     return tag("p", join(parts, " · "), class_="status", id="daemon-status", data_now=status.get("now"))
 
@@ -167,12 +171,48 @@ async def _beliefs(api: Reader, m: str, status: str | None) -> Markup:
                            if e.get("withdrawn_by") is not None else []))
                      for e in full.get("evidence") or []]
             evidence = tag("details", tag("summary", evidence), tag("ul", join(items)))
-        rows.append([b["id"], b["proposition"], b["subject"], b["status"], f"{b['confidence']:.2f}", evidence])
+        rows.append([tag("a", f"#{b['id']}", href=f"/beliefs/{b['id']}", aria_label=f"belief #{b['id']}: its history"), b["proposition"], b["subject"],
+                     b["status"], f"{b['confidence']:.2f}", evidence])
     choose = tag("form", tag("label", "Status ", tag("select", join(
         [tag("option", "any", value="")] + [tag("option", s, value=s, selected=s == status) for s in BELIEF_STATUSES]), name="status")),
         tag("button", "Filter", type="submit"), method="get", action="#beliefs", class_="filter")
     return section("Beliefs", "beliefs", choose, table(["#", "Proposition", "Subject", "Status", "Confidence", "Evidence"], rows,
                                                        "Beliefs, most confident first", "No beliefs" + (f" with status {status}." if status else ".")))
+
+
+async def belief_page(api: Reader, belief_id: int) -> str:
+    """One belief: what it holds, its confidence over every change (each a link to that event's timeline), the changes as a table, its evidence."""
+    b = await api.get(f"/beliefs/{belief_id}")
+    steps = (await api.get(f"/beliefs/{belief_id}/history"))["steps"]
+    facts = tag("p", f"{b['proposition']} · subject {b['subject']} · {b['kind']} · {b['status']} at {b['confidence']:.2f} · "
+                     f"{b['support']} for, {b['contradict']} against", class_="belief-facts")
+    rows = [
+        [tag("a", f"#{s['event_id']}", href=f"/events/{s['event_id']}/timeline"), when(s["at"]), f"{s['confidence_from']:.2f} → {s['confidence_to']:.2f}",
+         s["status_to"] if s["status_from"] == s["status_to"] else f"{s['status_from']} → {s['status_to']}", s["by"], s["actor"],
+         tag("a", f"#{s['cause']} {s.get('cause_kind') or ''}", href=f"/events/{s['cause']}/timeline") if s.get("cause") else "", _behind(s)]
+        for s in steps
+    ]
+    changes = section("Confidence over time", "history", tag("div", confidence_chart(steps), class_="graph-wrap"),
+                      table(["Event", "When", "Confidence", "Status", "By", "Actor", "Cause", "Behind it"], rows,
+                            "Every change of its confidence and status, oldest first", "No changes recorded."))
+    items = [tag("li", f"{e['stance']}: {e['source']} ({e['kind']}, weight {e['weight']:.2f}, credibility {e['credibility']:.2f}) ",
+                 tag("a", f"event #{e['event_id']}", href=f"/events/{e['event_id']}/timeline"),
+                 " withdrawn (no longer counted)" if e.get("withdrawn_by") is not None else "")
+             for e in (b.get("evidence") or [])[-200:]]
+    evidence = section("Evidence", "evidence", tag("ul", join(items)) if items else tag("p", "No evidence.", class_="empty"))
+    crumbs = [("Minds", "/"), (b["mind"], f"/minds/{b['mind']}"), (f"belief #{belief_id}", None)]
+    return page(f"Belief #{belief_id}", join([facts, changes, evidence]), crumbs, await status_line(api))
+
+
+def _behind(step: dict[str, Any]) -> str:
+    item = step.get("evidence") or {}
+    if "withdrawn" in item:
+        return f"withdrew {len(item['withdrawn'])} item(s)" + (f" of warning {step['warning']}" if step.get("warning") else "")
+    if "count" in item:
+        return f"{item['count']} items ({item['support']} for, {item['contradict']} against)"
+    if "stance" in item:
+        return f"{item['stance']} from {item['source']}"
+    return step.get("reason") or ""
 
 
 async def _memories(api: Reader, m: str, query: dict[str, str]) -> Markup:

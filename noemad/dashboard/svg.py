@@ -199,3 +199,51 @@ def edge_list(chain: dict[str, Any]) -> Markup:
         return tag("ul", join(items), class_="edge-list")
     cut = chain["truncation"].get("truncated")
     return tag("p", "No links among the events shown: the limits cut the walk before any." if cut else "No stored links from or to this event: nothing is drawn.", class_="empty")
+
+
+def confidence_chart(steps: list[dict[str, Any]]) -> Markup:
+    """A belief's confidence over its changes: a step line, each change a point linking to that event's timeline page.
+
+    Changes are spaced evenly (a belief's history comes in bursts: spaced by
+    time, a day's changes would sit on one pixel); the first and last times
+    are written under the axis. A point's colour says the status it left.
+    """
+    width, height, pad_x, pad_y = 640, 200, 40, 24
+    inner_w, inner_h = width - 2 * pad_x, height - 2 * pad_y
+    count = len(steps)
+
+    def x(k: int) -> float:
+        return pad_x + (inner_w * k / (count - 1) if count > 1 else inner_w / 2)
+
+    def y(v: float) -> float:
+        return pad_y + inner_h * (1 - v)
+
+    parts: list[Any] = [
+        tag("title", f"Confidence over {count} change{'s' if count != 1 else ''}; each point links to its event's timeline", id="conf-title"),
+        tag("rect", x=str(pad_x), y=str(pad_y), width=str(inner_w), height=str(inner_h), class_="chart-area"),
+    ]
+    for tick in (0, 0.5, 1):
+        parts.append(tag("text", f"{tick:.1f}", x=str(pad_x - 6), y=f"{y(tick) + 4:.0f}", class_="tick", text_anchor="end"))
+    if steps:
+        path = [f"M {x(0):.1f} {y(steps[0]['confidence_from']):.1f}", f"L {x(0):.1f} {y(steps[0]['confidence_to']):.1f}"]
+        for k in range(1, count):
+            path += [f"L {x(k):.1f} {y(steps[k - 1]['confidence_to']):.1f}", f"L {x(k):.1f} {y(steps[k]['confidence_to']):.1f}"]
+        parts.append(tag("path", d=" ".join(path), class_="confidence-line"))
+        parts.append(tag("text", _day(steps[0]["at"]), x=str(pad_x), y=str(height - 6), class_="tick", text_anchor="start"))
+        if count > 1:
+            parts.append(tag("text", _day(steps[-1]["at"]), x=str(width - pad_x), y=str(height - 6), class_="tick", text_anchor="end"))
+    for k, s in enumerate(steps):
+        moved = f"{s['confidence_from']:.2f} → {s['confidence_to']:.2f}"
+        status = s["status_to"] if s["status_from"] == s["status_to"] else f"{s['status_from']} → {s['status_to']}"
+        label = f"event #{s['event_id']}: {moved}, {status}, by {s['by']}"
+        parts.append(
+            tag("a", tag("title", label), tag("circle", cx=f"{x(k):.1f}", cy=f"{y(s['confidence_to']):.1f}", r="5", class_=f"step {s['status_to']}"),
+                href=f"/events/{s['event_id']}/timeline", class_="step-link", data_event=str(s["event_id"]), aria_label=label)
+        )
+    return tag("svg", *parts, xmlns="http://www.w3.org/2000/svg", viewBox=f"0 0 {width} {height}", width=str(width), height=str(height),
+               role="img", aria_labelledby="conf-title", class_="chart confidence")
+
+
+def _day(at: str) -> str:
+    """An event time as `YYYY-MM-DD HH:MM` (UTC, as stored)."""
+    return f"{at[:10]} {at[11:16]}" if len(at) >= 16 else at

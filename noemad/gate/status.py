@@ -8,7 +8,7 @@ a restart (the rules, a sleep, the self-wake) is stored and shown again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from noemad.turn.govern import GovernanceCounts
@@ -148,6 +148,22 @@ class UpcomingWake:
 
 @wire
 @dataclass(frozen=True)
+class ConnectorBrief:
+    """One connector of the mind, in brief (`noemactl connectors` has the rest): where its stimuli come from, whether its replies go out."""
+
+    key: str
+    phase: str
+    """starting, connected, syncing, backing_off, stopped."""
+    pending: int
+    """Deliveries waiting in its outbox."""
+    given_up: int
+    """Deliveries given up."""
+    why: Annotated[str | None, OMIT_NONE] = None
+    """Why it backs off, or stopped."""
+
+
+@wire
+@dataclass(frozen=True)
 class GateStatus:
     """A mind's gate now: its rules and their state, sleep, self-wake, upcoming wakes, and what it held back."""
 
@@ -175,3 +191,5 @@ class GateStatus:
     """When these counters started (the gate started with the daemon)."""
     governance: GovernanceCounts | None = None
     """The governance gate's passes on the mind's drafts since `since`: fired and skipped, by status and trigger."""
+    connectors: list[ConnectorBrief] = field(default_factory=list)
+    """The mind's connectors ([[minds.NAME.connectors]]): their state and outboxes."""

@@ -23,6 +23,7 @@ from noemad.process.reload import Reloader, start_watching
 from noemad.process.sdnotify import Notifier
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.supervisor import Supervisor
+from noemad.store.replica.child import Replicator
 from noemad.store import Store
 
 log = logging.getLogger("noemad")
@@ -90,8 +91,14 @@ class Daemon:
                     self.paths = dataclasses.replace(self.paths, socket=Path(passed))
             else:
                 listener = bind_socket(self.paths.socket, self.loaded.config.daemon.socket_group)
-            store = Store(self.paths.db_file)
+            replica = self.loaded.config.replica
+            replicator: Replicator | None = None
+            if replica is not None:
+                # Made before the store opens: a store Litestream will replicate leaves it the checkpoints.
+                replicator = Replicator(replica, self.paths.db_file, self.paths.data_dir, self.clock, lambda key, said: sup.replica_trouble(key, said))
+            store = Store(self.paths.db_file, replicated=replicator is not None and replicator.available)
             sup = Supervisor(self.paths, self.loaded, self.clock, store)
+            sup.replica = replicator
             if self.log_level is not None:
                 sup.log_level = self.log_level
             await sup.start()

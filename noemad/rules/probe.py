@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from noemad.rules.match import Facts, Matcher
-from noemad.rules.shape import Always, Behaviour, Debounce, Defer, JudgeBehaviour, PassiveSample, RateLimit, Rule
+from noemad.rules.shape import PASSTHROUGH_KINDS, Always, Behaviour, Defer, Rule
 from noemad.rules.table import StoredRules
 
 
@@ -48,32 +48,18 @@ def _compiled(rules: Sequence[Rule]) -> list[tuple[Rule, Matcher]]:
     return [(rule, Matcher(rule.match)) for rule in rules]
 
 
-def _does(behaviour: Behaviour) -> str:
-    if isinstance(behaviour, Always):
-        return "wake"
-    if isinstance(behaviour, Defer):
-        return "defer"
-    if isinstance(behaviour, Debounce):
-        return f"debounce {behaviour.ms} ms"
-    if isinstance(behaviour, JudgeBehaviour):
-        return f"judged after {behaviour.debounce_ms} ms quiet: wake only if the judge says REPLY"
-    key = "" if behaviour.key_by == "none" else f" per {behaviour.key_by}"
-    if isinstance(behaviour, RateLimit):
-        return f"rate_limit {behaviour.tokens} per {behaviour.refill_ms} ms{key}: wake while tokens last"
-    return f"passive_sample 1 in {behaviour.every}{key}: wake for the first of each {behaviour.every}"
-
-
 def outcome(compiled: Sequence[tuple[Rule, Matcher]], default: Behaviour, facts: Facts) -> str:
     """What `facts` would meet: "wake (rule dms)", "defer (default)", "rate_limit: wake while tokens last (...), else later rules: ..."."""
     for index, (rule, matcher) in enumerate(compiled):
         if not matcher.test(facts):
             continue
-        if isinstance(rule.behaviour, (RateLimit, PassiveSample)):
+        does = rule.behaviour.does()
+        if rule.behaviour.kind in PASSTHROUGH_KINDS:  # it may deny
             if rule.passthrough:
-                return f"{_does(rule.behaviour)}, else later rules (rule {rule.name}): {outcome(compiled[index + 1 :], default, facts)}"
-            return f"{_does(rule.behaviour)}, else defer (rule {rule.name})"
-        return f"{_does(rule.behaviour)} (rule {rule.name})"
-    return f"{_does(default)} (default)"
+                return f"{does}, else later rules (rule {rule.name}): {outcome(compiled[index + 1 :], default, facts)}"
+            return f"{does}, else defer (rule {rule.name})"
+        return f"{does} (rule {rule.name})"
+    return f"{default.does()} (default)"
 
 
 def _parts(rules: StoredRules | tuple[Sequence[Rule], Behaviour]) -> tuple[Sequence[Rule], Behaviour]:
@@ -106,7 +92,7 @@ def shadow_warnings(rules: Sequence[Rule], default: Behaviour) -> list[str]:
         f = probes[label]
         first = _deciding(compiled, f)
         behaviour = default if first is None else compiled[first][0].behaviour
-        if first is not None and not isinstance(behaviour, Always):
+        if first is not None and behaviour != Always():
             rule = compiled[first][0]
             for later, matcher in compiled[first + 1 :]:
                 if flag in later.match.flags and matcher.test(f) and flag not in rule.match.flags:
@@ -116,7 +102,7 @@ def shadow_warnings(rules: Sequence[Rule], default: Behaviour) -> list[str]:
                         f" the match of {rule.name!r} (say, by \"channel\" or \"flags\")"
                     )
                     break
-        if isinstance(behaviour, Defer):
+        if behaviour == Defer():
             by = "the default defers it" if first is None else f"rule {compiled[first][0].name!r} defers it"
             warnings.append(
                 f"{label} would not wake the mind: {by}. If the mind should answer when spoken to, add a rule such as"

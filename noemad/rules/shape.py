@@ -56,12 +56,26 @@ class Always:
 
     kind: ClassVar[str] = "always"
 
+    def params(self) -> dict[str, Any]:
+        """Its settings, as its one-key object holds them."""
+        return {}
+
+    def does(self) -> str:
+        """What it does with a stimulus it matches, as the probe table says it."""
+        return "wake"
+
 
 @dataclass(frozen=True)
 class Defer:
     """Store it, in the mind's context for its next turn; wake for nothing."""
 
     kind: ClassVar[str] = "defer"
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def does(self) -> str:
+        return "defer"
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,12 @@ class Debounce:
 
     kind: ClassVar[str] = "debounce"
     ms: int
+
+    def params(self) -> dict[str, Any]:
+        return {"ms": self.ms}
+
+    def does(self) -> str:
+        return f"debounce {self.ms} ms"
 
 
 @dataclass(frozen=True)
@@ -81,6 +101,12 @@ class RateLimit:
     refill_ms: int
     key_by: KeyBy = "none"
 
+    def params(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "refill_ms": self.refill_ms, "key_by": self.key_by}
+
+    def does(self) -> str:
+        return f"rate_limit {self.tokens} per {self.refill_ms} ms{_per(self.key_by)}: wake while tokens last"
+
 
 @dataclass(frozen=True)
 class PassiveSample:
@@ -89,6 +115,12 @@ class PassiveSample:
     kind: ClassVar[str] = "passive_sample"
     every: int
     key_by: KeyBy = "none"
+
+    def params(self) -> dict[str, Any]:
+        return {"every": self.every, "key_by": self.key_by}
+
+    def does(self) -> str:
+        return f"passive_sample 1 in {self.every}{_per(self.key_by)}: wake for the first of each {self.every}"
 
 
 @dataclass(frozen=True)
@@ -104,6 +136,21 @@ class JudgeBehaviour:
     debounce_ms: int
     max_wait_ms: int | None = None  # judge the batch by then even while stimuli keep pushing the quiet period back
     instructions: str | None = None  # the mind's own word to the judge
+
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"debounce_ms": self.debounce_ms}
+        if self.max_wait_ms is not None:
+            params["max_wait_ms"] = self.max_wait_ms
+        if self.instructions is not None:
+            params["instructions"] = self.instructions
+        return params
+
+    def does(self) -> str:
+        return f"judged after {self.debounce_ms} ms quiet: wake only if the judge says REPLY"
+
+
+def _per(key_by: KeyBy) -> str:
+    return "" if key_by == "none" else f" per {key_by}"
 
 
 Behaviour = Always | Defer | Debounce | RateLimit | PassiveSample | JudgeBehaviour
@@ -213,20 +260,7 @@ def match_data(match: Match) -> dict[str, Any]:
 
 def behaviour_data(b: Behaviour) -> dict[str, Any]:
     """A behaviour as its one-key object: {"debounce": {"ms": 2000}}; {"always": {}}."""
-    if isinstance(b, Debounce):
-        return {"debounce": {"ms": b.ms}}
-    if isinstance(b, RateLimit):
-        return {"rate_limit": {"tokens": b.tokens, "refill_ms": b.refill_ms, "key_by": b.key_by}}
-    if isinstance(b, PassiveSample):
-        return {"passive_sample": {"every": b.every, "key_by": b.key_by}}
-    if isinstance(b, JudgeBehaviour):
-        params: dict[str, Any] = {"debounce_ms": b.debounce_ms}
-        if b.max_wait_ms is not None:
-            params["max_wait_ms"] = b.max_wait_ms
-        if b.instructions is not None:
-            params["instructions"] = b.instructions
-        return {"judge": params}
-    return {b.kind: {}}
+    return {b.kind: b.params()}
 
 
 def describe_behaviour(b: Behaviour) -> str:

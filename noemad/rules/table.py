@@ -304,7 +304,7 @@ def seed_rules(
     a `[minds.NAME.gate]` added to the file later still seeds it once.
     `notes[i]` are the clamp notes rule i was read with.
     """
-    if seeded(db, mind) or (not rules and isinstance(default, Always)):
+    if seeded(db, mind) or (not rules and default == Always()):
         return None
     get_mind(db, mind)
     names = [r.name for r in rules]

@@ -42,13 +42,12 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.cognition.cycle import HeldBack, Wake
 from noemad.cognition.memory import without_episode
 from noemad.config.schema import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep
 from noemad.gate.judge import verdicts
-from noemad.gate.engine import Decision, Delivery, Gate, Verdict
+from noemad.gate.engine import Decision, Delivery, Gate
 from noemad.gate.judge.slot import JudgeStart
 from noemad.gate.judge.port import Judge, JudgeOutcome, JudgeRequest
 from noemad.models import ModelGateway
@@ -60,6 +59,7 @@ from noemad.runtime.stats import MindStats
 from noemad.runtime.retry import RETRY_REASON, TurnFailed, backoff, record_turn_failed
 from noemad.stimuli import STIMULUS_KINDS, operator_of
 from noemad.store import Store
+from noemad.wake import HeldBack, Wake
 from noemad.turn.context import answered
 from noemad.turn.run import Turn, TurnResult, run_turn
 
@@ -156,11 +156,9 @@ class MindActor:
         now = self._clock.now()
         was_asleep = self.gate.sleeping(now)
         decision, delivery = self.gate.offer(stimulus.id, facts, now)
-        self.stats.decided(decision.verdict.value)
-        if decision.verdict is Verdict.WAKE:
-            self._untaken[stimulus.id] = None
-        else:
-            self._untaken[stimulus.id] = HeldBack(stimulus.id, decision.verdict.value, decision.rule)
+        self.stats.decided(decision.verdict.word)
+        held = decision.verdict.held
+        self._untaken[stimulus.id] = None if held is None else HeldBack(stimulus.id, held, decision.rule)
         if was_asleep and not self.gate.sleeping(now):
             # A privileged author ended the sleep: stored, so it does not come back at a restart.
             self._write(lambda db: gate_sleep.record_woke(db, self.name, actor=facts.author, cause=stimulus.id, now=now))

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from noemad.config.connectors import secret_problem
 from noemad.config.schema import Config
 from noemad.models.apikey import resolve_api_key
+from noemad.store.replica.litestream import CredentialsProblem, credentials
 from noemad.wire import wire
 
 if TYPE_CHECKING:
@@ -120,6 +121,24 @@ def _api_key(config: Config) -> SecretState:
     return SecretState("models.anthropic.api_key", True, source)
 
 
+def _replica_keys(config: Config) -> list[SecretState]:
+    """The S3 key pair of [replica], when it names an S3 replica: set or not and from where, never the keys."""
+    settings = config.replica
+    if settings is None or not settings.is_s3:
+        return []
+    source = (
+        f"file ({settings.credentials_file})" if settings.credentials_file
+        else f"environment ({settings.access_key_id_env}, {settings.secret_access_key_env})"
+    )
+    try:
+        found = credentials(settings)
+    except CredentialsProblem as exc:
+        return [SecretState("replica.credentials", False, source, str(exc))]
+    if found is None:
+        return [SecretState("replica.credentials", False, source, "none set: Litestream looks for AWS credentials itself (an instance role, ~/.aws)")]
+    return [SecretState("replica.credentials", True, source)]
+
+
 def config_view(sup: Supervisor) -> ConfigView:
     """The running config with each value's source, the secrets' states, and each mind's own settings."""
     config = sup.loaded.config
@@ -149,7 +168,7 @@ def config_view(sup: Supervisor) -> ConfigView:
         file=str(sup.paths.config_file),
         loaded_from=sup.loaded.source,
         values=values,
-        secrets=[_api_key(config), *_connector_secrets(sup)],
+        secrets=[_api_key(config), *_replica_keys(config), *_connector_secrets(sup)],
         minds=minds,
         reload_error=sup.reload.error,
     )

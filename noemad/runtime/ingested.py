@@ -10,12 +10,11 @@ later question answers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated
 
 from noemad.events import Event
+from noemad.wake import GateVerdict, HeldVerdict
 from noemad.wire import OMIT_NONE, IsoTime, wire
-
-GateVerdict = Literal["wake", "batch", "defer", "deny", "asleep"]
 
 
 @wire
@@ -44,9 +43,6 @@ class Ingested(Event):
 
     gate: GateDecision | None = None
     """The gate's decision as the stimulus was offered."""
-
-
-HeldVerdict = Literal["batch", "defer", "deny", "asleep"]
 
 
 @wire

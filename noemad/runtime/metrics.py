@@ -22,6 +22,8 @@ from noemad import __version__
 from noemad.background.jobs import job_counts
 from noemad.ledger import usage
 from noemad.stimuli import STIMULUS_KINDS
+from noemad.clock import parse_iso
+from noemad.store.replica.child import STATES
 from noemad.store.stats import Histogram
 
 if TYPE_CHECKING:
@@ -100,8 +102,8 @@ def collect(sup: Supervisor) -> list[Family]:
     for mind, actor in sorted(sup.actors.items()):
         status = actor.gate.status(now)
         stats = actor.stats
-        for verdict, n in sorted(stats.decisions.items()):
-            decisions.add(n, mind=mind, verdict=verdict)
+        for decided, n in sorted(stats.decisions.items()):
+            decisions.add(n, mind=mind, verdict=decided)
         wakes.add(stats.wakes, mind=mind)
         for outcome in ("ok", "failed"):
             turns.add(stats.turns.get(outcome, 0), mind=mind, outcome=outcome)
@@ -151,5 +153,26 @@ def collect(sup: Supervisor) -> list[Family]:
 
     return [
         info, uptime, minds, events, stimuli, turns, latency, decisions, wakes, dropped, verdicts, governance, fired,
-        queue, commits, commit_latency, calls, tokens, cost, jobs, reloads, refused,
+        queue, commits, commit_latency, calls, tokens, cost, jobs, reloads, refused, *_replica(sup),
     ]
+
+
+def _replica(sup: Supervisor) -> list[Family]:
+    """The Litestream replica's families, when [replica] is set (as last asked of Litestream, just before the scrape)."""
+    if sup.replica is None:
+        return []
+    view = sup.replica.view
+    state = Family("noemad_replica_state", "gauge", "1 for the replica's state now (replicating, lagging, failing, restarting, missing, ...), 0 for the others.")
+    for name in STATES:
+        state.add(1 if view.state == name else 0, state=name)
+    lag = Family("noemad_replica_lag_seconds", "gauge", "How far the replica is behind the store: 0 when it has every commit, else seconds since its last sync.")
+    if view.lag_s is not None:
+        lag.add(view.lag_s)
+    synced = Family("noemad_replica_last_sync_timestamp_seconds", "gauge", "Unix time of Litestream's last successful sync to the replica.")
+    if view.last_sync_at is not None:
+        synced.add(parse_iso(view.last_sync_at))
+    errors = Family("noemad_replica_errors_total", "counter", "Errors Litestream logged since noemad started.")
+    errors.add(view.errors)
+    restarts = Family("noemad_replica_restarts_total", "counter", "Times noemad restarted Litestream since it started.")
+    restarts.add(view.restarts)
+    return [state, lag, synced, errors, restarts]

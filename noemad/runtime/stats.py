@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from noemad.store.stats import Histogram
+from noemad.wake import GateVerdict
 
 
 @dataclass
 class MindStats:
     """One mind's counters since its actor started."""
 
-    decisions: dict[str, int] = field(default_factory=dict)
+    decisions: dict[GateVerdict, int] = field(default_factory=dict)
     """The gate's verdicts on stored stimuli: wake, batch, defer, deny, asleep."""
     wakes: int = 0
     """Deliveries that started a turn."""
@@ -24,7 +25,7 @@ class MindStats:
     turn_seconds: Histogram = field(default_factory=Histogram)
     """Wall time of each turn, the model calls in it included."""
 
-    def decided(self, verdict: str) -> None:
+    def decided(self, verdict: GateVerdict) -> None:
         self.decisions[verdict] = self.decisions.get(verdict, 0) + 1
 
     def turned(self, outcome: str, seconds: float) -> None:

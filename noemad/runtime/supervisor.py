@@ -31,7 +31,7 @@ from noemad.cognition.trust import set_trust
 from noemad.cognition.memory import Memory, episodes_of, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
-from noemad.cognition.notifications import Notification, ack, get_notification
+from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import MindNews, Scheduler, news
@@ -49,12 +49,14 @@ from noemad.runtime.archiving import Archiving
 from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.loglevel import LogLevel
+from noemad.runtime.asof_reads import AsOfReads
 from noemad.runtime.reads import Reads
 from noemad import inbox
 from noemad.inbox import Inbound
 from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
+from noemad.store.replica.child import Replicator, ReplicaStatus
 from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
 from noemad.wire import extend
@@ -91,7 +93,7 @@ def _warning(event: Event) -> dict[str, Any]:
     return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
 
 
-class Supervisor(Reads, Gating, Archiving):
+class Supervisor(Reads, AsOfReads, Gating, Archiving):
     """Holds the minds of one daemon and everything they run on."""
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -127,6 +129,7 @@ class Supervisor(Reads, Gating, Archiving):
         # (True) or ending (False). Called on the loop; a listener must not block.
         self.minds_listeners: list[Callable[[], None]] = []
         self.turn_listeners: list[Callable[[str, bool], None]] = []
+        self.replica: Replicator | None = None  # Litestream, when [replica] is set (the daemon makes it before the store opens)
 
     @property
     def stopping(self) -> bool:
@@ -191,6 +194,9 @@ class Supervisor(Reads, Gating, Archiving):
             self._start_actor(mind, cycles, backlog, db)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
         self._archive_task = asyncio.get_running_loop().create_task(self.archive_daily(), name="archive")
+        if self.replica is not None:  # the store is open and migrated: Litestream may read it now
+            self.store.writer.on_commit(self.replica.committed)
+            await self.replica.start()
 
     async def stop(self) -> None:
         """Finish or abort running turns, then flush and close the store."""
@@ -206,6 +212,8 @@ class Supervisor(Reads, Gating, Archiving):
             self.bus.close()
         await self.gateway.aclose()
         await asyncio.to_thread(self.store.close)
+        if self.replica is not None:  # after the last commit: Litestream's own stop syncs it to the replica
+            await self.replica.stop()
 
     async def _seed_rules(self, names: Sequence[str]) -> None:
         """Seed the wake rules of minds never seeded from their [minds.NAME.gate] (before their actors read them)."""
@@ -456,6 +464,32 @@ class Supervisor(Reads, Gating, Archiving):
         belief = next((r.id for r in event.refs if r.type == "belief"), None)
         return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
 
+    # replica ------------------------------------------------------------
+
+    def replica_trouble(self, key: str, sentence: str) -> None:
+        """Raise the replica's trouble as a notification of every mind (each mind's store is at stake); called on the loop."""
+        if self.stopping or self.replica is None:
+            return
+        now = self.clock.now()
+        url = self.replica.settings.url
+        cooldowns = {name: self.settings_of(name).notify_cooldown for name in self.actors}
+
+        def job(db: Database) -> None:
+            for name, cooldown in cooldowns.items():
+                daemon_notice(
+                    db, mind=name, rule="replica", key=f"replica:{key}", title=f"replica {key}: {sentence}",
+                    values={"state": key, "url": url}, cooldown=cooldown, now=now,
+                )
+
+        if cooldowns:
+            self.store.writer.submit(job).add_done_callback(
+                lambda done: log.error("replica: could not store its notification: %s", done.exception()) if done.exception() else None
+            )
+
+    async def replica_status(self) -> ReplicaStatus | None:
+        """How the replica is doing now (Litestream asked through its control socket); None without [replica]."""
+        return None if self.replica is None else await self.replica.refresh()
+
     # backup -------------------------------------------------------------
 
     async def backup(self) -> Snapshot:
@@ -583,7 +617,7 @@ class Supervisor(Reads, Gating, Archiving):
             event=event.id,
             mind=event.mind,
             waiting=waiting,
-            verdict=held.verdict if held is not None else None,  # type: ignore[arg-type]  # HeldBack's verdict is a plain str (issue 24 item 4)
+            verdict=held.verdict if held is not None else None,
             rule=held.rule if held is not None else None,
             paused=bool(actor is not None and actor.paused),
             respond_model=self.gateway.configured(event.mind, "respond"),
@@ -686,6 +720,7 @@ class Supervisor(Reads, Gating, Archiving):
                 "paused_schedules": sorted(paused_schedules(self.store.reader())),
                 "scheduler_looked_at": iso(self.scheduler.looked_at) if self.scheduler.looked_at is not None else None,
             },
+            "replica": dataclasses.asdict(self.replica.view) if self.replica is not None else None,
             "stopping": self.stopping,
         }
 
@@ -698,6 +733,9 @@ class Supervisor(Reads, Gating, Archiving):
 
     def apply_config(self, loaded: LoadedConfig) -> None:
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
+        if loaded.config.replica != self.loaded.config.replica:
+            # Litestream runs with the settings it was started with: a store's replica does not move under it.
+            log.warning("[replica] changed in %s: it takes effect when noemad restarts", loaded.source)
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
             swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))

@@ -47,7 +47,7 @@ def snapshot(source: Path, dest: Path) -> Snapshot:
         dest.unlink(missing_ok=True)
         try:
             _copy(source, dest)
-            return _verify(dest)
+            return verify(dest)
         except (sqlite3.Error, OSError) as exc:
             dest.unlink(missing_ok=True)
             full = isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
@@ -74,7 +74,8 @@ def _copy(source: Path, dest: Path) -> None:
         os.close(fd)
 
 
-def _verify(path: Path) -> Snapshot:
+def verify(path: Path) -> Snapshot:
+    """Check the SQLite file at `path` with `integrity_check` and say what it holds; `BackupFailed` if it does not verify."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check(20)")]

@@ -21,12 +21,16 @@ _PRAGMAS = (
 _STATEMENT_CACHE = 128  # sqlite3's own default size
 
 
-def open_db(path: Path | str, *, readonly: bool = False, cached_statements: int | None = None) -> Database:
+def open_db(
+    path: Path | str, *, readonly: bool = False, cached_statements: int | None = None, autocheckpoint: bool = True
+) -> Database:
     """Open the store with WAL, foreign keys and a busy timeout set.
 
     A readonly connection runs in autocommit mode (no snapshot held between
     queries) and refuses writes with `query_only`. `cached_statements`
     overrides sqlite3's statement cache size (0: prepare every statement).
+    `autocheckpoint=False` leaves checkpoints to Litestream, as its documentation
+    asks of a busy writer it replicates: no checkpoint of ours races its copy of the WAL.
     """
     conn = sqlite3.connect(
         str(path),
@@ -39,4 +43,6 @@ def open_db(path: Path | str, *, readonly: bool = False, cached_statements: int 
         conn.execute(pragma)
     if readonly:
         conn.execute("PRAGMA query_only=1")
+    if not autocheckpoint:
+        conn.execute("PRAGMA wal_autocheckpoint=0")
     return Database(conn, execute_plugins=False)

@@ -17,7 +17,8 @@ from noemad.store.writer import Writer
 class Store:
     """One SQLite database: migrated on open, written by one `Writer`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, replicated: bool = False) -> None:
+        """Open (and migrate) the store at `path`; `replicated`: Litestream streams it and does its checkpoints."""
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -30,7 +31,7 @@ class Store:
             raise StoreError(
                 f"cannot open the store {path}: {exc}. Check the path and its permissions, and that the disk is not full."
             ) from None
-        self.writer = Writer(path)
+        self.writer = Writer(path, replicated=replicated)
         self._local = threading.local()
         self._readers: list[Database] = []
         self._lock = threading.Lock()

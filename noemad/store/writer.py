@@ -89,11 +89,13 @@ def savepoint(db: Database, name: str) -> Iterator[None]:
 class Writer:
     """Runs write jobs on one thread, one connection, in group commits."""
 
-    def __init__(self, path: Path | str, *, guard: bool | None = None) -> None:
+    def __init__(self, path: Path | str, *, guard: bool | None = None, replicated: bool = False) -> None:
         guarded = guard_enabled() if guard is None else guard
         # The guard sees a statement's tables when it is prepared: every statement must be prepared anew.
         self.path = str(path)
-        self.db = open_db(path, cached_statements=0 if guarded else None)
+        # Replicated by Litestream: it checkpoints, we never do (no autocheckpoint, no TRUNCATE at close).
+        self.replicated = replicated
+        self.db = open_db(path, cached_statements=0 if guarded else None, autocheckpoint=not replicated)
         self.guard = WriteGuard(self.db.conn) if guarded else None
         if guarded:
             log.info("write guard on (%s): a write job that changes rows must append an event", "NOEMA_WRITE_GUARD")
@@ -132,12 +134,17 @@ class Writer:
         return self.submit(job).result()
 
     def close(self) -> None:
-        """Finish every queued job, checkpoint the WAL and close the connection."""
+        """Finish every queued job, checkpoint the WAL (unless Litestream does) and close the connection."""
         if self._closed:
             return
         self._closed = True
         self._queue.put(_STOP)
         self._thread.join()
+        if self.replicated:
+            # A TRUNCATE here would reset the WAL before Litestream has copied its last frames:
+            # Litestream syncs them as it stops, after us, and checkpoints at its next start.
+            self.db.close()
+            return
         try:
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:  # a reader may still hold the WAL; the data is safe either way

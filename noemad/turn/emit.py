@@ -5,7 +5,9 @@ parents the turn's stimuli, citing every model call of the draft (one, or
 each round of a tool conversation); a draft that failed is a `reply_failed`
 event with the error's category, detail and retry-after; a draft whose model
 called skip_reply is a `reply_skipped` event (`ReplySkipped`), with when the
-mind wakes itself again if it asked.
+mind wakes itself again if it asked. A reply's deliveries (back to the room
+of the message it answers, and to each webhook) are written with it, in the
+same writer job (`noemad.outbox`).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from noemad.clock import Clock
 from noemad.config.schema import MindSettings
-from noemad.cognition.cycle import CycleResult, Wake, run_cycle
+from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway
 from noemad.store import Store
@@ -38,6 +38,7 @@ from noemad.turn.govern import govern_reply
 from noemad.turn.narrate import rephrase_narrative, update_narrative
 from noemad.turn.stated import given, record_statements
 from noemad.turn.tools import MindTools, SkipReply
+from noemad.wake import Wake
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,9 @@ from noemad.background.reflection.findings import (
 from noemad.background.reflection.job import run
 from noemad.background.reflection.patterns import FAILED_MISS_MIN, PATTERN_MIN, Failure, Pattern, failures_of
 from noemad.background.reflection.prose import SYSTEM, lesson_text, render, reword, summary
-from noemad.background.reflection.reading import LOOKBACK, collapse, first_event_since, previous_reflection, review
+from noemad.background.reflection.reading import LOOKBACK, collapse, previous_reflection, review
 from noemad.background.reflection.recording import Recorded, citations, record
+from noemad.events import first_event_since  # where it lives now: `noemad.cognition.asof` bisects time with it too
 
 __all__ = [
     "ACTOR", "CONFIDENT", "FAILED_MISS_MIN", "KIND", "LOOKBACK", "MAX_ITEMS", "PATTERN_MIN", "SYSTEM", "BeliefChange",

@@ -41,6 +41,7 @@ from noemad.cognition.calibration import calibrate, calibration
 from noemad.cognition.goals import completions
 from noemad.cognition.metacognition import MONTH
 from noemad.cognition.predictions import resolutions
+from noemad.events import first_event_since
 from noemad.minds import get_mind
 
 LOOKBACK = MONTH  # seconds over which failures are counted (at least)
@@ -57,33 +58,6 @@ def _snapshot(db: Database) -> Iterator[None]:
         yield
     finally:
         db.execute("COMMIT")
-
-
-def first_event_since(db: Database, mind: str, at: str, through: int) -> int:
-    """The id of the mind's first event at or after `at` (ISO), or `through + 1` if none up to `through`.
-
-    Events are appended in time order, so the mind's event ids are bisected
-    on `events(mind, id)`: a few dozen index probes however long the history.
-    """
-    # Two queries: SQLite answers a lone min() or max() with one index seek, both together with a scan.
-    (lo,) = db.execute("SELECT min(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
-    (hi,) = db.execute("SELECT max(id) FROM events WHERE mind = ? AND id <= ?", [mind, through]).fetchone()
-    if hi is None:
-        return through + 1
-
-    def first_from(x: int) -> tuple[int, str]:
-        found, found_at = db.execute("SELECT id, at FROM events WHERE mind = ? AND id >= ? ORDER BY id LIMIT 1", [mind, x]).fetchone()
-        return int(found), str(found_at)
-
-    if first_from(hi)[1] < at:
-        return through + 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if first_from(mid)[1] >= at:
-            hi = mid
-        else:
-            lo = mid + 1
-    return int(first_from(lo)[0])
 
 
 def _resolutions(db: Database, mind: str, lo: int, hi: int) -> list[tuple[PredictionError, int | None]]:

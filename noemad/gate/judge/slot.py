@@ -1,6 +1,6 @@
 """A judge rule's batches from the moment they fire to a verdict, and what its gate-status counts.
 
-A judge rule gathers a batch as debounce does (`noemad.gate.engine`). When
+A judge rule gathers a batch as debounce does (`noemad.gate.behaviours.judge`). When
 the batch is due it comes here, to the rule's `JudgeSlot` (kept by rule
 name, so an edit or a removal does not lose what waits), and waits to be
 judged. The slot is pure state; the actor decides when a call may start
