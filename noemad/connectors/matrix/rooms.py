@@ -44,7 +44,7 @@ from nio import (
 )
 
 from noemad.config.connectors import MatrixConnector
-from noemad.connectors.matrix.translate import Me, Redacted, Room, Said, channel, resolve, translate, txn_id
+from noemad.connectors.matrix.translate import Me, Redacted, Room, Said, resolve, translate, txn_id
 from noemad.connectors.port import ConnectorContext, ConnectorState, Delivery, DeliveryFailed, Sent
 from noemad.inbox import Inbound
 
@@ -99,7 +99,7 @@ def _error(response: Any) -> str:
     return f"{code} {message}" if code else str(message)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Heard:
     """What one sync brought: the messages to store, the redactions, the invites to answer."""
 
@@ -376,11 +376,3 @@ class MatrixRooms:
             await client.room_typing(room, typing_state=on, timeout=TYPING_MS)
         except Exception as exc:  # noqa: BLE001 - a typing notice is a courtesy: never a failure of the turn
             log.info("mind %s: no typing notice in %s (%s)", self.ctx.mind, room, type(exc).__name__)
-
-
-def room_of(channel_name: str) -> str | None:
-    """The room id a `matrix:` channel names, or None."""
-    return channel_name.removeprefix("matrix:") if channel_name.startswith("matrix:!") else None
-
-
-__all__ = ["MatrixRooms", "Cursor", "channel", "room_of"]
