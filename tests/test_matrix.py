@@ -131,6 +131,9 @@ def test_room_messages_are_stored_with_the_rooms_flags(garden: Room) -> None:
     assert plain["channel"] == f"matrix:{garden.room_id}"
     garden.say("bob", "what do you think, Gardener?", **{"m.mentions": {"user_ids": [garden.mind.user_id]}})
     assert garden.stored("what do you think, Gardener?")["data"]["mentions"] == ["ada"]
+    # Its display name in the body is a mention too (its localpart here is gardenerN, its display name Gardener).
+    garden.say("bob", "let's ask Gardener")
+    assert garden.stored("let's ask Gardener")["data"]["mentions"] == ["ada"]
     garden.say("ci", "build 812 passed")
     assert garden.stored("build 812 passed")["data"]["bot"] is True
 

@@ -37,6 +37,7 @@ from nio import (
     InviteMemberEvent,
     JoinResponse,
     MessageDirection,
+    ProfileGetDisplayNameResponse,
     RoomMessagesResponse,
     RoomResolveAliasResponse,
     RoomSendResponse,
@@ -208,6 +209,9 @@ class MatrixRooms:
             listed = {room for rooms in direct.rooms.values() if isinstance(rooms, list) for room in rooms if isinstance(room, str)}
             cursor.direct = sorted(set(cursor.direct) | listed)
         self._named = await self._resolve(client)
+        shown = await client.get_displayname()
+        if isinstance(shown, ProfileGetDisplayNameResponse) and shown.displayname:
+            self._me = replace(self._me, display_name=str(shown.displayname))  # people may call the mind by it
         first = cursor.since is None
         if first:
             # The first sync of a new connector: the rooms' history is not said to the mind, only what follows.
