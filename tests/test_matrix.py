@@ -104,6 +104,10 @@ class Room:
         return [e.source for e in reversed(page.chunk) if e.source.get("type") == "m.room.message"]
 
 
+def homeserver_name(user_id: str) -> str:
+    return user_id.split(":", 1)[1]
+
+
 @pytest.fixture
 def garden(homeserver: Homeserver, people: People, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Room]:
     """The mind in a room with alice and bob (and ci, a bot); `dm=True` (indirect param) makes alice's direct room instead."""
@@ -111,12 +115,14 @@ def garden(homeserver: Homeserver, people: People, tmp_path: Path, request: pyte
     params: dict[str, Any] = getattr(request, "param", {})
     alice, bob, ci = people.add(f"alice{n}", "Alice"), people.add(f"bob{n}", "Bob"), people.add(f"ci{n}")
     mind = people.add(f"gardener{n}", "Gardener")
-    made = people.run(alice.room_create(invite=[bob.user_id, ci.user_id, mind.user_id]))
+    alias = f"garden{n}" if params.get("alias") else None
+    made = people.run(alice.room_create(alias=alias, invite=[bob.user_id, ci.user_id, mind.user_id]))
     assert isinstance(made, RoomCreateResponse)
     for who in (bob, ci):
         people.run(who.join(made.room_id))
     token = token_file(tmp_path, people.accounts[f"gardener{n}"].access_token)
-    config = matrix_config(homeserver, mind.user_id, token, [made.room_id], invites_from=[alice.user_id], bots=[ci.user_id],
+    named = f"#{alias}:{homeserver_name(mind.user_id)}" if alias else made.room_id
+    config = matrix_config(homeserver, mind.user_id, token, [named], invites_from=[alice.user_id], bots=[ci.user_id],
                            rules=params.get("rules", ""))
     with scripted_app(tmp_path, SCRIPT, config) as engine:
         room = Room(engine, people, made.room_id, mind, {"alice": alice, "bob": bob, "ci": ci, "mind": mind})
@@ -348,3 +354,10 @@ def test_a_reply_to_a_thread_goes_to_the_same_thread(garden: Room) -> None:
     assert answer[-1]["content"]["m.relates_to"] == {
         "rel_type": "m.thread", "event_id": root, "is_falling_back": False, "m.in_reply_to": {"event_id": asked},
     }
+
+
+@pytest.mark.parametrize("garden", [{"alias": True}], indirect=True)
+def test_a_room_named_by_its_alias_is_joined_and_heard(garden: Room) -> None:
+    assert garden.engine.connectors.of("ada")[0].state().rooms == [garden.room_id]
+    garden.say("alice", "found by its alias")
+    assert garden.stored("found by its alias")["channel"] == f"matrix:{garden.room_id}"
