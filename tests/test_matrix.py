@@ -361,3 +361,26 @@ def test_a_room_named_by_its_alias_is_joined_and_heard(garden: Room) -> None:
     assert garden.engine.connectors.of("ada")[0].state().rooms == [garden.room_id]
     garden.say("alice", "found by its alias")
     assert garden.stored("found by its alias")["channel"] == f"matrix:{garden.room_id}"
+
+
+def test_a_room_the_config_adds_is_heard_from_the_minds_join_on(garden: Room) -> None:
+    from noemad.config.files import load_config
+
+    alice = garden.clients["alice"]
+    made = garden.people.run(alice.room_create(invite=[garden.mind.user_id]))
+    assert isinstance(made, RoomCreateResponse)
+    old = garden.people.run(alice.room_send(made.room_id, "m.room.message", {"msgtype": "m.text", "body": "old news"}))
+    assert isinstance(old, RoomSendResponse)
+    config = garden.engine.home / "noemad.toml"
+    config.write_text(config.read_text().replace(f'rooms = ["{garden.room_id}"]', f'rooms = ["{garden.room_id}", "{made.room_id}"]'))
+
+    async def reload() -> None:
+        garden.engine.sup.apply_config(load_config(config))
+
+    garden.engine.run(reload())
+    garden.until(lambda: made.room_id in garden.engine.connectors.of("ada")[0].state().rooms
+                 and garden.engine.connectors.of("ada")[0].state().phase == "connected", "the mind in the new room")
+    new = garden.people.run(alice.room_send(made.room_id, "m.room.message", {"msgtype": "m.text", "body": "new news"}))
+    assert isinstance(new, RoomSendResponse)
+    garden.stored("new news")
+    assert "old news" not in [m["text"] for m in garden.messages()]  # the room's history is not said to the mind

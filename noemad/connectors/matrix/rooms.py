@@ -219,7 +219,7 @@ class MatrixRooms:
             if not isinstance(answer, SyncResponse):
                 raise MatrixFailed(f"the homeserver refused the first sync: {_error(answer)}")
             cursor.since = str(answer.next_batch)
-            await self._answer_invites(client, self._heard(answer, set(answer.rooms.join), cursor.since).invites)
+            await self._answer_invites(client, (await self._heard(None, answer, cursor.since)).invites)
         joined = await self._join_configured(client)
         for dropped in sorted(set(cursor.rooms) - set(joined)):
             left = await client.room_leave(dropped)
@@ -232,8 +232,7 @@ class MatrixRooms:
             answer = await client.sync(timeout=POLL_MS, since=since, sync_filter=SYNC_FILTER)
             if not isinstance(answer, SyncResponse):
                 raise MatrixFailed(f"the homeserver refused a sync: {_error(answer)}")
-            heard = self._heard(answer, set(), since)
-            await self._fill_gaps(client, answer, since, heard)
+            heard = await self._heard(client, answer, since)
             await self._answer_invites(client, heard.invites)
             for redaction in heard.redacted:
                 await self.ctx.redact(redaction.target, redaction.author, redaction.channel, redaction.reason)
@@ -267,20 +266,22 @@ class MatrixRooms:
             joined.append(str(answer.room_id))
         return joined
 
-    def _heard(self, answer: SyncResponse, history: set[str], since: str | None) -> Heard:
-        """What `answer` says to the mind; rooms in `history` (the first sync's) are not heard."""
+    async def _heard(self, client: AsyncClient | None, answer: SyncResponse, since: str | None) -> Heard:
+        """What `answer` says to the mind, a `limited` room's gap read from /messages (with a client: not on the first sync,
+        whose rooms' history is not heard at all)."""
         heard = Heard()
         direct = set(self._cursor.direct)
         for room_id, info in answer.rooms.join.items():
-            if room_id in history:
+            if client is None:
                 continue
             events = [e.source for e in info.timeline.events if isinstance(getattr(e, "source", None), dict)]
-            if since is not None and not info.timeline.limited:
-                # A room joined since the last sync starts at the mind's own join: what came before is history.
-                joins = [i for i, e in enumerate(events) if e.get("type") == "m.room.member" and e.get("state_key") == self._me.user_id
-                         and (e.get("content") or {}).get("membership") == "join"]
-                if joins and self._new_join(events[joins[-1]]):
-                    events = events[joins[-1] + 1:]
+            if info.timeline.limited and info.timeline.prev_batch is not None and since is not None:
+                events = await self._missed(client, room_id, info.timeline.prev_batch, since) + events
+            # A room the mind joined since the last sync starts at its own join: what came before is history.
+            joins = [i for i, e in enumerate(events) if e.get("type") == "m.room.member" and e.get("state_key") == self._me.user_id
+                     and (e.get("content") or {}).get("membership") == "join" and self._new_join(e)]
+            if joins:
+                events = events[joins[-1] + 1:]
             self._take(heard, Room(room_id, room_id in direct), events)
         for room_id, invite in answer.rooms.invite.items():
             for event in invite.invite_state:
@@ -305,30 +306,20 @@ class MatrixRooms:
             elif isinstance(change, Redacted):
                 heard.redacted.append(change)
 
-    async def _fill_gaps(self, client: AsyncClient, answer: SyncResponse, since: str | None, heard: Heard) -> None:
-        """Read what a `limited` sync left out of a room, back to the previous token, from /messages."""
-        if since is None:
-            return
-        for room_id, info in answer.rooms.join.items():
-            if not info.timeline.limited or info.timeline.prev_batch is None:
-                continue
-            missed: list[dict[str, Any]] = []
-            start: str | None = info.timeline.prev_batch
-            while start:
-                page = await client.room_messages(room_id, start=start, end=since, direction=MessageDirection.back, limit=TIMELINE)
-                if not isinstance(page, RoomMessagesResponse):
-                    raise MatrixFailed(f"cannot read what {room_id} said while the mind was away: {_error(page)}")
-                chunk = [e.source for e in page.chunk if isinstance(getattr(e, "source", None), dict)]
-                if not chunk:
-                    break
-                missed = list(reversed(chunk)) + missed
-                start = page.end if page.end and page.end != start else None
-            gap = Heard()
-            self._take(gap, Room(room_id, room_id in self._cursor.direct), missed)
-            # What was missed came before the sync's own timeline: keep the room's order.
-            first = next((i for i, (room, _) in enumerate(heard.said) if room == room_id), len(heard.said))
-            heard.said[first:first] = gap.said
-            heard.redacted[:0] = gap.redacted
+    async def _missed(self, client: AsyncClient, room_id: str, prev_batch: str, since: str) -> list[dict[str, Any]]:
+        """What a `limited` sync left out of a room, oldest first: read from /messages back to the previous token."""
+        missed: list[dict[str, Any]] = []
+        start: str | None = prev_batch
+        while start:
+            page = await client.room_messages(room_id, start=start, end=since, direction=MessageDirection.back, limit=TIMELINE)
+            if not isinstance(page, RoomMessagesResponse):
+                raise MatrixFailed(f"cannot read what {room_id} said while the mind was away: {_error(page)}")
+            chunk = [e.source for e in page.chunk if isinstance(getattr(e, "source", None), dict)]
+            if not chunk:
+                break
+            missed = list(reversed(chunk)) + missed
+            start = page.end if page.end and page.end != start else None
+        return missed
 
     async def _answer_invites(self, client: AsyncClient, invites: Sequence[tuple[str, str, bool]]) -> None:
         for room_id, inviter, direct in invites:
