@@ -161,9 +161,9 @@ def get_delivery(db: Database, mind: str, delivery_id: int) -> DeliveryRow:
 
 
 def pending(db: Database, mind: str, connector: str) -> list[DeliveryRow]:
-    """A connector's pending deliveries, the one due first first."""
+    """A connector's pending deliveries, oldest first (the order they are sent in)."""
     rows = db.execute(
-        f"SELECT {_COLUMNS} FROM deliveries WHERE mind = ? AND connector = ? AND status = 'pending' ORDER BY next_at, id",
+        f"SELECT {_COLUMNS} FROM deliveries WHERE mind = ? AND connector = ? AND status = 'pending' ORDER BY id",
         [mind, connector],
     ).fetchall()
     return [_row(r) for r in rows]

@@ -146,7 +146,7 @@ def test_status_shows_a_refused_config_reload(noemad: Noemad) -> None:
 
 def test_status_json_is_the_api_answer(noemad: Noemad, mind: str) -> None:
     status = noemad.ctl_json("status")
-    assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "jobs", "stopping", "connectors"]
+    assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "jobs", "replica", "stopping", "connectors"]
     assert status["minds"] == [{"name": "ada", "events": 1, "turn_running": False, "paused": False, "retry": None}]
     assert status == noemad.api("GET", "/status").json()
     # --json works after the command too
@@ -424,7 +424,7 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
-    assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
+    assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'changes', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'gate-status', 'goal', 'goals', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'replica', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:

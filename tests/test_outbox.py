@@ -248,3 +248,22 @@ def test_retrying_a_delivery_that_does_not_exist_says_so(room: tuple[InProcess, 
     assert out.returncode != 0
     assert out.stderr.strip() == "noemactl: mind 'ada' has no delivery 999; list them with `noemactl connectors ada --json`"
     assert engine.ctl("connectors", "retry", "nobody", "1").returncode != 0
+
+
+def test_a_later_reply_waits_for_an_earlier_one_being_retried(room: tuple[InProcess, dict[str, Any]]) -> None:
+    engine, made = room
+    matrix = made["matrix:@ada:example.org"]
+    matrix.outcomes = [DeliveryFailed("HTTP 502", transient=True)]
+    first = said_in_room(engine, matrix, "one", "$m1")
+    failed = next_delivery(engine, first, matrix.key)
+    second = said_in_room(engine, matrix, "two", "$m2")
+    engine.wait_for("ada", "reply", second)
+    engine.settle("ada")
+    for _ in range(5):  # the worker has been told of the second reply and looked: it waits for the first
+        settle(engine)
+        engine.api("GET", "/minds/ada/connectors")
+    assert [d.in_reply_to for _, d in matrix.sends] == ["$m1"]
+    engine.advance(5)
+    sent = next_delivery(engine, failed["id"], matrix.key)
+    next_delivery(engine, sent["id"], matrix.key)
+    assert [d.in_reply_to for _, d in matrix.sends] == ["$m1", "$m1", "$m2"]

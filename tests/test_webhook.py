@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import os
+import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,11 +36,17 @@ SECRET = "whsec-test-0123456789"
 
 @dataclass
 class Receiver:
-    """A webhook receiver: answers each POST with the next of `answers` (status, headers), then 200; keeps what it got."""
+    """A webhook receiver: answers each POST with the next of `answers` (status, headers), then 200; keeps what it got.
+
+    With `hold` set, the first POST is kept unanswered until `release` is set (a send in flight).
+    """
 
     answers: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     got: list[tuple[int, dict[str, str], bytes]] = field(default_factory=list)  # (status answered, headers, body)
     url: str = ""
+    hold: bool = False
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     @property
     def accepted(self) -> list[tuple[dict[str, str], bytes]]:
@@ -54,6 +61,9 @@ def receiver() -> Iterator[Receiver]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            if state.hold and not state.arrived.is_set():
+                state.arrived.set()
+                state.release.wait(30)
             with lock:
                 status, headers = state.answers.pop(0) if state.answers else (200, {})
                 state.got.append((status, {k.lower(): v for k, v in self.headers.items()}, body))
@@ -165,6 +175,31 @@ def test_a_restart_resumes_a_pending_delivery_with_the_same_key(place: Path, rec
         shown = daemon.ctl("connectors", "ada")
         assert shown.returncode == 0, shown.stderr
         assert "webhook:ops" in shown.stdout
+    finally:
+        daemon.stop()
+        daemon.notify.close()
+
+
+def test_a_send_in_flight_when_noemad_is_killed_is_sent_again_with_the_same_key(place: Path, receiver: Receiver) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / "noemad.toml").write_text(config(home, receiver.url))
+    receiver.hold = True
+    daemon: Noemad = start_noemad(home, place / "s.sock")
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        asked = daemon.api("POST", "/minds/ada/events", json={"kind": "message", "author": "bob", "text": "hi"}).json()
+        reply = daemon.wait_for("ada", "reply", asked["id"])
+        assert receiver.arrived.wait(30)  # the POST is in flight, unanswered
+        daemon.stop(signal.SIGKILL)
+        receiver.release.set()
+        daemon = start_noemad(home, place / "s.sock")
+        sent = daemon.wait_for("ada", "delivery", reply["id"])
+        assert (sent["data"]["outcome"], sent["data"]["attempt"]) == ("sent", 1)  # the killed attempt recorded nothing
+        keys = [h["idempotency-key"] for _, h, _ in receiver.got]
+        assert keys == [f"noema-ada-{reply['id']}"] * 2  # both tries carry one key: the receiver keeps one
+        deliveries = daemon.api("GET", "/minds/ada/events", params={"kind": "delivery"}).json()["events"]
+        assert [d["data"]["outcome"] for d in deliveries] == ["sent"]
     finally:
         daemon.stop()
         daemon.notify.close()

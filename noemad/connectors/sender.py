@@ -1,8 +1,9 @@
 """The outbox's worker for one connector: sends its pending deliveries, retries, gives up visibly.
 
 One task per running connector, beside its `run`. It takes the connector's
-pending rows (`noemad.outbox.pending`) in the order they are due and hands
-each to the connector's `send`, with the delivered event's id as the
+pending rows (`noemad.outbox.pending`) in the order they were made, one at a
+time (a reply never overtakes an earlier one in a room: while the oldest is
+retried, the others wait), and hands each to the connector's `send`, with the delivered event's id as the
 idempotency key on every attempt (a send in flight when noemad died is sent
 again after the restart with the same key: the remote side keeps one).
 
@@ -73,11 +74,13 @@ class Sender:
             self._nudged.clear()
             rows = await asyncio.to_thread(lambda: outbox.pending(self.store.reader(), self.mind, self.key))
             now = self.clock.now()
-            due = [r for r in rows if r.next_at <= now]
-            if due:
-                await self._attempt(due[0])
+            # In order: a reply never arrives before one the mind said earlier; the oldest pending one goes first,
+            # and those after it wait while it is retried (until it is sent or given up).
+            head = rows[0] if rows else None
+            if head is not None and head.next_at <= now:
+                await self._attempt(head)
                 continue
-            await self._wait(min((r.next_at for r in rows), default=now + IDLE))
+            await self._wait(head.next_at if head is not None else now + IDLE)
 
     async def _wait(self, until: float) -> None:
         """Wait until the clock reaches `until`, or a nudge."""

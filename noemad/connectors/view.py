@@ -49,7 +49,7 @@ class ConnectorView:
     cursor_at: Annotated[IsoTime | None, OMIT_NONE] = None
     """When its cursor last moved (what it brought in was stored)."""
     pending: list[DeliveryRow] = field(default_factory=list)
-    """Its pending deliveries, the one due first first (at most 10)."""
+    """Its pending deliveries, oldest first, the order they are sent in (at most 10)."""
     given_up: list[DeliveryRow] = field(default_factory=list)
     """Its newest deliveries given up (at most 10): `noemactl connectors retry MIND DELIVERY` sends one again."""
 
