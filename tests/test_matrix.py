@@ -232,6 +232,22 @@ def test_a_reply_to_the_minds_message_is_a_reply_to_its_reply(garden: Room) -> N
     reply = garden.engine.wait_for("ada", "reply", since=asked["id"])
     delivered = garden.engine.wait_for("ada", "delivery", since=reply["id"])
     mine = delivered["data"]["remote_id"]
+    # A connector started afresh (a reload that changes it), after the room's echo of the mind's message was
+    # synced past (a later message is stored), knows that message from the outbox's record alone.
+    from noemad.config.files import load_config
+
+    garden.say("bob", "noted")
+    garden.stored("noted")
+
+    before = garden.engine.connectors.of("ada")[0]
+    config = garden.engine.home / "noemad.toml"
+    config.write_text(config.read_text().replace("bots = [", 'bots = ["@nobody:test.local", '))
+
+    async def reload() -> None:
+        garden.engine.sup.apply_config(load_config(config))
+
+    garden.engine.run(reload())
+    garden.until(lambda: (now := garden.engine.connectors.of("ada")[0]) is not before and now.state().phase == "connected", "a new connector")
     garden.say("bob", "why that?", **{"m.relates_to": {"m.in_reply_to": {"event_id": mine}}})
     assert garden.stored("why that?")["data"]["reply_to"] == reply["id"]  # the gate's `reply` flag: said to the mind
     # The room's echo of the mind's own reply is not stored as something said to it.
