@@ -47,7 +47,7 @@ docs: $(STAMP)
 # Every bench at its quick default (each under a minute on 2 cores; run one with --full for the
 # long version), then one table of every figure against its goal (bench/summary.py). The benches
 # report through bench/_report.py into BENCH_REPORT; a bench that fails is named and the rest run.
-BENCHES ?= timeline ingest cli_status retrieval cycle gate consolidation reflection guard governance judge growth dashboard metrics asof export replica
+BENCHES ?= timeline ingest cli_status retrieval cycle gate consolidation reflection guard governance judge growth dashboard metrics asof export replica rooms
 BENCH_REPORT ?= build/bench.jsonl
 
 bench: $(STAMP)

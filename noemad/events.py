@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sqlite_utils import Database
@@ -166,6 +166,25 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
     )
     emit(event)
     return event
+
+
+REDACTED = "(redacted)"  # what a redacted stimulus' text reads from then on
+
+
+def redact(db: Database, target: int, draft: EventDraft, now: float) -> Event | None:
+    """Take back what a stored stimulus said: its text reads `REDACTED` from now on, for the mind, its judge and
+    every reader, and `draft` (the redaction, e.g. a `message_redacted` event) is recorded, caused by it.
+
+    A writer job. Nothing happens (None) when `target` is not one of the draft's mind's messages or is
+    redacted already: a redaction the source sends again is recorded once.
+    """
+    cur = db.execute(
+        "UPDATE events SET text = ? WHERE id = ? AND mind = ? AND kind = 'message' AND text IS NOT ?",
+        [REDACTED, target, draft.mind, REDACTED],
+    )
+    if cur.rowcount == 0:
+        return None
+    return append(db, replace(draft, causation_id=target), now)
 
 
 _COLUMNS = "id, mind, kind, actor, at, text, channel, data, cycle_id, causation_id, subject_type, subject_id"
@@ -370,6 +389,8 @@ KNOWN_KINDS: tuple[str, ...] = (
     "reflection", "consolidation", "generalisation_rejected", "job_finished", "schedule_paused", "schedule_resumed",
     # retention
     "events_archived",
+    # connectors: an outbox row's attempts; what a room took back (a redaction) or was refused (an invite)
+    "delivery", "message_redacted", "matrix_invite_refused",
 )
 MAX_QUERY_KINDS = 64  # --kind given more often than there are kinds is a mistake
 MAX_GREP = 200  # characters in a search

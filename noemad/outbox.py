@@ -144,6 +144,15 @@ def enqueue(db: Database, event: Event, what: What, routes: Sequence[Route], giv
     return ids
 
 
+def delivered_as(db: Database, mind: str, connector: str, remote_id: str) -> int | None:
+    """The event (a reply) the connector delivered as what the remote side calls `remote_id`, or None."""
+    row = db.execute(
+        "SELECT event_id FROM deliveries WHERE mind = ? AND connector = ? AND status = 'sent' AND remote_id = ? LIMIT 1",
+        [mind, connector, remote_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def get_delivery(db: Database, mind: str, delivery_id: int) -> DeliveryRow:
     row = db.execute(f"SELECT {_COLUMNS} FROM deliveries WHERE id = ? AND mind = ?", [delivery_id, mind]).fetchone()
     if row is None:

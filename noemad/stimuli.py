@@ -136,6 +136,10 @@ class Message(_Stimulus):
     """The author is a bot (the `from_bot` flag of wake rules)."""
     tags: Annotated[Tags, OMIT_EMPTY] = ()
     """Names wake rules match with tags_any, tags_all, tags_none."""
+    from_self: Annotated[bool, OMIT_EMPTY] = False
+    """Said from the mind's own account (e.g. its Matrix user from another client): stored, never wakes it (the `from_self` flag)."""
+    edits: Annotated[Id | None, OMIT_NONE] = None
+    """The message this one corrects (an edit): its text is the corrected text."""
     operator: Operator = None
 
     def draft(self, mind: str) -> EventDraft:

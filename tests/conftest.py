@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
+from homeserver import Homeserver, Limits, People, running_homeserver
 from inprocess import InProcess, start_app
 
 # A suite started in the background by a shell without job control (`make test &`)
@@ -263,3 +264,22 @@ def app(tmp_path: Path) -> Iterator[InProcess]:
     yield engine
     engine.stop()
 
+
+
+# A real Matrix homeserver (tests/homeserver.py): one Synapse per module that asks for it. A module sets
+# `HOMESERVER_LIMITS = Limits(...)` for rate limits of its own (the 429 test sets them low).
+
+
+@pytest.fixture(scope="module")
+def homeserver(request: pytest.FixtureRequest) -> Iterator[Homeserver]:
+    """A Synapse on loopback for the module's tests, stopped and removed after them."""
+    with running_homeserver(getattr(request.module, "HOMESERVER_LIMITS", Limits())) as server:
+        yield server
+
+
+@pytest.fixture
+def people(homeserver: Homeserver) -> Iterator[People]:
+    """The test's people: `people.add("alice")` registers an account and gives its nio client."""
+    crowd = People(homeserver)
+    yield crowd
+    crowd.close()

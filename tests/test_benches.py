@@ -46,6 +46,7 @@ DAEMON: dict[str, tuple[str, ...]] = {
     "growth": ("--messages", "5"),
     "events_grep": ("--events", "500", "--runs", "1"),
     "replica": ("--seconds", "1", "--events", "2000"),
+    "rooms": ("--samples", "3", "--per-sender", "1"),
 }
 RUN_TIMEOUT = 120  # seconds: a bound on a hang, far above a smallest run
 

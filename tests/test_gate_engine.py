@@ -380,3 +380,13 @@ def test_status_is_a_pure_read() -> None:
     shown = gate.status(T0 + 100)
     assert shown.since == T0 + 100  # shown from `now` ...
     assert (gate.next_due(), gate.since) == (due, since)  # ... but asking changed nothing the gate does next
+
+
+def test_the_minds_own_message_never_wakes_it_whatever_the_rules_say() -> None:
+    # A room echoes the mind's own words back (or someone speaks from its account): waking on them
+    # would have it answer itself, so no rule is asked, not even one naming from_self.
+    gate = Gate("ada", rules(rule("mine", "always", flags=["from_self"])))
+    own = said("matrix:@ada:example.org", "done", "matrix:!room:example.org", "from_self")
+    decision, delivery = gate.offer(1, own, T0)
+    assert decision == Decision(Verdict.DEFER, None, "the mind's own message: stored, in context; it never wakes the mind")
+    assert delivery is None and gate.next_due() is None

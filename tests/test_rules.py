@@ -336,6 +336,8 @@ def test_facts_of_a_message(store: Store) -> None:
     assert flags(Message("zoe", "yes", reply_to=other.id)) == set()  # another mind's reply
     assert flags(Message("ci", "built", bot=True)) == {"from_bot"}
     assert flags(Message("ada", "talking to myself")) == {"from_self"}
+    # Its own account in a room (matrix:@ada:…) is not its name: the connector says so.
+    assert flags(Message("matrix:@ada:example.org", "posted from my phone", from_self=True)) == {"from_self"}
     f = facts_of(db, put(store, Message("zoe", "Deploy", "discord:g:ops", tags=("urgent",)).draft("ada")), "ada")
     assert (f.kind, f.channel, f.author, f.text, f.tags) == ("message", "discord:g:ops", "zoe", "Deploy", frozenset({"urgent"}))
 

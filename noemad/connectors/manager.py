@@ -26,7 +26,7 @@ from sqlite_utils import Database
 from noemad import inbox, outbox
 from noemad.clock import iso
 from noemad.errors import Conflict, ShuttingDown
-from noemad.events import Event
+from noemad.events import Event, EventDraft
 from noemad.minds import get_mind
 from noemad.outbox import DeliveryRow
 from noemad.connectors.sender import Sender, give_up
@@ -82,11 +82,22 @@ class Context:
         items = [s if isinstance(s, Inbound) else Inbound(s) for s in stimuli]
         return await self._sup.ingest_from(self.mind, self.key, items, cursor)
 
+    async def redact(self, remote_id: str, author: str, channel: str, reason: str | None) -> Event | None:
+        draft = EventDraft(
+            mind=self.mind, kind="message_redacted", actor=f"user:{author}", channel=channel,
+            text=f"redacted by {author}" + (f": {reason}" if reason else ""), data={"connector": self.key, "remote_id": remote_id},
+        )
+        return await self._sup.redact_from(self.mind, self.key, remote_id, draft)
+
+    async def note(self, kind: str, text: str, data: dict[str, str]) -> Event:
+        return await self._sup.note_from(EventDraft(mind=self.mind, kind=kind, actor=f"connector:{self.key}", text=text, data=data))
+
     def cursor(self) -> str | None:
         return inbox.cursor(self._sup.store.reader(), self.mind, self.key)
 
     def find_stimulus(self, remote_id: str) -> int | None:
-        return inbox.find_stimulus(self._sup.store.reader(), self.mind, self.key, remote_id)
+        db = self._sup.store.reader()
+        return inbox.find_stimulus(db, self.mind, self.key, remote_id) or outbox.delivered_as(db, self.mind, self.key, remote_id)
 
     def on_turn(self, hook: TurnHook) -> Callable[[], None]:
         hooks = self._manager.turn_hooks.setdefault((self.mind, self.key), [])

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal, Protocol
 
 from noemad.clock import Clock
+from noemad.events import Event
 from noemad.config.connectors import ConnectorSettings as ConnectorSettings  # re-exported: a kind's factory takes one
 from noemad.inbox import Inbound
 from noemad.runtime.ingested import Ingested
@@ -117,12 +118,22 @@ class ConnectorContext(Protocol):
         """Store `stimuli` and `cursor` in one transaction, then offer each to the gate; those stored before are left out."""
         ...
 
+    async def redact(self, remote_id: str, author: str, channel: str, reason: str | None) -> Event | None:
+        """Take back what the stimulus stored for `remote_id` said: its text is gone from what the mind and its judge
+        read, and a `message_redacted` event (by `author`, caused by it) says so. None if none was stored, or it was redacted."""
+        ...
+
+    async def note(self, kind: str, text: str, data: dict[str, str]) -> Event:
+        """Record on the mind's timeline what the connector did that is no stimulus (an invite it refused)."""
+        ...
+
     def cursor(self) -> str | None:
         """The connector's stored cursor (None before its first batch)."""
         ...
 
     def find_stimulus(self, remote_id: str) -> int | None:
-        """The stimulus event `remote_id` became, if this connector stored it."""
+        """The event `remote_id` is: the stimulus this connector stored for it, or the reply it delivered as it
+        (a person quoting the mind's message replies to that reply), else None."""
         ...
 
     def on_turn(self, hook: TurnHook) -> Callable[[], None]:

@@ -204,6 +204,10 @@ class Gate:
     def offer(self, event_id: int, facts: Facts, now: float) -> tuple[Decision, Delivery | None]:
         """Decide for one stored stimulus; a WAKE comes with the delivery to run now."""
         self._saw(now)
+        if "from_self" in facts.flags:
+            # Its own words (a reply echoed back by a room, or said from its account elsewhere): it
+            # reads them in context, but waking on them would have it answer itself.
+            return Decision(Verdict.DEFER, None, "the mind's own message: stored, in context; it never wakes the mind"), None
         if self.sleeping(now):
             return self._offer_asleep(event_id, facts, now)
         passed: list[str] = []

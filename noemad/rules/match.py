@@ -73,6 +73,8 @@ def facts_of(db: Database, event: Event, mind: str) -> Facts:
             flags.add("reply")
         if message.bot:
             flags.add("from_bot")
+        if message.from_self:
+            flags.add("from_self")
         tags = message.tags
     elif event.kind == "observation":
         observation = Observation.of(event)

@@ -23,12 +23,12 @@ from noemad.clock import Clock, ManualClock, iso
 from noemad.config.files import FileStamp, LoadedConfig
 from noemad.config.schema import Config, MindSettings, with_stored
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
-from noemad.events import Event, EventQuery, append, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
+from noemad.events import Event, EventDraft, EventQuery, append, redact, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.trust import set_trust
-from noemad.cognition.memory import Memory, get_memory, retract, write_memory
+from noemad.cognition.memory import Memory, episodes_of, get_memory, retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
@@ -577,6 +577,34 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
 
         stored = await self.store.writer.run(store)
         return [self._offer(actor, event, facts) for event, facts in stored]
+
+    async def redact_from(self, mind: str, connector: str, remote_id: str, draft: EventDraft) -> Event | None:
+        """Take back what the stimulus a connector stored for `remote_id` said (`events.redact`), recording `draft`;
+        the episodes that remember it are retracted, so no turn retrieves it again.
+
+        None when the connector stored nothing for it, or it was redacted before.
+        """
+        self._check_open()
+        now = self.clock.now()
+
+        def job(db: Database) -> Event | None:
+            target = inbox.find_stimulus(db, mind, connector, remote_id)
+            redaction = None if target is None else redact(db, target, draft, now)
+            if redaction is not None and target is not None:
+                # What a turn already remembered of it is retracted with it: never retrieved into a turn again.
+                for memory_id in episodes_of(db, mind, [target]):
+                    if get_memory(db, memory_id).status == "active":
+                        retract(db, memory_id=memory_id, reason="the message it records was redacted", now=now,
+                                actor="process:runtime", cause=redaction.id)
+            return redaction
+
+        return await self.store.writer.run(job)
+
+    async def note_from(self, draft: EventDraft) -> Event:
+        """Record what a connector did that is no stimulus (an invite it refused): an event on the mind's timeline."""
+        self._check_open()
+        now = self.clock.now()
+        return await self.store.writer.run(lambda db: append(db, draft, now))
 
     async def stimulus_turn(self, event_id: int) -> StimulusTurn:
         """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
