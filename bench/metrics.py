@@ -46,7 +46,7 @@ KINDS = ("message", "observation", "cycle_started", "perceived", "belief_updated
 GOAL_MS = 10.0
 
 
-def build(path: Path) -> None:
+def build(path: Path, per_mind: int) -> None:
     Store(path).close()  # the migrations, as noemad applies them
     conn = sqlite3.connect(str(path), isolation_level=None)
     conn.execute("PRAGMA synchronous=OFF")
@@ -55,7 +55,7 @@ def build(path: Path) -> None:
     conn.executemany("INSERT INTO minds (name, created_at) VALUES (?, ?)", [(n, iso(START)) for n in names])
     rows = []
     for mind in names:
-        for i in range(EVENTS_PER_MIND):
+        for i in range(per_mind):
             kind = KINDS[i % len(KINDS)]
             rows.append((mind, kind, "user:alice" if kind == "message" else "process:cycle", "x", iso(START + i)))
     conn.executemany("INSERT INTO events (mind, kind, actor, text, at) VALUES (?, ?, ?, ?, ?)", rows)
@@ -78,16 +78,16 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def run(home: Path, n: int) -> int:
+async def run(home: Path, n: int, per_mind: int) -> int:
     paths = resolve_paths(home=home)
     paths.data_dir.mkdir(parents=True, exist_ok=True)
-    build(paths.db_file)
-    clock = ManualClock(START + EVENTS_PER_MIND)
+    build(paths.db_file, per_mind)
+    clock = ManualClock(START + per_mind)
     store = Store(paths.db_file)
     sup = Supervisor(paths, parse_config("", "embedded defaults"), clock, store)
     t0 = time.perf_counter()
     await sup.start()
-    print(f"supervisor start (counts {MINDS * EVENTS_PER_MIND:,} events once): {(time.perf_counter() - t0) * 1000:.0f} ms")
+    print(f"supervisor start (counts {MINDS * per_mind:,} events once): {(time.perf_counter() - t0) * 1000:.0f} ms")
     try:
         collect_ms = []
         for _ in range(n):
@@ -106,22 +106,23 @@ async def run(home: Path, n: int) -> int:
         await client.aclose()
     finally:
         await sup.stop()
-    print(f"{MINDS} minds x {EVENTS_PER_MIND:,} events, {n} scrapes, {size:,} bytes each")
+    print(f"{MINDS} minds x {per_mind:,} events, {n} scrapes, {size:,} bytes each")
     for label, ms in (("collect + format", collect_ms), ("GET /api/v1/metrics", http_ms)):
         print(f"  {label:<22} p50 {statistics.median(ms):6.2f} ms   p95 {pct(ms, 0.95):6.2f} ms   max {max(ms):6.2f} ms")
     met = statistics.median(http_ms) <= GOAL_MS
     print(f"goal: p50 <= {GOAL_MS:g} ms: {'met' if met else 'NOT met'}")
     figure("metrics", "GET /api/v1/metrics, p50", f"{statistics.median(http_ms):.2f} ms", f"<= {GOAL_MS:g} ms", met,
-           size=f"{MINDS} minds x {EVENTS_PER_MIND:,} events")
+           size=f"{MINDS} minds x {per_mind:,} events")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=200, help="scrapes to time")
+    parser.add_argument("--events-per-mind", type=int, default=EVENTS_PER_MIND, help=f"events of each of the {MINDS} minds (default {EVENTS_PER_MIND:,})")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="nmbench") as home:
-        return asyncio.run(run(Path(home), args.n))
+        return asyncio.run(run(Path(home), args.n, args.events_per_mind))
 
 
 if __name__ == "__main__":

@@ -35,13 +35,13 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "governance": ("--rounds", "1"),
     "judge": ("--requests", "4", "--dense-budget", "1000", "--dense-requests", "3"),
     "dashboard": ("--events", "3000", "--walks", "10"),
-    "metrics": ("-n", "5"),
+    "metrics": ("-n", "5", "--events-per-mind", "300"),
     "asof": ("--size", "50,2000,100", "--runs", "3"),
     "export": ("--sizes", "2000"),
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
-    "ingest": ("--events", "200", "--minds", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "5"),
+    "ingest": ("--events", "100", "--minds", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3"),
     "cli_status": ("--runs", "2", "--warmup", "0"),
     "growth": ("--messages", "5"),
     "events_grep": ("--events", "500", "--runs", "1"),
