@@ -167,11 +167,15 @@ def _texts(db: Path) -> set[str]:
 
 @needs_litestream
 def test_a_host_killed_under_load_is_restored_from_its_replica_to_within_a_second(place: Path) -> None:
+    _killed_under_load_and_restored(place, f'[replica]\nurl = "file://{place / "replica"}"\nsync_interval = {SYNC}\n')
+
+
+def _killed_under_load_and_restored(place: Path, replica: str, env: dict[str, str] | None = None) -> None:
+    """Ingest under load with `replica` in noemad.toml, kill -9 noemad and Litestream, lose the data, restore, start."""
     home = place / "home"
     home.mkdir()
-    replica = place / "replica"
-    (home / "noemad.toml").write_text(f'[replica]\nurl = "file://{replica}"\nsync_interval = {SYNC}\n')
-    daemon = start_noemad(home, place / "s.sock")
+    (home / "noemad.toml").write_text(replica)
+    daemon = start_noemad(home, place / "s.sock", env=env)
     try:
         assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
         child = until(lambda: daemon.api("GET", "/replica").json()["pid"], "Litestream to start")
@@ -197,7 +201,7 @@ def test_a_host_killed_under_load_is_restored_from_its_replica_to_within_a_secon
         if item.name != "noemad.toml":
             shutil.rmtree(item) if item.is_dir() else item.unlink()
 
-    restored = _restore(home)
+    restored = _restore(home, env=env)
     assert restored.returncode == 0, restored.stderr
     assert restored.stdout.startswith("restored ") and restored.stdout.rstrip().endswith("integrity ok")
     texts = _texts(home / "noema.db")
@@ -212,7 +216,7 @@ def test_a_host_killed_under_load_is_restored_from_its_replica_to_within_a_secon
     conn = sqlite3.connect(home / "noema.db")
     (stored,) = conn.execute("SELECT count(*) FROM events").fetchone()
     conn.close()
-    again = start_noemad(home, place / "s.sock")
+    again = start_noemad(home, place / "s.sock", env=env)
     try:
         assert again.api("GET", "/status").json()["counts"]["events"] >= stored  # and what the restart itself recorded
         assert again.api("POST", "/minds/ada/events", json={"kind": "message", "author": "alice", "text": "after"}).status_code == 201
@@ -260,6 +264,15 @@ def _epoch(text: str) -> float:
     from noemad.clock import parse_iso
 
     return parse_iso(text)
+
+
+@needs_litestream
+def test_a_host_killed_under_load_is_restored_from_its_s3_replica(place: Path, s3: str) -> None:
+    replica = (
+        f'[replica]\nurl = "s3://noema/killed"\nendpoint = "{s3}"\nregion = "us-east-1"\nforce_path_style = true\nsync_interval = {SYNC}\n'
+        'access_key_id_env = "NOEMA_S3_KEY"\nsecret_access_key_env = "NOEMA_S3_SECRET"\n'
+    )
+    _killed_under_load_and_restored(place, replica, {"NOEMA_S3_KEY": S3_KEY, "NOEMA_S3_SECRET": S3_SECRET})
 
 
 @needs_litestream
