@@ -32,7 +32,7 @@ from unittest import mock
 
 import httpx
 
-from noemad.api import create_app
+from noemad.api.shared import serve
 from noemad.clock import ManualClock, parse_iso
 from noemad.config.files import LoadedConfig, load_config
 from noemad.connectors.manager import Connectors
@@ -254,7 +254,8 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
         connectors = Connectors(sup)  # as the daemon does: after the supervisor starts, stopped before it stops
         await connectors.start()
         # Like uvicorn, answer an unhandled error with a 500 rather than raise it into the test.
-        transport = httpx.ASGITransport(app=create_app(sup, connectors), raise_app_exceptions=False)
+        # The app is built once per process and shared by every engine (`serve`): building it is most of a start.
+        transport = httpx.ASGITransport(app=serve(sup, connectors), raise_app_exceptions=False)
         return sup, connectors, httpx.AsyncClient(transport=transport, base_url="http://noemad", timeout=TIMEOUT)
 
     try:

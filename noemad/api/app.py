@@ -106,6 +106,15 @@ def _sse(event: Event) -> bytes:
 def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI:
     """Build the API over one supervisor and the connectors running beside it (none started when not given)."""
     connectors = connectors if connectors is not None else Connectors(sup)
+    return build_app(sup, connectors, manual_clock=isinstance(sup.clock, ManualClock))
+
+
+def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> FastAPI:
+    """The API whose routes and middlewares call `sup` and `connectors` when a request comes.
+
+    They are read at request time only, never while building, so they may stand for the engine of
+    the request being served (`noemad.api.shared`). `manual_clock` adds the route that moves the clock.
+    """
     app = FastAPI(
         title="noemad",
         version=__version__,
@@ -454,11 +463,12 @@ def create_app(sup: Supervisor, connectors: Connectors | None = None) -> FastAPI
     add_operations_routes(api, sup)
     add_dashboard_routes(app)  # the pages, outside /api/v1 and the OpenAPI document
 
-    if isinstance(sup.clock, ManualClock):
-        clock = sup.clock
+    if manual_clock:
 
         @api.post(V1 + "/clock/advance", summary="Move the manual clock forward (test daemons only)")
         async def advance(body: ClockAdvance) -> dict[str, Any]:
+            clock = sup.clock
+            assert isinstance(clock, ManualClock)  # the route is built only for engines on a manual clock
             clock.advance(body.seconds)
             await asyncio.sleep(0)  # let the woken timers run before answering
             return {"now": clock.now()}
