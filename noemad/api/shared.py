@@ -2,7 +2,7 @@
 
 Building the app costs about a quarter of a second of CPU (FastAPI makes
 every route's parameter and answer models), which the in-process test tier
-paid once per engine, thousands of times a run. Here it is built once per
+paid once per engine, some 300 times a run. Here it is built once per
 process (per kind of clock) with routes that find their engine when a request
 comes: `serve` wraps the shared app in a thin ASGI layer that sets the
 engine for the call, in a context variable, so several engines live at once
