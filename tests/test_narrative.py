@@ -18,7 +18,7 @@ import pytest
 from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition import narrative
-from noemad.cognition.beliefs import add_evidence
+from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.narrative import MAX_ITEM, MAX_ITEMS, Narrative, build, render, unsupported
 from noemad.cognition.predictions import make_prediction

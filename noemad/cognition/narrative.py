@@ -59,7 +59,8 @@ from sqlite_utils import Database
 from noemad.operator import is_operator
 from noemad.clock import parse_iso
 from noemad.errors import NotFound
-from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, find_belief, list_beliefs
+from noemad.cognition.beliefs.change import BELIEF_EVENTS, BeliefChange
+from noemad.cognition.beliefs.queries import find_belief, list_beliefs
 from noemad.cognition.goals import GoalChange, active_goals, get_goal
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.notifications import Raised

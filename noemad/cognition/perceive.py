@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import add_evidence, correct
+from noemad.cognition.beliefs.corrections import correct
+from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, get_goal, update_goal
 from noemad.cognition.memory import MAX_TEXT, write_memory
 from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction

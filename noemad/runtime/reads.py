@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.clock import Clock
-from noemad.cognition.beliefs import Belief, belief_events, get_belief, list_beliefs
+from noemad.cognition.beliefs.model import Belief
+from noemad.cognition.beliefs.queries import belief_events, get_belief, list_beliefs
 from noemad.cognition.trust import DEFAULT_TRUST, TrustLevel, list_trust
 from noemad.cognition.calibration import Calibration, calibration
 from noemad.cognition.goals import Goal, get_goal, list_goals

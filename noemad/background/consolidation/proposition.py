@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from noemad.background.consolidation.clustering import Cluster
 from noemad.background.consolidation.tokenise import Lengths, TableTerms, TermSets, strip_speaker
-from noemad.cognition.beliefs import check_proposition
+from noemad.cognition.beliefs.model import check_proposition
 from noemad.cognition.narrative import clip
 from noemad.words import content_words, snowball_stems
 

@@ -33,7 +33,8 @@ from sqlite_utils import Database
 
 from noemad.background.consolidation.proposition import Episodes
 from noemad.clock import iso
-from noemad.cognition.beliefs import EvidenceColumns, Evidenced, add_evidence_bulk, find_by_proposition
+from noemad.cognition.beliefs.bulk import EvidenceColumns, Evidenced, add_evidence_bulk
+from noemad.cognition.beliefs.queries import find_by_proposition
 from noemad.cognition.confidence import Stance
 from noemad.cognition.memory import NewMemory, write_memories
 from noemad.events import Event, EventDraft, Ref, append

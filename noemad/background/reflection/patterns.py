@@ -28,7 +28,7 @@ from noemad.background.reflection.findings import CONFIDENT, BeliefChange, Predi
 from noemad.background.reflection.prose import lesson_text
 from noemad.cognition.memory import MAX_DERIVED_FROM, episodes_of
 from noemad.cognition.predictions import OUTCOME_SOURCE
-from noemad.cognition.beliefs import support_items
+from noemad.cognition.beliefs.queries import support_items
 from noemad.clock import iso
 from noemad.wire import HIDDEN, computed, shown_as, wire
 
