@@ -25,7 +25,9 @@ from noemad.cognition.beliefs.corrections import correct, reject_hypothesis
 from noemad.cognition.beliefs.evidence import add_evidence, withdraw_evidence
 from noemad.cognition.beliefs.queries import evidence_counts, get_belief, list_beliefs
 from noemad.events import EventDraft, append
-from noemad.cognition.memory import list_memories, memories_at, retract, retrieve, write_memory
+from noemad.cognition.memory.reads import list_memories, memories_at
+from noemad.cognition.memory.retrieval import retrieve
+from noemad.cognition.memory.writing import retract, write_memory
 from noemad.cognition.narrative import narrative_json
 from noemad.cognition.narrative import Narrative
 from noemad.cognition.narrative import update as narrative_update

@@ -40,7 +40,8 @@ from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.trust import set_trust
 from noemad.cognition.confidence import Item, confidence
-from noemad.cognition.memory import get_memory, write_memory
+from noemad.cognition.memory.reads import get_memory
+from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
 from noemad.config.schema import ConsolidationSchedule
@@ -343,7 +344,7 @@ def test_retracted_episodes_and_other_minds_are_left_out(env: Env) -> None:
     ids = [env.say(f"select Go for thing {i}", NOW - DAY + i) for i in range(3)]
     for i in range(3):
         env.say(f"select Go for thing {i}", NOW - DAY + i, mind="bob")
-    from noemad.cognition.memory import retract
+    from noemad.cognition.memory.writing import retract
 
     env.store.writer.run_sync(lambda db: retract(db, memory_id=ids[0], reason="wrong", now=NOW - 1, actor="operator"))
     assert env.consolidate().clusters == []

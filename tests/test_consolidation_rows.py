@@ -30,7 +30,7 @@ from noemad.clock import ManualClock, parse_iso
 from evidence_rows import add_one
 from noemad.cognition.beliefs.bulk import EvidenceColumns
 from noemad.cognition.trust import set_trust
-from noemad.cognition.memory import write_memory
+from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
 from noemad.config.schema import ConsolidationSchedule

@@ -24,7 +24,7 @@ from noemad.clock import ManualClock, iso, parse_iso
 from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition import intake
 from noemad.cognition.cycle import CycleResult, run_cycle
-from noemad.cognition.memory import get_memory
+from noemad.cognition.memory.reads import get_memory
 from noemad.cognition.predictions import make_prediction, resolve_prediction
 from noemad.config.files import parse_config
 from noemad.config.schema import ReflectionSchedule

@@ -28,7 +28,7 @@ from noemad.config.schema import MindSettings
 from noemad.cognition import metacognition, notifications
 from noemad.cognition.attention import attend
 from noemad.cognition.beliefs.queries import find_belief
-from noemad.cognition.memory import retrieve
+from noemad.cognition.memory.retrieval import retrieve
 from noemad.cognition.perceive import Perception, perceive
 from noemad.cognition.goals import active_goals
 from noemad.cognition.predictions import due_predictions

@@ -20,7 +20,7 @@ REF_TYPES = ("event", "memory", "belief", "model_call")
 
 # Each table's owning module: the one module that runs SQL on it (writing it in
 # the same transaction as the event that records the change); every other
-# module calls that module's functions. An owner may be a package (beliefs):
+# module calls that module's functions. An owner may be a package (beliefs, memory):
 # its modules share its tables, split so a reader finds each by name. tests/test_owners.py checks the source
 # against this map, and that every table the migrations make is in it.
 OWNERS: dict[str, str] = {
