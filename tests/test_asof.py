@@ -28,9 +28,9 @@ from noemad.events import EventDraft, append
 from noemad.cognition.memory.reads import list_memories, memories_at
 from noemad.cognition.memory.retrieval import retrieve
 from noemad.cognition.memory.writing import retract, write_memory
-from noemad.cognition.narrative import narrative_json
-from noemad.cognition.narrative import Narrative
-from noemad.cognition.narrative import update as narrative_update
+from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.model import Narrative
+from noemad.cognition.narrative.stored import update as narrative_update
 from noemad.minds import create_mind
 from noemad.store.schema import m020_belief_history, migrations
 from inprocess import InProcess

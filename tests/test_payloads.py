@@ -253,7 +253,7 @@ WRITERS = {
 
 # (module, function) that read event data by hand outside a payload's module, and why.
 DATA_READS: dict[tuple[str, str], str] = {
-    ("noemad/cognition/narrative.py", "latest"): "narrative_rephrased is written in narrative.py itself",
+    ("noemad/cognition/narrative/stored.py", "latest"): "narrative_rephrased is written in the narrative package itself (rephrase.py)",
     ("noemad/background/reflection/job.py", "run"): "the reflection package reads back its own `reflection` event (written in recording.py)",
 }
 
