@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from noemad.clock import iso  # noqa: E402
 from noemad.cognition.asof import beliefs_at, history, resolve  # noqa: E402
-from noemad.cognition.beliefs import RANKS_THAT_COUNT  # noqa: E402
+from noemad.cognition.beliefs.bulk import RANKS_THAT_COUNT  # noqa: E402
 from noemad.cognition.confidence import Item, assessed  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.store import Store, open_db  # noqa: E402

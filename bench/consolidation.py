@@ -87,7 +87,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import retrieval  # noqa: E402  (the chatter generator)
 
 from noemad.clock import iso  # noqa: E402
-from noemad.cognition.memory import importance  # noqa: E402
+from noemad.cognition.memory.importance import importance  # noqa: E402
 from noemad.store import Store  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))

@@ -42,7 +42,8 @@ from _report import figure  # noqa: E402  (bench/_report.py)
 
 from noemad.clock import ManualClock, iso  # noqa: E402
 from noemad.cognition.cycle import run_cycle  # noqa: E402
-from noemad.cognition.memory import fts_query, query_terms, rank  # noqa: E402
+from noemad.cognition.memory.retrieval import rank  # noqa: E402
+from noemad.cognition.memory.terms import fts_query, query_terms  # noqa: E402
 from noemad.events import EventDraft, append  # noqa: E402
 from noemad.store import Store, open_db  # noqa: E402
 

@@ -54,19 +54,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from noemad.clock import iso, parse_iso  # noqa: E402
-from noemad.cognition.memory import (  # noqa: E402
-    CANDIDATES,
-    RECENCY_HALF_LIFE,
-    W_IMP,
-    W_REC,
-    W_REL,
-    fts_query,
-    importance,
-    informative_terms,
-    query_terms,
-    rank,
-    retrieve,
-)
+from noemad.cognition.memory.importance import importance  # noqa: E402
+from noemad.cognition.memory.model import CANDIDATES, RECENCY_HALF_LIFE, W_IMP, W_REC, W_REL  # noqa: E402
+from noemad.cognition.memory.retrieval import rank, retrieve  # noqa: E402
+from noemad.cognition.memory.terms import fts_query, informative_terms, query_terms  # noqa: E402
 from noemad.store import Store, open_db  # noqa: E402
 from noemad.words import index_stems  # noqa: E402
 

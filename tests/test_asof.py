@@ -20,14 +20,17 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.cognition import asof
-from noemad.cognition.beliefs import (
-    NewEvidence, add_evidence, add_evidence_many, correct, evidence_counts, get_belief, list_beliefs, reject_hypothesis, withdraw_evidence,
-)
+from evidence_rows import Row, add_one
+from noemad.cognition.beliefs.corrections import correct, reject_hypothesis
+from noemad.cognition.beliefs.evidence import add_evidence, withdraw_evidence
+from noemad.cognition.beliefs.queries import evidence_counts, get_belief, list_beliefs
 from noemad.events import EventDraft, append
-from noemad.cognition.memory import list_memories, memories_at, retract, retrieve, write_memory
-from noemad.cognition.narrative import narrative_json
-from noemad.cognition.narrative import Narrative
-from noemad.cognition.narrative import update as narrative_update
+from noemad.cognition.memory.reads import list_memories, memories_at
+from noemad.cognition.memory.retrieval import retrieve
+from noemad.cognition.memory.writing import retract, write_memory
+from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.model import Narrative
+from noemad.cognition.narrative.stored import update as narrative_update
 from noemad.minds import create_mind
 from noemad.store.schema import m020_belief_history, migrations
 from inprocess import InProcess
@@ -90,8 +93,8 @@ def apply(db: Database, step: tuple[Any, ...], now: float) -> None:
                      brought_by=cause, **common)
     elif kind == "many":
         _, proposition, items = step
-        add_evidence_many(db, mind="ada", proposition=proposition, subject="build", kind="hypothesis",
-                          items=[NewEvidence(stance, 0.8, source, cause) for stance, source in items], cause=cause, **common)
+        add_one(db, mind="ada", proposition=proposition, subject="build", kind="hypothesis",
+                          items=[Row(stance, 0.8, source, cause) for stance, source in items], cause=cause, **common)
     elif kind == "correct" and beliefs:
         _, pick, status, value = step
         correct(db, belief_id=beliefs[pick % len(beliefs)], status=status, confidence_value=None if status == "active" else value,

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from noemad.cognition.beliefs import BeliefNotFound, add_evidence, correct, get_belief, list_beliefs, normalise
+from noemad.cognition.beliefs.corrections import correct
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.model import BeliefNotFound, normalise
+from noemad.cognition.beliefs.queries import get_belief, list_beliefs
 from noemad.cognition.trust import DEFAULT_TRUST, set_trust, trust
 from noemad.errors import InvalidInput
 from noemad.events import Event, EventDraft, append

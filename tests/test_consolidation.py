@@ -35,10 +35,13 @@ from noemad.background.consolidation import (
 )
 from noemad.background.jobs import JobContext, finish_job, get_job, start_job
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition.beliefs import NewEvidence, add_evidence, add_evidence_many, get_belief
+from evidence_rows import Row, add_one
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.trust import set_trust
 from noemad.cognition.confidence import Item, confidence
-from noemad.cognition.memory import get_memory, write_memory
+from noemad.cognition.memory.reads import get_memory
+from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
 from noemad.config.schema import ConsolidationSchedule
@@ -341,7 +344,7 @@ def test_retracted_episodes_and_other_minds_are_left_out(env: Env) -> None:
     ids = [env.say(f"select Go for thing {i}", NOW - DAY + i) for i in range(3)]
     for i in range(3):
         env.say(f"select Go for thing {i}", NOW - DAY + i, mind="bob")
-    from noemad.cognition.memory import retract
+    from noemad.cognition.memory.writing import retract
 
     env.store.writer.run_sync(lambda db: retract(db, memory_id=ids[0], reason="wrong", now=NOW - 1, actor="operator"))
     assert env.consolidate().clusters == []
@@ -613,16 +616,16 @@ def test_a_generalisation_an_operator_rejected_is_not_written_again(env: Env) ->
     assert skipped["belief"] == c["belief"] and "rejected" in skipped["why"]
 
 
-# --- add_evidence_many ---------------------------------------------------------------------
+# --- add_evidence_bulk ---------------------------------------------------------------------
 
 
 def test_many_items_of_evidence_make_one_belief_event(env: Env) -> None:
     events = [env.store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(4)]
-    items = [NewEvidence("support", 0.3, "alice", events[0]), NewEvidence("support", 0.3, "alice", events[1]),
-             NewEvidence("contradict", 0.5, "bob", events[2], credibility=0.9)]
+    items = [Row("support", 0.3, "alice", events[0]), Row("support", 0.3, "alice", events[1]),
+             Row("contradict", 0.5, "bob", events[2], credibility=0.9)]
 
     added = env.store.writer.run_sync(
-        lambda db: add_evidence_many(db, mind="ada", proposition="Alice picks Go", subject="go", kind="inference", items=items,
+        lambda db: add_one(db, mind="ada", proposition="Alice picks Go", subject="go", kind="inference", items=items,
                                      now=NOW, actor="test", cause=events[3], cites=[Ref("event", events[0])])
     )
     belief, event = get_belief(env.store.reader(), added.belief_id), added.event
@@ -639,8 +642,8 @@ def test_many_items_of_evidence_make_one_belief_event(env: Env) -> None:
     assert event.data["confidence"] == {"from": 0.0, "to": belief.confidence}
 
     more = env.store.writer.run_sync(
-        lambda db: add_evidence_many(db, mind="ada", proposition="alice picks go!", subject="go", kind="inference",
-                                     items=[NewEvidence("support", 0.3, "carol", events[3])], now=NOW, actor="test", cause=None)
+        lambda db: add_one(db, mind="ada", proposition="alice picks go!", subject="go", kind="inference",
+                                     items=[Row("support", 0.3, "carol", events[3])], now=NOW, actor="test", cause=None)
     )
     again, updated = get_belief(env.store.reader(), more.belief_id), more.event
     assert not more.created and more.confidence == again.confidence
@@ -655,12 +658,12 @@ def test_many_items_are_stored_in_order_with_their_credibility_or_their_sources_
     events = [env.store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(6)]
     rng = random.Random(7)
     for proposition, items in (
-        ("alike", [NewEvidence(rng.choice(["support", "contradict"]), 0.3, rng.choice(["alice", "bob"]), rng.choice(events)) for _ in range(40)]),
-        ("varied", [NewEvidence("support", rng.choice([0.2, 1]), rng.choice(["alice", "bob"]), rng.choice(events),
+        ("alike", [Row(rng.choice(["support", "contradict"]), 0.3, rng.choice(["alice", "bob"]), rng.choice(events)) for _ in range(40)]),
+        ("varied", [Row("support", rng.choice([0.2, 1]), rng.choice(["alice", "bob"]), rng.choice(events),
                                 credibility=rng.choice([None, 0.1, 1])) for _ in range(40)]),
     ):
         added = env.store.writer.run_sync(
-            lambda db, p=proposition, i=items: add_evidence_many(db, mind="ada", proposition=p, subject="s", kind="inference", items=i,
+            lambda db, p=proposition, i=items: add_one(db, mind="ada", proposition=p, subject="s", kind="inference", items=i,
                                                                  now=NOW, actor="test", cause=None)
         )
         belief = get_belief(env.store.reader(), added.belief_id)
@@ -676,20 +679,20 @@ def test_many_items_are_checked_before_anything_is_written(env: Env) -> None:
     theirs = env.store.writer.run_sync(lambda db: append(db, EventDraft("bob", "message", "user:alice", text="x"), NOW)).id
     count = len(env.rows("SELECT * FROM events"))
 
-    def add(items: list[NewEvidence]) -> Any:
+    def add(items: list[Row]) -> Any:
         return env.store.writer.run_sync(
-            lambda db: add_evidence_many(db, mind="ada", proposition="p", subject="s", kind="inference", items=items, now=NOW, actor="t", cause=None)
+            lambda db: add_one(db, mind="ada", proposition="p", subject="s", kind="inference", items=items, now=NOW, actor="t", cause=None)
         )
 
     for items, error in (
         ([], InvalidInput),
-        ([NewEvidence("support", 1.5, "a", ours)], InvalidInput),
-        ([NewEvidence("support", float("nan"), "a", ours)], InvalidInput),
-        ([NewEvidence("support", 0.3, "a", ours, credibility=-0.1)], InvalidInput),
-        ([NewEvidence("maybe", 0.3, "a", ours)], InvalidInput),  # type: ignore[arg-type]
-        ([NewEvidence("support", 0.3, " ", ours)], InvalidInput),
-        ([NewEvidence("support", 0.3, "a", theirs)], InvalidLink),
-        ([NewEvidence("support", 0.3, "a", 99_999)], InvalidLink),
+        ([Row("support", 1.5, "a", ours)], InvalidInput),
+        ([Row("support", float("nan"), "a", ours)], InvalidInput),
+        ([Row("support", 0.3, "a", ours, credibility=-0.1)], InvalidInput),
+        ([Row("maybe", 0.3, "a", ours)], InvalidInput),  # type: ignore[arg-type]
+        ([Row("support", 0.3, " ", ours)], InvalidInput),
+        ([Row("support", 0.3, "a", theirs)], InvalidLink),
+        ([Row("support", 0.3, "a", 99_999)], InvalidLink),
     ):
         with pytest.raises(error):
             add(items)
@@ -702,9 +705,9 @@ def test_a_refused_batch_leaves_nothing_even_when_its_job_goes_on(env: Env) -> N
     theirs = env.store.writer.run_sync(lambda db: append(db, EventDraft("bob", "message", "user:alice", text="x"), NOW)).id
 
     def job(db: Any) -> str:
-        items = [NewEvidence("support", 0.3, "a", ours), NewEvidence("support", 0.3, "a", theirs)]
+        items = [Row("support", 0.3, "a", ours), Row("support", 0.3, "a", theirs)]
         try:
-            add_evidence_many(db, mind="ada", proposition="p holds", subject="p", kind="inference", items=items, now=NOW, actor="t", cause=None)
+            add_one(db, mind="ada", proposition="p holds", subject="p", kind="inference", items=items, now=NOW, actor="t", cause=None)
         except InvalidLink as exc:
             append(db, EventDraft("ada", "note", "t", text="refused"), NOW)
             return str(exc)
@@ -728,7 +731,7 @@ def test_a_refused_batch_leaves_nothing_even_when_its_job_goes_on(env: Env) -> N
     ),
 )
 def test_only_the_strongest_64_items_of_a_source_count_and_the_rest_change_nothing(rows: list[tuple[str, float, float, str]]) -> None:
-    from noemad.cognition.beliefs import _items_that_count
+    from noemad.cognition.beliefs.bulk import _items_that_count
     from noemad.cognition.confidence import contested
 
     every = [Item(*r) for r in rows]  # type: ignore[arg-type]

@@ -27,9 +27,10 @@ from noemad.background.consolidation import Authors, cluster, cluster_table, epi
 from noemad.background.consolidation.tokenise import TermSets
 from noemad.background.jobs import JobContext, start_job
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition.beliefs import EvidenceColumns, add_evidence_many
+from evidence_rows import add_one
+from noemad.cognition.beliefs.bulk import EvidenceColumns
 from noemad.cognition.trust import set_trust
-from noemad.cognition.memory import write_memory
+from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
 from noemad.config.schema import ConsolidationSchedule
@@ -216,7 +217,7 @@ def test_many_items_are_written_alike_in_one_statement_or_row_by_row(tmp_path: P
         credibility = [None if i % 3 else 0.25 for i in range(140)]
         columns = EvidenceColumns(("support", "contradict") * 70, (0.3, 0.7) * 70, names, events, credibility)
         added = store.writer.run_sync(
-            lambda db: add_evidence_many(db, mind="ada", proposition="p holds", subject="p", kind="inference", items=columns, now=NOW, actor="operator:root", cause=None)
+            lambda db: add_one(db, mind="ada", proposition="p holds", subject="p", kind="inference", items=columns, now=NOW, actor="operator:root", cause=None)
         )
         rows = _rows(store, "SELECT stance, weight, credibility, source, kind, event_id, at FROM evidence WHERE belief_id = ? ORDER BY id", [added.belief_id])
         at = _rows(store, "SELECT created_at FROM beliefs WHERE id = ?", [added.belief_id])[0][0]

@@ -1,4 +1,4 @@
-"""Evidence given to add_evidence_many as columns is stored as the same items given as rows would be."""
+"""Evidence given to add_evidence_bulk as columns: each item stored as given, in order; columns that do not line up refused."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noemad.cognition.beliefs import EvidenceColumns, Evidenced, NewEvidence, add_evidence_bulk, add_evidence_many, get_belief
+from evidence_rows import Row, add_one, columns
+from noemad.cognition.beliefs.bulk import EvidenceColumns, Evidenced, add_evidence_bulk
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.trust import set_trust
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft, append
@@ -29,15 +31,13 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-def test_columns_and_rows_store_the_same_evidence_and_event(store: Store) -> None:
+def test_columns_store_each_item_as_given_and_one_event(store: Store) -> None:
     events = [store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(3)]
-    rows = [NewEvidence("support", 0.3, "alice", events[0]), NewEvidence("contradict", 0.5, "bob", events[1]),
-            NewEvidence("support", 0.3, "bob", events[2], credibility=0.9)]
-    columns = EvidenceColumns(*zip(*rows))
+    given = EvidenceColumns(("support", "contradict", "support"), (0.3, 0.5, 0.3), ("alice", "bob", "bob"), tuple(events), (None, None, 0.9))
 
-    def add(proposition: str, items: list[NewEvidence] | EvidenceColumns) -> tuple[list[tuple[object, ...]], dict[str, object]]:
+    def add(proposition: str, items: EvidenceColumns) -> tuple[list[tuple[object, ...]], dict[str, object]]:
         added = store.writer.run_sync(
-            lambda db: add_evidence_many(db, mind="ada", proposition=proposition, subject="go", kind="inference", items=items,
+            lambda db: add_one(db, mind="ada", proposition=proposition, subject="go", kind="inference", items=items,
                                          now=NOW, actor="test", cause=None)
         )
         belief = get_belief(store.reader(), added.belief_id)
@@ -45,9 +45,11 @@ def test_columns_and_rows_store_the_same_evidence_and_event(store: Store) -> Non
         data["evidence"] = {k: v for k, v in data["evidence"].items() if k not in ("first_id", "last_id")}
         return [(e.stance, e.weight, e.credibility, e.source, e.event_id) for e in belief.evidence], data
 
-    assert add("alice picks go", rows) == add("bob picks go", columns)
-    stored, _ = add("carol picks go", columns)
-    assert [credibility for _, _, credibility, _, _ in stored] == [0.6, 0.85, 0.9]  # trust, trust, as given
+    stored, data = add("alice picks go", given)
+    assert stored == [("support", 0.3, 0.6, "alice", events[0]), ("contradict", 0.5, 0.85, "bob", events[1]),
+                      ("support", 0.3, 0.9, "bob", events[2])]  # credibility: trust, trust, as given
+    assert data["evidence"] == {"count": 3, "support": 2, "contradict": 1}
+    assert data["sources"] == {"alice": {"items": 1, "credibility": 0.6}, "bob": {"items": 2, "credibility": [0.85, 0.9]}}
 
 
 def test_columns_of_different_lengths_or_none_are_refused(store: Store) -> None:
@@ -55,7 +57,7 @@ def test_columns_of_different_lengths_or_none_are_refused(store: Store) -> None:
     for columns in (EvidenceColumns(("support", "support"), (0.3,), ("alice",), (event,), (None,)), EvidenceColumns((), (), (), (), ())):
         with pytest.raises(InvalidInput):
             store.writer.run_sync(
-                lambda db, c=columns: add_evidence_many(db, mind="ada", proposition="p", subject="s", kind="inference", items=c,
+                lambda db, c=columns: add_one(db, mind="ada", proposition="p", subject="s", kind="inference", items=c,
                                                          now=NOW, actor="t", cause=None)
             )
 
@@ -75,7 +77,7 @@ def test_many_beliefs_at_once_store_each_ones_items_in_its_order(batches: list[l
             events = [store.writer.run_sync(lambda db, i=i: append(db, EventDraft("ada", "message", "user:alice", text=str(i)), NOW)).id for i in range(30)]
             given_ = [sorted(items) if in_order else items for items in batches]
             bulk = [
-                Evidenced(f"proposition {k}", "s", [NewEvidence("support", 0.3, who, events[e]) for e, who in items]) for k, items in enumerate(given_)
+                Evidenced(f"proposition {k}", "s", columns([Row("support", 0.3, who, events[e]) for e, who in items])) for k, items in enumerate(given_)
             ]
             added = store.writer.run_sync(lambda db: add_evidence_bulk(db, mind="ada", kind="inference", batches=bulk, now=NOW, actor="t", cause=None))
             assert [a.event.text for a in added] == [b.proposition for b in bulk]  # a belief event each, in their order
@@ -89,7 +91,7 @@ def test_many_beliefs_at_once_store_each_ones_items_in_its_order(batches: list[l
 
 def test_two_batches_of_one_proposition_are_refused_and_nothing_is_written(store: Store) -> None:
     event = store.writer.run_sync(lambda db: append(db, EventDraft("ada", "message", "user:alice", text="x"), NOW)).id
-    items = [NewEvidence("support", 0.3, "alice", event)]
+    items = columns([Row("support", 0.3, "alice", event)])
     with pytest.raises(InvalidInput, match="two batches of evidence state the same proposition"):
         store.writer.run_sync(
             lambda db: add_evidence_bulk(db, mind="ada", kind="inference", batches=[Evidenced("Alice picks Go", "go", items), Evidenced("alice picks go!", "go", items)],

@@ -18,23 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noemad.clock import iso
-from noemad.cognition import memory as mem
-from noemad.cognition.memory import (
-    Memory,
-    NewMemory,
-    ScoredMemory,
-    fts_query,
-    get_memory,
-    importance,
-    list_memories,
-    query_terms,
-    rank,
-    retract,
-    retrieve,
-    search,
-    write_memories,
-    write_memory,
-)
+from noemad.cognition.memory.importance import importance
+from noemad.cognition.memory.model import CANDIDATES, COMMON_MIN_DOCS, KIND_BASE, MAX_DERIVED_FROM, MAX_TERMS, Memory, SPECIFICITY_WEIGHT, ScoredMemory, W_IMP, W_REC, W_REL
+from noemad.cognition.memory.reads import get_memory, list_memories, search
+from noemad.cognition.memory.retrieval import rank, retrieve
+from noemad.cognition.memory.terms import fts_query, informative_terms, query_terms
+from noemad.cognition.memory.writing import NewMemory, retract, write_memories, write_memory
 from noemad.errors import Conflict, InvalidInput, InvalidLink, MindNotFound, NotFound
 from noemad.events import Event, EventDraft, Ref, append, get_event, list_events
 from noemad.minds import create_mind, delete_mind
@@ -263,7 +252,7 @@ def test_a_memory_derived_from_more_than_63_keeps_every_link_and_cites_the_first
     links = world.db.execute("SELECT derived_from FROM memory_links WHERE memory_id = ? ORDER BY derived_from", [memory.id]).fetchall()
     assert [r[0] for r in links] == episodes
     stored = get_event(world.db, event.id)
-    assert stored.refs == tuple(Ref("memory", i) for i in episodes[: mem.MAX_DERIVED_FROM])  # the first 63 by id
+    assert stored.refs == tuple(Ref("memory", i) for i in episodes[: MAX_DERIVED_FROM])  # the first 63 by id
     assert stored.data == {"kind": "semantic", "importance": memory.importance, "derived_from": 70}
 
 
@@ -294,7 +283,7 @@ def test_importance_orders_kinds_and_rewards_specific_text_a_little() -> None:
 def test_importance_is_bounded_and_deterministic(text: str, kind: str) -> None:
     value = importance(text, kind)
     assert 0.0 <= value <= 1.0
-    assert mem.KIND_BASE[kind] <= value <= mem.KIND_BASE[kind] + mem.SPECIFICITY_WEIGHT
+    assert KIND_BASE[kind] <= value <= KIND_BASE[kind] + SPECIFICITY_WEIGHT
     assert importance(text, kind) == value
 
 
@@ -311,7 +300,7 @@ def test_query_terms_drop_stop_words_short_words_and_repeats() -> None:
     ]
     assert query_terms("the and of OR AND NOT a") == []
     assert query_terms("foo_bar") == ["foo", "bar"]  # as unicode61 cuts it
-    assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == mem.MAX_TERMS
+    assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == MAX_TERMS
     assert fts_query(["alice", "deploy"]) == '"alice" OR "deploy"'
     assert fts_query([]) is None
 
@@ -418,7 +407,7 @@ def test_importance_matters(world: World) -> None:
     vital, _ = world.write("ada", "the deploy broke the build", importance=0.9)
     results, _ = world.retrieve("ada", "deploy")
     assert ids(results) == [vital.id, dull.id]
-    assert results[0].score - results[1].score == pytest.approx(mem.W_IMP * 0.8)
+    assert results[0].score - results[1].score == pytest.approx(W_IMP * 0.8)
 
 
 def test_score_is_the_documented_formula(world: World) -> None:
@@ -426,7 +415,7 @@ def test_score_is_the_documented_formula(world: World) -> None:
     world.write("ada", "the deploy went fine", at=NOW - 2 * DAY, importance=0.7)
     results, _ = world.retrieve("ada", "deploy broke")
     for r in results:
-        assert r.score == pytest.approx(mem.W_REL * r.relevance + mem.W_REC * r.recency + mem.W_IMP * r.importance)
+        assert r.score == pytest.approx(W_REL * r.relevance + W_REC * r.recency + W_IMP * r.importance)
         assert r.importance == r.memory.importance
         assert 0.0 <= r.score <= 1.0
 
@@ -537,9 +526,9 @@ def test_a_mind_holding_most_memories_finds_its_own_past_better_matches_of_anoth
     # ada holds most of the host's memories, so retrieval first asks the index for the best matches of
     # any mind: here those are all bob's (and one of ada's is retracted), so it must look further.
     def job(db: Any) -> list[int]:
-        for k in range(mem.CANDIDATES * 3):
+        for k in range(CANDIDATES * 3):
             write_memory(db, mind="ada", kind="episodic", text=f"lunch plans number {k}", now=NOW, actor="t", cause=None, cycle_id=None)
-        for k in range(mem.CANDIDATES * 2 + 5):
+        for k in range(CANDIDATES * 2 + 5):
             write_memory(db, mind="bob", kind="episodic", text=f"zebra zebra zebra {k}", now=NOW, actor="t", cause=None, cycle_id=None)
         return [
             write_memory(db, mind="ada", kind="episodic", text=f"a zebra crossed the road near the {place}", now=NOW, actor="t", cause=None, cycle_id=None)[0].id
@@ -567,13 +556,13 @@ def test_exclude_reaches_past_the_bm25_candidates(world: World) -> None:
     def job(db: Any) -> list[int]:
         return [
             write_memory(db, mind="ada", kind="episodic", text=f"deploy {'deploy ' * (k % 3)}number {k}", now=NOW, actor="t", cause=None, cycle_id=None)[0].id
-            for k in range(mem.CANDIDATES + 10)
+            for k in range(CANDIDATES + 10)
         ]
 
     written = world.run(job)
     _, everything = world.run(lambda db: rank(db, mind="ada", query="deploy", now=NOW, limit=64))
     best = ids(everything)
-    excluded = best[: mem.CANDIDATES + 5]
+    excluded = best[: CANDIDATES + 5]
     results, _ = world.retrieve("ada", "deploy", limit=10, exclude=excluded)
     assert set(ids(results)) == set(best) - set(excluded)
     assert len(results) == 5
@@ -802,7 +791,7 @@ def test_retrieval_properties(
 
 def test_terms_in_half_of_all_memories_are_pruned_past_the_floor(world: World) -> None:
     """A word in every memory has no bm25 weight: past COMMON_MIN_DOCS it no longer makes every memory a candidate."""
-    n = mem.COMMON_MIN_DOCS + 50
+    n = COMMON_MIN_DOCS + 50
 
     def job(db: Any) -> list[int]:
         written = []
@@ -815,8 +804,8 @@ def test_terms_in_half_of_all_memories_are_pruned_past_the_floor(world: World) -
 
     written = world.run(job)
     # "messages" and "clients" are counted by their stems; the lookup stems the same way.
-    assert mem.informative_terms(world.db, "ada", ["bench", "message", "clients", "hello", "17", "rare"]) == ["17", "rare"]
-    assert mem.informative_terms(world.db, "bob", ["bench", "hello"]) == ["bench", "hello"]  # counted per mind
+    assert informative_terms(world.db, "ada", ["bench", "message", "clients", "hello", "17", "rare"]) == ["17", "rare"]
+    assert informative_terms(world.db, "bob", ["bench", "hello"]) == ["bench", "hello"]  # counted per mind
     results, event = world.retrieve("ada", "bench message 17 from client: hello")
     assert ids(results) == [written[17]]
     assert event is not None and event.data["terms"] == ["bench", "message", "17", "client", "hello"]
@@ -832,5 +821,5 @@ def test_terms_in_half_of_all_memories_are_pruned_past_the_floor(world: World) -
 def test_common_terms_are_kept_below_the_floor(world: World) -> None:
     first, _ = world.write("ada", "deploy went fine")
     second, _ = world.write("ada", "deploy broke")
-    assert mem.informative_terms(world.db, "ada", ["deploy"]) == ["deploy"]
+    assert informative_terms(world.db, "ada", ["deploy"]) == ["deploy"]
     assert sorted(ids(world.retrieve("ada", "deploy")[0])) == [first.id, second.id]

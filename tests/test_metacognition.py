@@ -11,7 +11,10 @@ from conftest import Noemad
 from inprocess import InProcess
 from noemad.cognition import metacognition
 from noemad.cognition.attention import attend, select
-from noemad.cognition.beliefs import Belief, Evidence, add_evidence, correct, get_belief
+from noemad.cognition.beliefs.corrections import correct
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.model import Belief, Evidence
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.thoughts import Thought
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind

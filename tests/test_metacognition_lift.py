@@ -26,7 +26,9 @@ from rich.console import Console
 from noemactl import render
 from noemad.cognition.cycle import deliberate
 from noemad.cognition.perceive import Perception
-from noemad.cognition.beliefs import FLUENT_KINDS, add_evidence, get_belief
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.model import FLUENT_KINDS
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.confidence import Item, side
 from noemad.config.schema import MAX_ATTENTION_CAPACITY
 from noemad.events import EventDraft, append

@@ -17,10 +17,13 @@ import pytest
 
 from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition import narrative
-from noemad.cognition.beliefs import add_evidence
+from noemad.cognition.narrative.stored import empty_json, latest, narrative_json, update
+from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
-from noemad.cognition.narrative import MAX_ITEM, MAX_ITEMS, Narrative, build, render, unsupported
+from noemad.cognition.narrative.build import build
+from noemad.cognition.narrative.model import MAX_ITEM, MAX_ITEMS, Narrative
+from noemad.cognition.narrative.render import render
+from noemad.cognition.narrative.rephrase import apply_rephrase, unsupported
 from noemad.cognition.predictions import make_prediction
 from noemad.cognition.thoughts import Thought
 from noemad.config.files import parse_config
@@ -69,7 +72,7 @@ def built(store: Store, winners: list[Thought] | None = None, now: float = START
 
 
 def stored(store: Store, n: Narrative, cause: int, now: float = START, cycle_id: str = "ada/1") -> Event | None:
-    return store.writer.run_sync(lambda db: narrative.update(db, mind="ada", narrative=n, cause=cause, cycle_id=cycle_id, now=now))
+    return store.writer.run_sync(lambda db: update(db, mind="ada", narrative=n, cause=cause, cycle_id=cycle_id, now=now))
 
 
 # building and rendering ----------------------------------------------------------
@@ -174,11 +177,11 @@ def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
     again = say(store, "hello again")
     second = stored(store, built(store), cause=again.id, cycle_id="ada/3")
     assert second is not None and second.data["previous"] == first.id and second.data["doing"] == []
-    shown = narrative.latest(store.reader(), "ada")
+    shown = latest(store.reader(), "ada")
     assert shown is not None and shown["event_id"] == second.id and shown["text"] == second.text == shown["plain"]
     assert (shown["rendered_by"], shown["reason"], shown["model_call"]) == ("plain", "narrative_llm_off", None)
     assert shown["parts"]["why"] == ["alice said “hello”, then “hello again”"]
-    assert narrative.narrative_json(store.reader(), "bob") == narrative.empty_json("bob")
+    assert narrative_json(store.reader(), "bob") == empty_json("bob")
 
 
 # the "adds no content" check ----------------------------------------------------------
@@ -239,7 +242,7 @@ class Env:
 
     def apply(self, gateway: ModelGateway, settings: dict[str, Any] | None = None) -> Event | None:
         typed = MindSettings.model_validate(settings if settings is not None else {"narrative_llm": True})
-        return run(narrative.apply_rephrase(gateway, self.store, self.clock, "ada", typed, self.updated))
+        return run(apply_rephrase(gateway, self.store, self.clock, "ada", typed, self.updated))
 
 
 @pytest.fixture
@@ -258,7 +261,7 @@ def test_an_accepted_rephrasing_is_recorded_with_its_model_call(env: Env) -> Non
     [ref] = event.refs
     assert ref.type == "model_call" and event.data == {"narrative": env.updated.id, "rendered_by": "model", "model_call": ref.id, "model": HAIKU}
     assert provider is not None and provider.requests[-1].role == "narrate" and env.updated.text in provider.requests[-1].text()
-    shown = narrative.latest(env.store.reader(), "ada")
+    shown = latest(env.store.reader(), "ada")
     assert shown is not None and (shown["text"], shown["plain"], shown["rendered_by"], shown["model_call"], shown["rephrased_event_id"]) == (
         event.text, env.updated.text, "model", ref.id, event.id
     )
@@ -271,7 +274,7 @@ def test_a_rephrasing_that_adds_content_is_refused_and_the_plain_prose_kept(env:
     assert event.data["rendered_by"] == "plain" and event.data["reason"] == "unsupported_content"
     assert event.data["unsupported"] == ["3", "twice", "worried", "outages"]
     assert "twice" in event.data["detail"] and [r.type for r in event.refs] == ["model_call"]
-    shown = narrative.latest(env.store.reader(), "ada")
+    shown = latest(env.store.reader(), "ada")
     assert shown is not None and (shown["text"], shown["rendered_by"], shown["reason"]) == (env.updated.text, "plain", "unsupported_content")
 
 
@@ -298,7 +301,7 @@ def test_a_rephrasing_that_cannot_be_made_keeps_the_plain_prose_and_says_why(env
 def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
     gateway, provider = env.gateway({"narrate": ["I am thinking."]})
     assert env.apply(gateway, {"narrative_llm": False}) is None
-    assert run(narrative.apply_rephrase(gateway, env.store, env.clock, "ada", {"narrative_llm": True}, None)) is None
+    assert run(apply_rephrase(gateway, env.store, env.clock, "ada", {"narrative_llm": True}, None)) is None
     assert provider is not None and provider.requests == []
 
 
@@ -308,7 +311,7 @@ def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
 def test_a_mind_without_a_narrative_answers_nulls(app: InProcess, mind: str) -> None:
     resp = app.api("GET", f"/minds/{mind}/narrative")
     assert resp.status_code == 200
-    assert resp.json() == narrative.empty_json(mind)
+    assert resp.json() == empty_json(mind)
     assert app.api("GET", "/minds/zed/narrative").status_code == 404
     out = app.ctl("narrative", mind)
     assert out.returncode == 0 and out.stdout == "" and "no narrative yet" in out.stderr

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from inprocess import InProcess
-from noemad.cognition.narrative import sureness, trim
+from noemad.cognition.narrative.phrasing import sureness, trim
 
 
 def turn(app: InProcess, mind: str, *args: str) -> dict[str, Any]:

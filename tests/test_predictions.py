@@ -11,7 +11,7 @@ from conftest import Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import get_belief
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.calibration import OVERCONFIDENT_GAP, OVERCONFIDENT_MIN, bin_index, calibrate, calibration
 from noemad.cognition.predictions import (
     PredictionResolved,
@@ -101,7 +101,7 @@ def test_a_hit_supports_and_a_miss_rejects_the_hypothesis_downstream_of_the_reso
 
 def test_a_miss_contradicts_but_does_not_reject_what_is_not_a_hypothesis(store: Store) -> None:
     cause = stimulus(store, "observation")
-    from noemad.cognition.beliefs import add_evidence
+    from noemad.cognition.beliefs.evidence import add_evidence
 
     store.writer.run_sync(
         lambda db: add_evidence(

@@ -21,10 +21,10 @@ from noemad.background import reflection
 from noemad.background.jobs import Job, JobContext, finish_job, get_job, start_job
 from noemad.background.reflection import Findings, render, review
 from noemad.clock import ManualClock, iso, parse_iso
-from noemad.cognition.beliefs import get_belief
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition import intake
 from noemad.cognition.cycle import CycleResult, run_cycle
-from noemad.cognition.memory import get_memory
+from noemad.cognition.memory.reads import get_memory
 from noemad.cognition.predictions import make_prediction, resolve_prediction
 from noemad.config.files import parse_config
 from noemad.config.schema import ReflectionSchedule

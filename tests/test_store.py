@@ -202,7 +202,8 @@ def test_event_cuts_migration_keys_each_cut_by_its_runs_mind(tmp_path: Path) -> 
 
 def test_withdrawn_evidence_migration_keeps_every_item_counted(tmp_path: Path) -> None:
     """m019: evidence stored before it has nothing withdrawn; the belief reads and is recomputed as it was."""
-    from noemad.cognition.beliefs import correct, get_belief
+    from noemad.cognition.beliefs.corrections import correct
+    from noemad.cognition.beliefs.queries import get_belief
     from noemad.store.connection import open_db
 
     db = open_db(tmp_path / "old.db")

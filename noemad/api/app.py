@@ -66,7 +66,7 @@ from noemad.errors import InvalidInput, NoReplica
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
-from noemad.cognition.memory import Memory
+from noemad.cognition.memory.model import Memory
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches

@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_seri
 
 from noemad.background.jobs import Job
 from noemad.background.scheduler import MindNews
-from noemad.cognition.beliefs import Belief
+from noemad.cognition.beliefs.model import Belief
 from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
-from noemad.cognition.memory import Memory
+from noemad.cognition.memory.model import Memory
 from noemad.store.replica.child import ReplicaStatus
 from noemad.cognition.notifications import Notification
 from noemad.cognition.predictions import Prediction

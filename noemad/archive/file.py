@@ -24,7 +24,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from noemad.archive.cuts import Archive, cuts_of
-from noemad.cognition.memory import episodes_recording
+from noemad.cognition.memory.reads import episodes_recording
 from noemad.ledger import cited_rows
 
 _S = "WITH s(id) AS (SELECT value FROM json_each(?))"

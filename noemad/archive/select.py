@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition import beliefs, goals, memory, notifications, predictions
+from noemad.cognition import goals, notifications, predictions
+from noemad.cognition.beliefs import queries as beliefs
+from noemad.cognition.memory import reads as memory
 from noemad.gate import sleep
 from noemad.models import ratios
 from noemad.stimuli import STIMULUS_KINDS

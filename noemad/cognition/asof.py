@@ -19,8 +19,10 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_since
 from noemad.cognition import belief_history
-from noemad.cognition.beliefs import BeliefChange, BeliefNotFound, beliefs_then, find_belief, normalise
-from noemad.cognition.memory import memories_by_id
+from noemad.cognition.beliefs.change import BeliefChange
+from noemad.cognition.beliefs.model import BeliefNotFound, normalise
+from noemad.cognition.beliefs.queries import beliefs_then, find_belief
+from noemad.cognition.memory.reads import memories_by_id
 from noemad.errors import InvalidInput
 from noemad.events import first_event_since
 from noemad.wire import OMIT_NONE, computed, wire

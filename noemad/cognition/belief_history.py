@@ -3,7 +3,7 @@
 A belief's events already say its confidence and status before and after
 each change, but not how much evidence it then stood on, and finding each
 belief's newest event before a time among a million would cost a scan. So
-`noemad.cognition.beliefs` calls `record` for every `belief_created` and
+`noemad.cognition.beliefs.recording` calls `record` for every `belief_created` and
 `belief_updated` event it appends, in the same transaction: one row per
 event (keyed by the belief, then the event), holding the belief's confidence,
 status and standing evidence counts right after it, and whether its

@@ -27,8 +27,8 @@ from noemad.clock import Clock
 from noemad.config.schema import MindSettings
 from noemad.cognition import metacognition, notifications
 from noemad.cognition.attention import attend
-from noemad.cognition.beliefs import find_belief
-from noemad.cognition.memory import retrieve
+from noemad.cognition.beliefs.queries import find_belief
+from noemad.cognition.memory.retrieval import retrieve
 from noemad.cognition.perceive import Perception, perceive
 from noemad.cognition.goals import active_goals
 from noemad.cognition.predictions import due_predictions

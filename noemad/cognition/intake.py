@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from noemad.cognition.beliefs import check_proposition, get_belief
+from noemad.cognition.beliefs.model import check_proposition
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.goals import GoalClosed, check_progress, check_title, get_goal
 from noemad.cognition.predictions import RESULTS, check_confidence, check_resolvable
 from noemad.errors import InvalidInput

@@ -66,19 +66,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import (
-    COUNTER_SOURCE,
-    FLUENT_KINDS,
-    Belief,
-    Evidence,
-    add_evidence,
-    contested_since,
-    fluent_beliefs,
-    get_belief,
-    rejected_hypotheses,
-    with_standing_counter,
-    withdraw_evidence,
-)
+from noemad.cognition.beliefs.evidence import add_evidence, withdraw_evidence
+from noemad.cognition.beliefs.model import Belief, COUNTER_SOURCE, Evidence, FLUENT_KINDS
+from noemad.cognition.beliefs.queries import contested_since, fluent_beliefs, get_belief, rejected_hypotheses, with_standing_counter
 from noemad.cognition.calibration import calibration
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought

@@ -74,7 +74,8 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.cognition.actions import ActionDenied
-from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange, evidence_counts, find_belief
+from noemad.cognition.beliefs.change import BELIEF_EVENTS, BeliefChange
+from noemad.cognition.beliefs.queries import evidence_counts, find_belief
 from noemad.cognition.goals import GoalChange
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.predictions import Resolution

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition.beliefs import add_evidence, correct
+from noemad.cognition.beliefs.corrections import correct
+from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, get_goal, update_goal
-from noemad.cognition.memory import MAX_TEXT, write_memory
+from noemad.cognition.memory.model import MAX_TEXT
+from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction
 from noemad.events import Event, Ref
 from noemad.stimuli import (

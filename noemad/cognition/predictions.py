@@ -36,7 +36,10 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
-from noemad.cognition.beliefs import add_evidence, check_proposition, get_belief, reject_hypothesis
+from noemad.cognition.beliefs.corrections import reject_hypothesis
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.model import check_proposition
+from noemad.cognition.beliefs.queries import get_belief
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.stimuli import parse_due, stored_outcome

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from noemad.clock import parse_iso
-from noemad.cognition.beliefs import BELIEF_EVENTS, BeliefChange
+from noemad.cognition.beliefs.change import BELIEF_EVENTS, BeliefChange
 from noemad.events import Event, Ref
 from noemad.stimuli import Message
 from noemad.wire import OMIT_EMPTY, rounded, wire

@@ -42,7 +42,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.cognition.memory import without_episode
+from noemad.cognition.memory.reads import without_episode
 from noemad.config.schema import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep

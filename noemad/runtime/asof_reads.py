@@ -15,9 +15,10 @@ from sqlite_utils import Database
 
 from noemad.clock import Clock
 from noemad.cognition.asof import BeliefThen, Changes, Cutoff, Step, beliefs_at, changes, history, resolve
-from noemad.cognition.beliefs import find_belief
-from noemad.cognition.memory import Memory, memories_at, memory_counts_at
-from noemad.cognition.narrative import narrative_json
+from noemad.cognition.beliefs.queries import find_belief
+from noemad.cognition.memory.model import Memory
+from noemad.cognition.memory.reads import memories_at, memory_counts_at
+from noemad.cognition.narrative.stored import narrative_json
 from noemad.config.schema import MindSettings
 from noemad.events import Event, latest_events
 from noemad.minds import get_mind

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.clock import Clock
-from noemad.cognition.beliefs import Belief, belief_events, get_belief, list_beliefs
+from noemad.cognition.beliefs.model import Belief
+from noemad.cognition.beliefs.queries import belief_events, get_belief, list_beliefs
 from noemad.cognition.trust import DEFAULT_TRUST, TrustLevel, list_trust
 from noemad.cognition.calibration import Calibration, calibration
 from noemad.cognition.goals import Goal, get_goal, list_goals
-from noemad.cognition.memory import Memory, get_memory, list_memories
-from noemad.cognition.memory import search as memory_search
+from noemad.cognition.memory.model import Memory
+from noemad.cognition.memory.reads import get_memory, list_memories
+from noemad.cognition.memory.reads import search as memory_search
 from noemad.cognition.notifications import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
 from noemad.minds import Mind, get_mind, list_minds

@@ -28,9 +28,11 @@ from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.cognition import intake
 from noemad.cognition.trust import set_trust
-from noemad.cognition.memory import Memory, episodes_of, get_memory, retract, write_memory
+from noemad.cognition.memory.model import Memory
+from noemad.cognition.memory.reads import episodes_of, get_memory
+from noemad.cognition.memory.writing import retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
-from noemad.cognition.narrative import narrative_json
+from noemad.cognition.narrative.stored import narrative_json
 from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner

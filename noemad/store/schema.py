@@ -20,7 +20,8 @@ REF_TYPES = ("event", "memory", "belief", "model_call")
 
 # Each table's owning module: the one module that runs SQL on it (writing it in
 # the same transaction as the event that records the change); every other
-# module calls that module's functions. tests/test_owners.py checks the source
+# module calls that module's functions. An owner may be a package (beliefs, memory):
+# its modules share its tables, split so a reader finds each by name. tests/test_owners.py checks the source
 # against this map, and that every table the migrations make is in it.
 OWNERS: dict[str, str] = {
     "_sqlite_migrations": "noemad.store.schema",  # sqlite-utils' record of the migrations applied
@@ -507,7 +508,7 @@ def m014_model_call_actor(db: Database) -> None:
 def m015_fluent_evidence(db: Database) -> None:
     # Metacognition's fluent_without_evidence check looks, every cycle, for
     # the beliefs given support by model output or notes lately (written by
-    # noemad.cognition.beliefs, outside perception: a reply's own claims).
+    # noemad.cognition.beliefs.evidence, outside perception: a reply's own claims).
     # Such items are few among many: a partial index finds them without
     # reading the rest.
     _run(db, "CREATE INDEX evidence_fluent ON evidence(mind, at) WHERE kind IN ('model_output', 'note') AND stance = 'support';")
@@ -627,7 +628,7 @@ def m019_withdrawn_evidence(db: Database) -> None:
     # An item of evidence may be withdrawn: metacognition's counter-evidence
     # when the warning that added it no longer holds (a second independent
     # source arrived). The row stays, with the event that withdrew it, and
-    # no longer counts (written by noemad.cognition.beliefs). Stores from
+    # no longer counts (written by noemad.cognition.beliefs.evidence). Stores from
     # before read as they were: nothing is withdrawn. Each cycle looks for
     # the standing counter-evidence of the beliefs it changed: a partial
     # index holds just those few rows.

@@ -43,8 +43,9 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import Clock, iso
-from noemad.cognition.beliefs import list_beliefs, normalise
-from noemad.cognition.memory import get_memory
+from noemad.cognition.beliefs.model import normalise
+from noemad.cognition.beliefs.queries import list_beliefs
+from noemad.cognition.memory.reads import get_memory
 from noemad.config.schema import GovernanceSettings, MindSettings, governance_settings
 from noemad.errors import ModelError, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from noemad.clock import Clock
 from noemad.config.schema import MindSettings
-from noemad.cognition import narrative
+from noemad.cognition.narrative.build import build
+from noemad.cognition.narrative.rephrase import apply_rephrase
+from noemad.cognition.narrative.stored import update
 from noemad.cognition.cycle import CycleResult
 from noemad.events import Event
 from noemad.models import ModelGateway
@@ -20,10 +22,10 @@ from noemad.store import Store
 async def update_narrative(store: Store, clock: Clock, mind: str, cycle: CycleResult, cycle_id: str) -> Event | None:
     """Store the narrative after `cycle` if it changed (`narrative_updated`, caused by `cycle_completed`)."""
     return await store.writer.run(
-        lambda db: narrative.update(
+        lambda db: update(
             db,
             mind=mind,
-            narrative=narrative.build(db, mind, cycle.winners, clock.now()),
+            narrative=build(db, mind, cycle.winners, clock.now()),
             cause=cycle.completed.id,
             cycle_id=cycle_id,
             now=clock.now(),
@@ -35,4 +37,4 @@ async def rephrase_narrative(
     gateway: ModelGateway, store: Store, clock: Clock, mind: str, settings: MindSettings, updated: Event | None
 ) -> Event | None:
     """Have the `narrate` model reword the new narrative, if the mind asks for it (`narrative_rephrased`)."""
-    return await narrative.apply_rephrase(gateway, store, clock, mind, settings, updated)
+    return await apply_rephrase(gateway, store, clock, mind, settings, updated)

@@ -29,8 +29,10 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
-from noemad.cognition.beliefs import add_evidence, list_beliefs, normalise
-from noemad.cognition.memory import get_memory
+from noemad.cognition.beliefs.evidence import add_evidence
+from noemad.cognition.beliefs.model import normalise
+from noemad.cognition.beliefs.queries import list_beliefs
+from noemad.cognition.memory.reads import get_memory
 from noemad.errors import NotFound
 from noemad.events import Event
 from noemad.governance import fabrication_findings

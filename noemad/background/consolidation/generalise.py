@@ -34,8 +34,8 @@ from typing import Annotated, Any, Literal
 from noemad.background.consolidation.proposition import Plan, join
 from noemad.background.consolidation.tokenise import strip_speaker
 from noemad.background.jobs import JobContext
-from noemad.cognition.beliefs import check_proposition
-from noemad.cognition.narrative import clip
+from noemad.cognition.beliefs.model import check_proposition
+from noemad.cognition.narrative.phrasing import clip
 from noemad.words import content_words, snowball_stems
 from noemad.cognition.wording import STEMS, Objection, Support, reword, shown
 from noemad.wire import HIDDEN, OMIT_EMPTY, OMIT_NONE, renamed, wire

@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 
 from noemad.background.consolidation.clustering import Cluster
 from noemad.background.consolidation.tokenise import Lengths, TableTerms, TermSets, strip_speaker
-from noemad.cognition.beliefs import check_proposition
-from noemad.cognition.narrative import clip
+from noemad.cognition.beliefs.model import check_proposition
+from noemad.cognition.narrative.phrasing import clip
 from noemad.words import content_words, snowball_stems
 
 KEY_SHARE = 0.5  # a key term is in at least this share of the cluster's episodes

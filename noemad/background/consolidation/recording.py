@@ -33,9 +33,10 @@ from sqlite_utils import Database
 
 from noemad.background.consolidation.proposition import Episodes
 from noemad.clock import iso
-from noemad.cognition.beliefs import EvidenceColumns, Evidenced, add_evidence_bulk, find_by_proposition
+from noemad.cognition.beliefs.bulk import EvidenceColumns, Evidenced, add_evidence_bulk
+from noemad.cognition.beliefs.queries import find_by_proposition
 from noemad.cognition.confidence import Stance
-from noemad.cognition.memory import NewMemory, write_memories
+from noemad.cognition.memory.writing import NewMemory, write_memories
 from noemad.events import Event, EventDraft, Ref, append
 
 ACTOR = "process:consolidation"

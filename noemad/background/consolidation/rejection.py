@@ -16,8 +16,10 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from noemad.background.consolidation.recording import episodes_in
-from noemad.cognition.beliefs import correct
-from noemad.cognition.memory import MAX_REASON, get_memory, retract
+from noemad.cognition.beliefs.corrections import correct
+from noemad.cognition.memory.model import MAX_REASON
+from noemad.cognition.memory.reads import get_memory
+from noemad.cognition.memory.writing import retract
 from noemad.errors import Conflict, InvalidInput
 from noemad.events import Event, EventDraft, Ref, append
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from noemad.cognition.calibration import Calibration
-from noemad.cognition.narrative import clip
+from noemad.cognition.narrative.phrasing import clip
 from noemad.cognition.notifications import MISS_CONFIDENCE
 from noemad.wire import HIDDEN, computed, dump, renamed, shown_as, wire
 

@@ -26,9 +26,10 @@ from sqlite_utils import Database
 
 from noemad.background.reflection.findings import CONFIDENT, BeliefChange, PredictionError
 from noemad.background.reflection.prose import lesson_text
-from noemad.cognition.memory import MAX_DERIVED_FROM, episodes_of
+from noemad.cognition.memory.model import MAX_DERIVED_FROM
+from noemad.cognition.memory.reads import episodes_of
 from noemad.cognition.predictions import OUTCOME_SOURCE
-from noemad.cognition.beliefs import support_items
+from noemad.cognition.beliefs.queries import support_items
 from noemad.clock import iso
 from noemad.wire import HIDDEN, computed, shown_as, wire
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from noemad.background.jobs import JobContext
 from noemad.background.reflection.findings import CONFIDENT, Findings, mean
-from noemad.cognition.narrative import clip
+from noemad.cognition.narrative.phrasing import clip
 from noemad.cognition.wording import PROSE, Support, Worded, adds_nothing
 from noemad.cognition.wording import reword as guarded_reword
 

@@ -36,7 +36,7 @@ from noemad.background.reflection.findings import (
 )
 from noemad.background.reflection.patterns import failures_of, find_patterns, learnt
 from noemad.clock import iso, parse_iso
-from noemad.cognition.beliefs import status_changes
+from noemad.cognition.beliefs.queries import status_changes
 from noemad.cognition.calibration import calibrate, calibration
 from noemad.cognition.goals import completions
 from noemad.cognition.metacognition import MONTH

@@ -21,7 +21,8 @@ from noemad.background.jobs import start_event
 from noemad.background.reflection.findings import ACTOR, KIND, Findings
 from noemad.background.reflection.patterns import learn, learnt
 from noemad.background.reflection.reading import previous_reflection
-from noemad.cognition.memory import Memory, NewMemory, write_memories
+from noemad.cognition.memory.model import Memory
+from noemad.cognition.memory.writing import NewMemory, write_memories
 from noemad.cognition.wording import Worded
 from noemad.errors import Conflict
 from noemad.events import Event, EventDraft, Ref, append
