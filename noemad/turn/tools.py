@@ -254,7 +254,8 @@ class MindTools:
             result, is_error = await self._store.writer.run(lambda db: self._record(db, use, call, job(db), False))
         except (InvalidInput, NotFound, Conflict) as exc:  # the mind's mistakes; a failing store still fails the turn
             # The change (if any) was rolled back with its job; the call is still recorded, and a refused action as denied.
-            result, is_error = await self._store.writer.run(lambda db: self._refused(db, use, call, exc.detail))
+            reason = exc.detail  # read here: the name `exc` is unbound once the except block ends
+            result, is_error = await self._store.writer.run(lambda db: self._refused(db, use, call, reason))
         return ToolResult(use.id, result, is_error)
 
     def _refused(self, db: Database, use: ToolUse, call: int | None, reason: str) -> tuple[str, bool]:
