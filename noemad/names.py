@@ -1,8 +1,9 @@
 """Names that arrive from outside: one rule and one check for all of them.
 
 An author, a source, a channel, a mention and a message tag are names: 1 to
-200 letters (any script), digits and `_ . : # @ / -`, so `user:alice`,
-`discord:guild:chan`, `#ops` and `sensor/3` are names and `Bad Name!`, an
+200 letters (any script), digits and `_ . : # @ / ! + = -`, so `user:alice`,
+`discord:guild:chan`, `#ops`, `sensor/3` and a Matrix room or user
+(`matrix:!abc:example.org`, `matrix:@a+b:example.org`) are names and `Bad Name?`, an
 empty string or one holding a control character are not. A mind's name is
 the same rule made narrower, because it is also part of every URL of the mind
 and of the words an operator types: 1 to 63 lowercase letters, digits, `-` or
@@ -18,8 +19,8 @@ from __future__ import annotations
 import re
 
 MAX_NAME = 200
-NAME_RULE = f"1-{MAX_NAME} letters, digits and _ . : # @ / - (no spaces)"
-_NAME_CHAR = re.compile(r"[\w.:#@/-]")  # \w: letters and digits of any script, and _
+NAME_RULE = f"1-{MAX_NAME} letters, digits and _ . : # @ / ! + = - (no spaces)"
+_NAME_CHAR = re.compile(r"[\w.:#@/!+=-]")  # \w: letters and digits of any script, and _
 
 MAX_MIND_NAME = 63
 MIND_NAME_RULE = f"1-{MAX_MIND_NAME} lowercase letters, digits, '-' or '_', starting with a letter or digit"

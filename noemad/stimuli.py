@@ -121,7 +121,7 @@ class Message(_Stimulus):
 
     KIND = "message"
     author: Annotated[Author, Field(examples=["alice"]), OR_ACTOR]
-    """Who said it: a name (letters, digits, _ . : # @ / -)."""
+    """Who said it: a name (letters, digits, _ . : # @ / ! + = -)."""
     text: Annotated[Text, HIDDEN, IN_TEXT]
     channel: Annotated[Channel, HIDDEN, IN_CHANNEL] = "cli"
     """Where it was said, e.g. discord:guild:chan."""

@@ -226,17 +226,17 @@ def test_no_color_means_no_escape_at_all_on_a_terminal(daemon: Noemad, turn: dic
 
 # --- validation sentences ----------------------------------------------------------------
 
-NAME_RULE = "a name has 1-200 letters, digits and _ . : # @ / - (no spaces)"
+NAME_RULE = "a name has 1-200 letters, digits and _ . : # @ / ! + = - (no spaces)"
 
 
 def test_every_name_follows_one_rule_and_a_refusal_says_it(daemon: Noemad) -> None:
     cases = {
         ("say", "ada", "x", "--channel", "bad channel"): "channel 'bad channel' is not a name: it holds a space",
-        ("say", "ada", "x", "--from", "Bad Name!"): "author 'Bad Name!' is not a name: it holds a space and '!'",
+        ("say", "ada", "x", "--from", "Bad Name?"): "author 'Bad Name?' is not a name: it holds a space and '?'",
         ("say", "ada", "x", "--mention", "a b"): "mentions[0]: mention 'a b' is not a name: it holds a space",
         ("observe", "ada", "warm", "--source", "the sensor"): "source 'the sensor' is not a name: it holds a space",
         ("assert", "ada", "x is y", "--subject", "x", "--from", "who?"): "source 'who?' is not a name: it holds '?'",
-        ("trust", "ada", "Bad Name!", "0.5"): "source 'Bad Name!' is not a name: it holds a space and '!'",
+        ("trust", "ada", "Bad Name?", "0.5"): "source 'Bad Name?' is not a name: it holds a space and '?'",
     }
     before = daemon.api("GET", "/status").json()["counts"]["events"]
     for args, said in cases.items():

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inprocess import InProcess
 
 from noemad.connectors.matrix.translate import ENCRYPTED_TAG, Me, Redacted, Room, Said, echo_of, resolve, translate, txn_id
 from noemad.rules.match import facts_of
@@ -120,3 +121,14 @@ def test_the_gate_reads_the_rooms_flags_from_the_stored_message(tmp_path: Path, 
         assert set(facts_of(store.reader(), event, "gardener").flags) == flags
     finally:
         store.close()
+
+
+def test_a_matrix_room_and_user_are_names_an_operator_can_type(app: InProcess, mind: str) -> None:
+    """What the connector stores as channel and author (room ids hold `!`, localparts `+` and `=`) passes the one name rule,
+    so `say --channel`, `trust SOURCE` and the event filters take them as typed."""
+    room, person = "matrix:!5kseNmsQ9_-OPsu:example.org", "matrix:@a+b=c:example.org"
+    said = app.ctl("say", mind, "the roses are fine", "--channel", room, "--from", person)
+    assert said.returncode == 0, said.stderr
+    assert app.ctl("trust", mind, person, "0.7").returncode == 0
+    [event] = app.api("GET", f"/minds/{mind}/events", params={"kind": "message"}).json()["events"]
+    assert (event["channel"], event["actor"]) == (room, f"user:{person}")

@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Any
 
 from noemad.fields import MAX_TEXT
+from noemad.names import name_problem
 from noemad.stimuli import Message
 
 ENCRYPTED_TAG = "encrypted"
@@ -166,7 +167,7 @@ def translate(event: Mapping[str, Any], room: Room, me: Me) -> Change | None:
         dm=room.direct,
         # m.notice is the spec's message type for automated clients: a bot's, listed or not.
         bot=sender in me.bots or msgtype == "m.notice",
-        tags=tuple(t for t in tags if re.fullmatch(r"[\w.:#@/-]{1,200}", t)),
+        tags=tuple(t for t in tags if name_problem(t) is None),  # a tag is a name; a msgtype that is not one is dropped
         from_self=sender == me.user_id,
     )
     echo = echo_of(_dict(event.get("unsigned")).get("transaction_id")) if sender == me.user_id else None
