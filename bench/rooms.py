@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import signal
-import statistics
 import sys
 import time
 from pathlib import Path

@@ -18,13 +18,13 @@ from noemad.cognition.predictions import (
     due_predictions,
     get_prediction,
     make_prediction,
-    parse_due,
     resolve_prediction,
 )
 from noemad.errors import InvalidInput
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
 from noemad.store import Store
+from noemad.stimuli import parse_due
 from noemad.timeline import walk
 
 NOW = 1_767_225_600.0  # the test daemon's start, 2026-01-01

@@ -86,7 +86,7 @@ def test_without_a_respond_model_or_a_message_the_turn_drafts_nothing(store: Sto
 def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothing(store: Store) -> None:
     stored(store, Message(author="alice", text="good morning"))
     store.writer.run_sync(lambda db: append(db, EventDraft(mind="ada", kind="reply", actor="model:respond", text="Morning."), START))
-    new = stored(store, Message(author="bob", text="any news?", channel="irc:#ops"))
+    stored(store, Message(author="bob", text="any news?", channel="irc:#ops"))
     db = store.reader()  # query_only: a write here would raise
     (events_before,) = db.execute("SELECT count(*) FROM events").fetchone()
 

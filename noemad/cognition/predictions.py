@@ -42,7 +42,7 @@ from noemad.cognition.beliefs.model import check_proposition
 from noemad.cognition.beliefs.queries import get_belief
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
-from noemad.stimuli import parse_due, stored_outcome
+from noemad.stimuli import stored_outcome
 from noemad.wire import wire
 
 Result = Literal["hit", "miss"]

@@ -32,7 +32,7 @@ from noemad.outbox import DeliveryRow
 from noemad.connectors.sender import Sender, give_up
 from noemad.config.connectors import SecretProblem, read_secret
 from noemad.connectors import kinds
-from noemad.connectors.port import Connector, ConnectorContext, ConnectorSettings, ConnectorState, Delivery, DeliveryFailed, Sent, TurnHook
+from noemad.connectors.port import Connector, ConnectorSettings, ConnectorState, Delivery, DeliveryFailed, Sent, TurnHook
 from noemad.inbox import Inbound
 from noemad.runtime.ingested import Ingested
 from noemad.runtime.supervisor import Supervisor
