@@ -8,7 +8,6 @@ place, so PATH only ever names a whole, verified backup.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import Annotated
@@ -16,9 +15,10 @@ from typing import Annotated
 import typer
 
 from noemactl.shared import JsonFlag, session
-from noemactl.errors import BadInput, CtlError
+from noemactl.errors import CtlError
 from noemactl.params import PlainCommand
 from noemactl.shared import render_views
+from noemactl.received import receive, size_text, target_of
 
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
@@ -36,32 +36,12 @@ def backup(
     The file is private to you (mode 0600): it holds everything the minds hold. To restore: stop noemad, put the backup in
     place of the database (`noemactl status` shows its path), remove the -wal and -shm files beside it, and start noemad.
     """
-    target = path.expanduser()
-    if target.is_dir():
-        raise BadInput(f"{target} is a directory; give a file path, e.g. {target / 'noema-backup.sqlite'}")
-    if target.exists() and not force:
-        raise BadInput(f"{target} exists; give another path, or --force to replace it")
-    if not target.parent.is_dir():
-        raise BadInput(f"{target.parent} is not a directory; create it first")
-    part = target.with_name(target.name + ".part")
+    target = target_of(path, "noema-backup.sqlite", force)
     s = session(ctx)
-    try:
-        # 0600 from the first byte: the copy holds everything the minds hold.
-        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
-            said = s.client.backup(out)
-            out.flush()
-            os.fsync(out.fileno())
-        events, minds = _verify(part)
-        os.replace(part, target)
-    except OSError as exc:
-        part.unlink(missing_ok=True)
-        raise CtlError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    said, (events, minds) = receive(target, s.client.backup, lambda part, said: (said, _verify(part)))
     size = target.stat().st_size
     data = {"path": str(target), "bytes": size, "events": events, "minds": minds, "migration": said.get("migration", ""), "integrity": "ok"}
-    s.present(data, json, lambda: f"backed up {events} events of {minds} mind{'' if minds == 1 else 's'} ({_size(size)}) to {target}; integrity ok")
+    s.present(data, json, lambda: f"backed up {events} events of {minds} mind{'' if minds == 1 else 's'} ({size_text(size)}) to {target}; integrity ok")
 
 
 def _verify(path: Path) -> tuple[int, int]:
@@ -77,14 +57,6 @@ def _verify(path: Path) -> tuple[int, int]:
             conn.close()
     except sqlite3.Error as exc:
         raise CtlError(f"the backup arrived damaged ({exc}); nothing was kept, try again") from None
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} bytes"
 
 
 @commands.command("replica", cls=PlainCommand)

@@ -11,16 +11,15 @@ host's noemad (its socket forwarded, e.g. `ssh -L`).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from noemactl.backup import _size
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand
+from noemactl.received import receive, size_text, target_of
 from noemactl.shared import JsonFlag, MindArg, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
@@ -43,36 +42,16 @@ def export(
     while noemad goes on writing, with a manifest (versions, row counts, a checksum of the content). The file is
     private to you (mode 0600): it holds everything the mind holds. The mind stays here; remove it with `mind rm`.
     """
-    target = path.expanduser()
-    if target.is_dir():
-        raise BadInput(f"{target} is a directory; give a file path, e.g. {target / (mind + '.noema')}")
-    if target.exists() and not force:
-        raise BadInput(f"{target} exists; give another path, or --force to replace it")
-    if not target.parent.is_dir():
-        raise BadInput(f"{target.parent} is not a directory; create it first")
-    part = target.with_name(target.name + ".part")
+    target = target_of(path, mind + ".noema", force)
     s = session(ctx)
-    try:
-        # 0600 from the first byte: the file holds everything the mind holds.
-        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as out:
-            said = s.client.export_mind(mind, out, with_archives)
-            out.flush()
-            os.fsync(out.fileno())
-        manifest = _verify(part, said.get("checksum", ""))
-        os.replace(part, target)
-    except OSError as exc:
-        part.unlink(missing_ok=True)
-        raise CtlError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    manifest = receive(target, lambda out: s.client.export_mind(mind, out, with_archives), lambda part, said: _verify(part, said.get("checksum", "")))
     size = target.stat().st_size
     counts = manifest["counts"]
     data = {"mind": mind, "path": str(target), "bytes": size, "events": counts.get("events", 0), "checksum": manifest["checksum"], "rows": counts}
     s.present(
         data,
         json,
-        lambda: f"exported mind {mind}: {_held(counts)} ({_size(size)}) to {target}; {manifest['checksum'][:19]}…",
+        lambda: f"exported mind {mind}: {_held(counts)} ({size_text(size)}) to {target}; {manifest['checksum'][:19]}…",
     )
 
 
