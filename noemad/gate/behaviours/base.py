@@ -110,6 +110,23 @@ def remember(table: dict[str, V], key: str) -> None:
         del table[next(iter(table))]
 
 
+class Immediate:
+    """What the states that answer each stimulus at once (always, defer, rate_limit, passive_sample) share: no batch, nothing due."""
+
+    gathers: ClassVar[bool] = False
+    batch: ClassVar[Batch | None] = None
+    judge: ClassVar[JudgeBehaviour | None] = None
+
+    def due(self, now: float) -> Batch | None:
+        return None
+
+    def reset(self) -> Batch | None:
+        return None
+
+    def status(self, now: float) -> StateView:
+        return StateView()
+
+
 class Gathering:
     """What the states that gather a batch (debounce, judge) share: the batch, due once, cancelled by a reset."""
 

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from noemad.gate.batch import Batch
-from noemad.gate.behaviours.base import Answer, Offered, StateView, key_of, key_words, remember
-from noemad.rules.shape import JudgeBehaviour, PassiveSample
+from noemad.gate.behaviours.base import Answer, Immediate, Offered, key_of, key_words, remember
+from noemad.rules.shape import PassiveSample
 from noemad.wake import Verdict
 
 
-class PassiveSampleState:
+class PassiveSampleState(Immediate):
     """A passive_sample rule's counters, by key, the most recently used last."""
-
-    gathers: ClassVar[bool] = False
-    batch: ClassVar[Batch | None] = None
-    judge: ClassVar[JudgeBehaviour | None] = None
 
     def __init__(self, behaviour: PassiveSample) -> None:
         self.behaviour = behaviour
@@ -33,12 +27,6 @@ class PassiveSampleState:
         reason = f"{stimulus.label}: passive_sample 1 in {every}, number {number + 1} for {who} is not sampled; stored, in context"
         return Answer(Verdict.DENY, reason, sampled=False)
 
-    def due(self, now: float) -> Batch | None:
-        return None
-
     def reset(self) -> Batch | None:
         self.samples.clear()
         return None
-
-    def status(self, now: float) -> StateView:
-        return StateView()

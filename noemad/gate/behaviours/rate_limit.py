@@ -8,13 +8,12 @@ the later rules).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from noemad.clock import iso
 from noemad.gate.batch import Batch
-from noemad.gate.behaviours.base import Answer, Offered, StateView, key_of, key_words, remember
+from noemad.gate.behaviours.base import Answer, Immediate, Offered, StateView, key_of, key_words, remember
 from noemad.gate.status import Bucket
-from noemad.rules.shape import JudgeBehaviour, RateLimit
+from noemad.rules.shape import RateLimit
 from noemad.wake import Verdict
 
 SHOWN_BUCKETS = 20  # per rule in gate-status: the most recently used
@@ -26,12 +25,8 @@ class _Bucket:
     at: float  # when `tokens` was counted
 
 
-class RateLimitState:
+class RateLimitState(Immediate):
     """A rate_limit rule's buckets, by key, the most recently used last."""
-
-    gathers: ClassVar[bool] = False
-    batch: ClassVar[Batch | None] = None
-    judge: ClassVar[JudgeBehaviour | None] = None
 
     def __init__(self, behaviour: RateLimit) -> None:
         self.behaviour = behaviour
@@ -58,9 +53,6 @@ class RateLimitState:
             bucket.at = now
         remember(self.buckets, key)
         return bucket
-
-    def due(self, now: float) -> Batch | None:
-        return None
 
     def reset(self) -> Batch | None:
         self.buckets.clear()
