@@ -290,26 +290,17 @@ class Client:
 
     def backup(self, out: BinaryIO) -> dict[str, str]:
         """Stream a verified snapshot of the store into `out`; return what noemad says it holds (its X-Noema-* headers)."""
-        path = f"{API}/backup"
-        try:
-            with self._http.stream("GET", path, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=None)) as response:
-                if response.is_error:
-                    response.read()
-                    raise _problem(response, "GET", path)
-                for chunk in response.iter_bytes(1 << 20):
-                    out.write(chunk)
-                return {k.lower()[len("x-noema-"):]: v for k, v in response.headers.items() if k.lower().startswith("x-noema-")}
-        except httpx.ConnectError as exc:
-            raise _unreachable(self.socket, exc) from exc
-        except httpx.TransportError as exc:
-            raise CtlError(f"the backup from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
+        return self._download(f"{API}/backup", out, None, None, "backup")
 
     def export_mind(self, mind: str, out: BinaryIO, with_archives: bool = False) -> dict[str, str]:
         """Stream mind `mind`'s export file (with its archive files if asked) into `out`; return what noemad says it holds (its X-Noema-* headers)."""
-        path = f"{API}/minds/{_segment(mind)}/export"
+        params = {"archives": "true"} if with_archives else None
+        return self._download(f"{API}/minds/{_segment(mind)}/export", out, params, MOVE_WAIT, "export")
+
+    def _download(self, path: str, out: BinaryIO, params: dict[str, str] | None, read: float | None, what: str) -> dict[str, str]:
+        """GET a SQLite file at `path` into `out` (`read`: the longest wait between bytes); noemad's X-Noema-* headers, unprefixed."""
         try:
-            params = {"archives": "true"} if with_archives else None
-            with self._http.stream("GET", path, params=params, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=MOVE_WAIT)) as response:
+            with self._http.stream("GET", path, params=params, headers={"accept": "application/vnd.sqlite3"}, timeout=httpx.Timeout(TIMEOUT, read=read)) as response:
                 if response.is_error:
                     response.read()
                     raise _problem(response, "GET", path)
@@ -319,7 +310,7 @@ class Client:
         except httpx.ConnectError as exc:
             raise _unreachable(self.socket, exc) from exc
         except httpx.TransportError as exc:
-            raise CtlError(f"the export from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
+            raise CtlError(f"the {what} from noemad on {self.socket} broke off ({exc}); nothing was kept, try again") from exc
 
     def import_mind(self, source: BinaryIO, as_name: str | None) -> dict[str, Any]:
         """Send a mind file to noemad to import (as `as_name`, else its own name); answered once it is committed."""
