@@ -17,7 +17,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,6 +155,20 @@ class Noemad:
     def stderr(self) -> str:
         log = self.home / "noemad.log"
         return log.read_text() if log.exists() else ""
+
+
+def poll(check: Callable[[], Any], what: str, timeout: float = 60.0, every: float = 0.05) -> Any:
+    """Wait until `check()` is truthy (a real process — a homeserver, Litestream, a daemon — working at its own pace); its value.
+
+    `timeout` bounds a process that never answers; it is not a wait for time to pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(every)
 
 
 def start_noemad(

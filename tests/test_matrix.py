@@ -13,7 +13,6 @@ import asyncio
 import json
 import itertools
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 from nio import AsyncClient, RoomCreateResponse, RoomMessagesResponse, RoomSendResponse
 
-from conftest import SCRIPTED_RESPOND
+from conftest import SCRIPTED_RESPOND, poll
 from homeserver import Homeserver, People
 from inprocess import InProcess, scripted_app
 
@@ -74,14 +73,7 @@ class Room:
 
     def until(self, check: Callable[[], Any], what: str) -> Any:
         """Wait until `check()` is truthy (Synapse and the engine work at their own pace; no clock time passes); its value."""
-        deadline = time.monotonic() + WAIT
-        while True:
-            found = check()
-            if found:
-                return found
-            if time.monotonic() > deadline:
-                raise AssertionError(f"gave up waiting for {what}")
-            time.sleep(0.02)
+        return poll(check, what, WAIT, every=0.02)
 
     def messages(self) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self.engine.api("GET", "/minds/ada/events", params={"kind": "message", "limit": 1000}).json()["events"]

@@ -13,15 +13,14 @@ import itertools
 import json
 import os
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from nio import AsyncClient, RoomCreateResponse, RoomMessagesResponse, RoomSendResponse
 
-from conftest import SCRIPTED_RESPOND, Noemad, start_noemad
+from conftest import SCRIPTED_RESPOND, Noemad, poll, start_noemad
 from homeserver import Homeserver, People
 
 SCRIPT = """
@@ -29,19 +28,6 @@ SCRIPT = """
 default = "Noted."
 """
 _numbers = itertools.count(1)
-WAIT = 60.0  # seconds: a bound on a process that never answers, not a wait for time to pass
-
-
-def poll(check: Callable[[], Any], what: str) -> Any:
-    """Wait until `check()` is truthy (a homeserver and a daemon working at their own pace); its value."""
-    deadline = time.monotonic() + WAIT
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
 
 
 class Garden:

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import NOEMAD, Noemad, start_noemad
+from conftest import NOEMAD, Noemad, poll, start_noemad
 from inprocess import InProcess
 from noemad.config.schema import ReplicaSettings
 from noemad.store.replica.child import Replicator
@@ -44,14 +44,7 @@ SYNC = 0.1  # [replica] sync_interval: the default
 
 def until(check: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
     """Poll `check` (a real process's progress) until it returns something true, or fail saying `what`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    return poll(check, what, timeout)
 
 
 def attach(app: InProcess, **settings: Any) -> Replicator:
