@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,24 @@ _NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCH
 
 class NotARegularFile(OSError):
     """A file meant to be read whole (config, script, key) is a FIFO, a device or a directory."""
+
+
+def credential_path(key: str, name: str, environ: Mapping[str, str]) -> Path:
+    """Where the credential file `name` (the value of `key`, e.g. "[replica] credentials_file") is: a path as given, or
+    a bare name in $CREDENTIALS_DIRECTORY (systemd's LoadCredential=); `NoCredentialsDirectory` when that is not set."""
+    if "/" in name:
+        return Path(name).expanduser()
+    creds = environ.get("CREDENTIALS_DIRECTORY")
+    if not creds:
+        raise NoCredentialsDirectory(
+            f"{key} = {name!r} is a bare name, looked up in $CREDENTIALS_DIRECTORY, which is not set;"
+            " give a path, or start noemad with LoadCredential="
+        )
+    return Path(creds) / name
+
+
+class NoCredentialsDirectory(ValueError):
+    """A credential named by a bare name, with no $CREDENTIALS_DIRECTORY to find it in."""
 
 
 def read_regular_file(path: Path) -> str:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
-from noemad.config.files import NotARegularFile, read_regular_file
+from noemad.config.files import NoCredentialsDirectory, NotARegularFile, credential_path, read_regular_file
 from noemad.config.schema import AnthropicSettings
 
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or [models.anthropic] api_key_file"
@@ -26,17 +25,10 @@ def resolve_api_key(settings: AnthropicSettings, environ: dict[str, str] | None 
     """The API key the settings name, stripped; `KeyProblem` says why there is none."""
     env = os.environ if environ is None else environ
     if settings.api_key_file:
-        name = settings.api_key_file
-        if "/" not in name:
-            creds = env.get("CREDENTIALS_DIRECTORY")
-            if not creds:
-                raise KeyProblem(
-                    f"[models.anthropic] api_key_file = {name!r} is a bare name, looked up in $CREDENTIALS_DIRECTORY,"
-                    " which is not set; give a path, or start noemad with LoadCredential="
-                )
-            path = Path(creds) / name
-        else:
-            path = Path(name).expanduser()
+        try:
+            path = credential_path("[models.anthropic] api_key_file", settings.api_key_file, env)
+        except NoCredentialsDirectory as exc:
+            raise KeyProblem(str(exc)) from None
         try:
             text = read_regular_file(path)  # a FIFO here must not block the loop
         except (OSError, UnicodeDecodeError) as exc:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noemad.clock import span_seconds
-from noemad.config.files import NotARegularFile, read_regular_file
+from noemad.config.files import NoCredentialsDirectory, NotARegularFile, credential_path, read_regular_file
 from noemad.config.schema import ReplicaSettings
 
 CONFIG_NAME = "litestream.yml"
@@ -58,17 +58,10 @@ def credentials(settings: ReplicaSettings, environ: dict[str, str] | None = None
         return None
     env = dict(os.environ) if environ is None else environ
     if settings.credentials_file:
-        name = settings.credentials_file
-        if "/" not in name:
-            creds = env.get("CREDENTIALS_DIRECTORY")
-            if not creds:
-                raise CredentialsProblem(
-                    f"[replica] credentials_file = {name!r} is a bare name, looked up in $CREDENTIALS_DIRECTORY, which is not set;"
-                    " give a path, or start noemad with LoadCredential="
-                )
-            path = Path(creds) / name
-        else:
-            path = Path(name).expanduser()
+        try:
+            path = credential_path("[replica] credentials_file", settings.credentials_file, env)
+        except NoCredentialsDirectory as exc:
+            raise CredentialsProblem(str(exc)) from None
         try:
             text = read_regular_file(path)
         except (OSError, UnicodeDecodeError, NotARegularFile) as exc:
