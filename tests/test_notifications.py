@@ -15,7 +15,7 @@ from conftest import NOEMACTL, OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.notifications import (

@@ -24,7 +24,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.cognition import metacognition, notifications
 from noemad.cognition.attention import attend
 from noemad.cognition.beliefs.queries import find_belief

@@ -47,7 +47,7 @@ rule and the values that fired it, thresholds included.
 
 `ack` closes one (`notification_acked`; acking twice is a conflict).
 
-A mind's personality is in its typed settings (`noemad.config.schema.MindSettings`,
+A mind's personality is in its typed settings (`noemad.config.mind.MindSettings`,
 checked where they enter): `notify_proactively`, `notify_min_confidence`,
 `notify_min_salience` and `notify_cooldown` (seconds).
 
@@ -82,7 +82,7 @@ from noemad.cognition.predictions import Resolution
 from noemad.cognition.thoughts import Thought
 from noemad import outbox
 from noemad.config.connectors import ConnectorSettings, WebhookConnector
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 from noemad.stimuli import Observation

@@ -41,7 +41,7 @@ from sqlite_utils import Database
 from noemad.clock import Clock
 from noemad.cognition import notifications
 from noemad.cognition.actions import ActionDenied, record_denied
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.models import ModelResponse, Tool, ToolResult, ToolUse
