@@ -81,6 +81,7 @@ RETIRED_SETTINGS: dict[str, tuple[str, str]] = {
 
 
 def refuse_retired(data: Any, table: str) -> Any:
+    """`data` unchanged, or ValueError naming each retired setting in it and what to write under `table` instead."""
     if isinstance(data, dict):
         found = [key for key in RETIRED_SETTINGS if key in data]
         if found:

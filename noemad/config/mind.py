@@ -121,7 +121,6 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-
 def parse_mind_settings(raw: Any, where: str = "settings") -> MindSettings:
     """A mind's settings from JSON, or `InvalidInput` with one sentence per problem naming its key and what to write."""
     if not isinstance(raw, dict):

@@ -65,7 +65,6 @@ class Config(Section):
         return self
 
 
-
 def with_stored(
     config: Config, stored: dict[str, MindSettings], names: Iterable[str] | None = None, running: Config | None = None
 ) -> Config:
@@ -84,7 +83,6 @@ def with_stored(
         else:
             minds.pop(name, None)
     return config.model_copy(update={"minds": minds})
-
 
 
 def archive_older_than(config: Config, settings: MindSettings | None) -> str:
