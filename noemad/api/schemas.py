@@ -20,7 +20,7 @@ from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory.model import Memory
 from noemad.store.replica.child import ReplicaStatus
-from noemad.cognition.notifications import Notification
+from noemad.cognition.notifications.table import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.config.mind import MindSettings
 from noemad.events import Event

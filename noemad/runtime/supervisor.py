@@ -34,7 +34,7 @@ from noemad.cognition.memory.reads import episodes_of, get_memory
 from noemad.cognition.memory.writing import retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
+from noemad.cognition.notifications.table import Notification, ack, daemon_notice, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import MindNews, Scheduler, news
