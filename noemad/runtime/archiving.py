@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
 from noemad.clock import Clock, span_seconds
-from noemad.config.schema import Config, MindSettings, archive_older_than, schedule
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config, archive_older_than, schedule
 from noemad.errors import EventNotFound, InvalidInput, NoemaError
 from noemad.minds import get_mind, list_minds
 from noemad.paths import Paths

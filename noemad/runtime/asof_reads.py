@@ -19,7 +19,7 @@ from noemad.cognition.beliefs.queries import find_belief
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import memories_at, memory_counts_at
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event, latest_events
 from noemad.minds import get_mind
 from noemad.store import Store

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config.schema import Config, MindSettings
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping

@@ -18,7 +18,7 @@ from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory, list_memories
 from noemad.cognition.memory.reads import search as memory_search
-from noemad.cognition.notifications import Notification, list_notifications
+from noemad.cognition.notifications.table import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
 from noemad.minds import Mind, get_mind, list_minds
 from noemad.store import Store

@@ -21,7 +21,8 @@ from sqlite_utils import Database
 from noemad import __version__
 from noemad.clock import Clock, ManualClock, iso
 from noemad.config.files import FileStamp, LoadedConfig
-from noemad.config.schema import Config, MindSettings, with_stored
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config, with_stored
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
 from noemad.events import Event, EventDraft, EventQuery, append, redact, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
 from noemad.operator import ACTOR as OPERATOR, Operator
@@ -33,7 +34,7 @@ from noemad.cognition.memory.reads import episodes_of, get_memory
 from noemad.cognition.memory.writing import retract, write_memory
 from noemad.cognition.metacognition import MetacognitionWarning
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
+from noemad.cognition.notifications.table import Notification, ack, daemon_notice, get_notification
 from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import MindNews, Scheduler, news
