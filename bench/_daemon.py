@@ -35,6 +35,9 @@ BIN = Path(sys.executable).parent
 NOEMAD = BIN / "noemad"
 NOEMACTL = BIN / "noemactl"
 READY_TIMEOUT = 30.0  # seconds: a bound on a hung start, not a wait for time to pass
+# Under cProfile on every thread a start runs several times slower; on a loaded 2-core machine
+# (the suite runs each bench beside other tests) it passed 30 s.
+PROFILED_READY_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 
 
@@ -93,8 +96,8 @@ class BenchDaemon:
                 if resp.status_code != 201:
                     raise DaemonError(f"creating mind {name!r} answered {resp.status_code}: {resp.text}")
 
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT
+    def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
+        deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or self.proc.poll() is not None:
@@ -149,7 +152,7 @@ def running_daemon(
             command = [sys.executable, str(Path(__file__).with_name("_profiled.py")), str(profile)] if profile else [str(NOEMAD)]
             proc = subprocess.Popen([*command, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
         daemon = BenchDaemon(place=place, home=home, socket=sock, proc=proc, notify=notify, env=env)
-        daemon.wait_ready()
+        daemon.wait_ready(PROFILED_READY_TIMEOUT if profile else READY_TIMEOUT)
         yield daemon
     finally:
         if daemon is not None:

@@ -41,9 +41,9 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
-    "ingest": ("--events", "100", "--minds", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3"),
+    "ingest": ("--events", "100", "--minds", "2", "--clients", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3"),
     "cli_status": ("--runs", "2", "--warmup", "0"),
-    "growth": ("--messages", "5"),
+    "growth": ("--messages", "2"),
     "events_grep": ("--events", "500", "--runs", "1"),
     "replica": ("--seconds", "1", "--events", "2000"),
     "rooms": ("--samples", "3", "--per-sender", "1"),
