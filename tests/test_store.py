@@ -60,6 +60,42 @@ def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
     again.close()
 
 
+def test_a_failing_migration_leaves_the_store_at_the_schema_it_had(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pending migrations apply as one: an upgrade that fails part-way leaves none of them behind."""
+    import sqlite3
+
+    from sqlite_utils import Database, Migrations
+
+    import noemad.store.store as opening
+    from noemad.errors import StoreError
+
+    path = tmp_path / "noema.db"
+    Store(path).close()
+    upgrade = Migrations("noemad")
+    for m in migrations._migrations:
+        upgrade(name=m.name)(m.fn)
+
+    @upgrade(name="m900_first")
+    def first(db: Database) -> None:  # succeeds on its own
+        db.execute("CREATE TABLE later_a (mind TEXT)")
+
+    @upgrade(name="m901_second")
+    def second(db: Database) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(opening, "migrations", upgrade)
+    with pytest.raises(StoreError, match="cannot open the store"):
+        Store(path)
+    monkeypatch.undo()
+    s = Store(path)
+    try:
+        db = s.reader()
+        assert "later_a" not in db.table_names()
+        assert [m.name for m in migrations.applied(db)] == [m.name for m in migrations._migrations]
+    finally:
+        s.close()
+
+
 def test_readers_cannot_write(store: Store) -> None:
     import sqlite3
 

@@ -24,7 +24,11 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             db = open_db(path)
             try:
-                migrations.apply(db)
+                # Every pending migration in one transaction: a store is at the schema before or after,
+                # never between, and a new store is created with one commit (one fsync) rather than one per
+                # migration (each a savepoint inside it).
+                with db.atomic():
+                    migrations.apply(db)
             finally:
                 db.close()
         except (sqlite3.Error, OSError) as exc:
