@@ -22,9 +22,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
 
 from noemactl.errors import BadInput, CtlError, Refused
+from noemactl.params import PlainCommand
+from noemactl.shared import JsonFlag, session
 
 if TYPE_CHECKING:
     from noemactl.session import Session
@@ -275,7 +279,7 @@ def go(p: Player) -> None:
     )
     p.say(f"Semantic memory #{cluster['memory']} says the same, derived from each episode; wording: {cluster.get('worded_by', 'plain')}.")
     created = cluster["belief_event"]  # the belief_created event the job wrote
-    from noemactl.timeline import tree
+    from noemactl.timeline_view import tree
 
     p.say(f"The timeline walks from the belief back to the episodes (noemactl timeline {created} --forward 0):")
     if not p.as_json:
@@ -550,3 +554,45 @@ def play(s: Session, name: str | None, replace: bool, as_json: bool) -> None:
         results.append({"scenario": scenario.name, "mind": mind, "narration": player.said, "found": player.found})
     if as_json:
         s.output.json({"scenarios": results})
+
+
+# the command ---------------------------------------------------------------------
+
+# Added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
+
+
+def _scenarios(incomplete: str) -> list[str]:
+    """The demo's scenario names starting with `incomplete` (shell completion)."""
+    return [n for n in (*NAMES, "all") if n.startswith(incomplete)]
+
+
+@commands.command(cls=PlainCommand)
+def demo(
+    ctx: typer.Context,
+    scenario: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="SCENARIO",
+            help="single-source, prediction-miss, go, gate, judge or critic (or 1-6); default: all.",
+            autocompletion=lambda incomplete: _scenarios(incomplete),
+            show_default=False,
+        ),
+    ] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Remove a demo mind left by an earlier run and play it again.")] = False,
+    json: JsonFlag = False,
+) -> None:
+    """Play scripted scenarios into fresh demo minds (demo-SCENARIO) and narrate what the minds made of them.
+
+    \b
+    1 single-source: a belief from one source draws single_source and insufficient_evidence warnings.
+    2 prediction-miss: confident predictions miss, the beliefs behind them drop, a notification fires, reflection writes a lesson.
+    3 go: "user repeatedly selects Go"; consolidation makes a generalisation belief and a semantic memory, and the timeline walks back to the episodes.
+    4 gate: a DM wakes the mind at once, room talk is batched by a debounce, a mention cuts through the batch.
+    5 judge: a judge rule's small model says WAIT to small talk and REPLY to a question, with its reasons in gate-status.
+    6 critic: a draft with a claim nothing supports is reviewed, revised and sent; an acknowledgment skips the critic.
+
+    1-4 need no model; with one configured, it words the reflection and the generalisation. 5 and 6 make model calls and play only offline, on the scripted provider with the demo's script (noemactl/demo_script.toml) and [gate.judge] enabled = true, as `make demo` runs noemad; with all, a scenario this noemad cannot play is skipped with the config it needs.
+    """
+    s = session(ctx)
+    play(s, scenario, replace, s.wants_json(json))

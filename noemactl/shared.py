@@ -1,8 +1,8 @@
-"""What every command module shares: the --json flag, the MIND argument with its completion, and the invocation's session.
+"""What every command module shares: the --json flag, the MIND argument with its completion, the invocation's session, and how a stored stimulus is reported.
 
-Each command module (`noemactl.app`, `gate`, `backup`, `archive`, `ops`) owns its
-commands and imports these from here; the root app adds the others' commands,
-so no module imports the root back.
+Each command module (`noemactl.tell`, `gate`, `backup`, ...) owns its commands
+and imports these from here; the root app (`noemactl.app`) adds every module's
+commands, so no module imports the root back.
 """
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ MindArg = Annotated[
 def session(ctx: typer.Context) -> Session:
     """The invocation's shared state, made by the global callback."""
     return ctx.ensure_object(Session)
+
+
+def stored(s: Session, event: dict[str, Any], json: bool) -> None:
+    """Say which event noemad stored for a stimulus (its id and kind), or print it whole with --json."""
+    s.present(event, json, lambda: f"stored event {event['id']} ({event['kind']})")
 
 
 def render_views() -> Any:
