@@ -15,7 +15,7 @@ from rich.text import Text
 
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand, PlainGroup
-from noemactl.shared import JsonFlag, complete_mind, render_views, session
+from noemactl.shared import JsonFlag, complete_mind, daemon_views, session
 from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
 from noemactl.watch import watch as watch_view
 
@@ -42,12 +42,12 @@ def status(
     """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
     s = session(ctx)
     if watch:
-        watch_view(s, s.client.status, lambda data: render_views().status(data), parse_interval(interval), count, s.wants_json(json))
+        watch_view(s, s.client.status, lambda data: daemon_views().status(data), parse_interval(interval), count, s.wants_json(json))
         return
     if count is not None:
         raise BadInput("--count goes with --watch")
     data = s.client.status()
-    s.present(data, json, lambda: render_views().status(data))
+    s.present(data, json, lambda: daemon_views().status(data))
 
 
 @commands.command(cls=PlainCommand)
@@ -74,7 +74,7 @@ def usage(
         raise BadInput(f"--by {by!r} is not a grouping; use role, model, day or mind")
     s = session(ctx)
     data = s.client.usage(mind, group, since)
-    s.present(data, json, lambda: render_views().usage(data))
+    s.present(data, json, lambda: daemon_views().usage(data))
 
 
 class ReloadRefused(CtlError):

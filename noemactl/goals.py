@@ -12,7 +12,7 @@ import typer
 
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session, stored
+from noemactl.shared import JsonFlag, MindArg, mind_views, session, stored
 
 GOAL_STATUSES = ("active", "completed", "abandoned")
 
@@ -84,4 +84,4 @@ def goals(
         raise BadInput(f"--status {status!r} is not one of {', '.join(GOAL_STATUSES)}")
     s = session(ctx)
     data = s.client.goals(mind, status, limit)
-    s.present(data, json, lambda: render_views().goals(data["goals"], mind))
+    s.present(data, json, lambda: mind_views().goals(data["goals"], mind))

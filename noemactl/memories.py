@@ -14,7 +14,7 @@ import typer
 from noemactl.beliefs import AtOption
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session
+from noemactl.shared import JsonFlag, MindArg, mind_views, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -65,7 +65,7 @@ def memories(
         raise BadInput("--search looks at today's memories; drop --at or --search")
     s = session(ctx)
     data = s.client.memories(mind, search, kind, limit, "retracted" if retracted else None, at)
-    s.present(data, json, lambda: render_views().memories(data["memories"], mind, search))
+    s.present(data, json, lambda: mind_views().memories(data["memories"], mind, search))
 
 
 @commands.command(cls=PlainCommand)

@@ -30,6 +30,6 @@ def narrative(ctx: typer.Context, mind: MindArg, at: AtOption = None, json: Json
     if data["event_id"] is None:
         s.output.note(f"{mind} had no narrative by then" if at is not None else f"{mind} has no narrative yet; one is written after a cycle that changes what it would say")
         return
-    from noemactl import render
+    from noemactl import mind_view
 
-    s.output.show(*render.narrative(data))
+    s.output.show(*mind_view.narrative(data))

@@ -13,7 +13,7 @@ import typer
 
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session
+from noemactl.shared import JsonFlag, MindArg, mind_views, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -60,7 +60,7 @@ def notifications(
         return
     wanted = "open" if open_ else status
     data = s.client.notifications(mind, wanted, limit or 100)
-    s.present(data, json, lambda: render_views().notifications(data["notifications"], mind, wanted))
+    s.present(data, json, lambda: mind_views().notifications(data["notifications"], mind, wanted))
 
 
 @commands.command(cls=PlainCommand)

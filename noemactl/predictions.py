@@ -13,7 +13,7 @@ import typer
 
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session, stored
+from noemactl.shared import JsonFlag, MindArg, mind_views, session, stored
 
 PREDICTION_STATUSES = ("open", "hit", "miss")
 
@@ -95,7 +95,7 @@ def predictions(
         raise BadInput(f"--open and --status {status} contradict each other; pick one")
     s = session(ctx)
     data = s.client.predictions(mind, "open" if open_ else status, limit)
-    s.present(data, json, lambda: render_views().predictions(data["predictions"], mind))
+    s.present(data, json, lambda: mind_views().predictions(data["predictions"], mind))
 
 
 @commands.command(cls=PlainCommand)
@@ -103,4 +103,4 @@ def calibration(ctx: typer.Context, mind: MindArg, json: JsonFlag = False) -> No
     """Show how a mind's stated confidence matched outcomes: bins, hit rates, Brier score, overconfidence."""
     s = session(ctx)
     data = s.client.calibration(mind)
-    s.present(data, json, lambda: render_views().calibration(data))
+    s.present(data, json, lambda: mind_views().calibration(data))

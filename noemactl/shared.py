@@ -42,8 +42,33 @@ def stored(s: Session, event: dict[str, Any], json: bool) -> None:
     s.present(event, json, lambda: f"stored event {event['id']} ({event['kind']})")
 
 
+# The views, each imported when a human view is shown (not for --json): a command hands
+# `s.present` a lambda that calls one of these.
+
+
 def render_views() -> Any:
-    """The renderers, imported when a human view is shown (not for --json)."""
+    """What every view shares (`noemactl.render`): when, columns, plural ..."""
     from noemactl import render
 
     return render
+
+
+def daemon_views() -> Any:
+    """The daemon's views (`noemactl.daemon_view`): status, replica, usage."""
+    from noemactl import daemon_view
+
+    return daemon_view
+
+
+def mind_views() -> Any:
+    """Views of minds and what a mind holds (`noemactl.mind_view`)."""
+    from noemactl import mind_view
+
+    return mind_view
+
+
+def jobs_views() -> Any:
+    """Views of background jobs (`noemactl.jobs_view`)."""
+    from noemactl import jobs_view
+
+    return jobs_view

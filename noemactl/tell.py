@@ -14,7 +14,7 @@ import typer
 
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session, stored
+from noemactl.shared import JsonFlag, MindArg, mind_views, session, stored
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -206,7 +206,7 @@ def trust(
             data = {"mind": mind, "source": name, "value": level["value"] if level else data["default"], "told": level is not None}
             s.present(data, json, lambda: f"{mind} trusts {name} {data['value']:g}" + ("" if data["told"] else " (the default; never set)"))
             return
-        s.present(data, json, lambda: render_views().trust(data))
+        s.present(data, json, lambda: mind_views().trust(data))
         return
     assert source is not None  # typer fills arguments in order
     data = s.client.set_trust(mind, inputs.name(source, "SOURCE"), inputs.unit(value, "VALUE"))
