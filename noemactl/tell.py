@@ -19,7 +19,6 @@ from noemactl.shared import JsonFlag, MindArg, mind_views, session, stored
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
 
-
 TagOption = Annotated[list[str] | None, typer.Option("--tag", metavar="NAME", help="A tag wake rules can match (repeatable).")]
 
 
