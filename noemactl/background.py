@@ -12,7 +12,7 @@ import typer
 
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand, default_group
-from noemactl.shared import JsonFlag, complete_mind, render_views, session
+from noemactl.shared import JsonFlag, complete_mind, jobs_views, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -124,8 +124,7 @@ def jobs_list(
     if s.wants_json(json):
         s.output.json(data)
         return
-    render = render_views()
-    s.output.show(*render.jobs(data["jobs"], mind))
+    s.output.show(*jobs_views().jobs(data["jobs"], mind))
     paused = [x["kind"] for x in s.client.schedules()["schedules"] if x["paused"]]
     if paused:
         s.output.note(f"scheduled runs paused: {', '.join(paused)} (resume with noemactl reflect --resume / noemactl consolidate --resume)")
@@ -147,4 +146,4 @@ def jobs_show(
         from noemactl.jobs import follow as follow_job
 
         data = follow_job(s, data)
-    s.present(data, json, lambda: render_views().job(data))
+    s.present(data, json, lambda: jobs_views().job(data))

@@ -14,10 +14,9 @@ from typing import Annotated
 
 import typer
 
-from noemactl.shared import JsonFlag, session
+from noemactl.shared import JsonFlag, daemon_views, session
 from noemactl.errors import CtlError
 from noemactl.params import PlainCommand
-from noemactl.shared import render_views
 from noemactl.received import receive, size_text, target_of
 
 
@@ -68,6 +67,6 @@ def replica(ctx: typer.Context, json: JsonFlag = False) -> None:
     """
     s = session(ctx)
     data = s.client.replica()
-    s.present(data, json, lambda: render_views().replica(data))
+    s.present(data, json, lambda: daemon_views().replica(data))
     if data["state"] in ("failing", "restarting", "missing"):
         raise typer.Exit(1)

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from noemactl.errors import BadInput
 from noemactl.params import PlainCommand
-from noemactl.shared import JsonFlag, MindArg, render_views, session
+from noemactl.shared import JsonFlag, MindArg, mind_views, render_views, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -42,9 +42,9 @@ def beliefs(
     s = session(ctx)
     data = s.client.beliefs(mind, subject, status, limit, at)
     if at is None:
-        s.present(data, json, lambda: render_views().beliefs(data["beliefs"], mind))
+        s.present(data, json, lambda: mind_views().beliefs(data["beliefs"], mind))
         return
-    s.present(data, json, lambda: [cutoff_line(mind, data["at"]), *render_views().beliefs(data["beliefs"], mind)])
+    s.present(data, json, lambda: [cutoff_line(mind, data["at"]), *mind_views().beliefs(data["beliefs"], mind)])
 
 
 @commands.command("belief", cls=PlainCommand)
@@ -61,7 +61,7 @@ def belief(
         s.present(data, json, lambda: history_view(data))
         return
     data = s.client.belief(belief_id)
-    s.present(data, json, lambda: render_views().belief(data))
+    s.present(data, json, lambda: mind_views().belief(data))
 
 
 @commands.command("changes", cls=PlainCommand)

@@ -1,5 +1,8 @@
 """`noemactl events`: a mind's events read as people read logs, newest last, then followed.
 
+The command is added at the top level by `noemactl.app`; `notifications
+--follow` follows with the same stream.
+
 The daemon filters (kinds checked, `--grep` searched, `--tail` counting
 matches); a follower prints the backlog the daemon answered, then streams
 after the id the daemon read up to, so nothing is missed or printed twice.
@@ -8,15 +11,63 @@ after the id the daemon read up to, so nothing is missed or printed twice.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from noemactl.errors import BadInput, CtlError
+from noemactl.params import PlainCommand
 from noemactl.session import Session
+from noemactl.shared import JsonFlag, MindArg, session
 
 DEFAULT_TAIL = 20
 PAGE = 1000  # the daemon's largest page
 _SPAN = re.compile(r"\d+[smhd]")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+# This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
+commands = typer.Typer()
+
+
+@commands.command(cls=PlainCommand)
+def events(
+    ctx: typer.Context,
+    mind: MindArg,
+    kinds: Annotated[
+        list[str] | None, typer.Option("--kind", metavar="KIND", help="Only events of this kind (repeatable); a kind noemad does not know is an error listing the kinds.")
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only events after this event id, or from this time: a span back (10m, 2h, 3d) or an ISO date or time.", show_default=False
+        ),
+    ] = None,
+    tail: Annotated[
+        int | None,
+        typer.Option("--tail", "-n", metavar="N", min=0, max=1000, help="The newest N events (of those matching).", show_default="20"),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", min=1, max=1000, help="With --since: at most N events, read forward from there.", show_default="100")
+    ] = None,
+    grep: Annotated[
+        str | None, typer.Option("--grep", metavar="TEXT", help="Only events whose text, or a value in their data (not a key), holds TEXT, ignoring case.", show_default=False)
+    ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Print the newest --tail events, then each new one until Ctrl-C (-n 0: new ones only); JSON Lines with --json.",
+        ),
+    ] = False,
+    json: JsonFlag = False,
+) -> None:
+    """List a mind's newest events, oldest of them first (like tail): id, time, kind, actor, channel, text and links.
+
+    With --since, the events from then on, read forward; with --follow, then each new one as it happens.
+    """
+    s = session(ctx)
+    show(s, mind, kinds or [], since, tail, limit, grep, follow, s.wants_json(json))
 
 
 def split_since(since: str | None) -> tuple[int, str | None]:

@@ -4,7 +4,7 @@ noemactl never reads a rule itself: it builds the rule's JSON from the flags
 (or takes it whole from `--rule` / `--file`) and noemad's one validator
 answers, so a refusal here is the sentence the API, the config and the
 mind's own tools give. Added at the top level by `noemactl.app` when that module
-loads (its last import), so the man pages and completions see them.
+loads, so the man pages and completions see them.
 """
 
 from __future__ import annotations

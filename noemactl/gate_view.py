@@ -27,7 +27,7 @@ def columns(headers: Sequence[str], rows: Sequence[Sequence[str | Text]], right:
 
 # one rule -------------------------------------------------------------------------
 #
-# The phrasing of a behaviour, a match and a rule's extras is noemad's (`noemad.rules.shape`:
+# The phrasing of a behaviour, a match and a rule's extras is noemad's (`noemad.rules.phrasing`:
 # behaviour_words, match_words, extras_words), which the dashboard and the rules' events use;
 # noemactl imports nothing of noemad, so it mirrors those three here, word for word
 # (tests/test_rules_words.py holds them to the same words).

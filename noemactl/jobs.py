@@ -78,9 +78,9 @@ def run_now(s: Session, kind: str, mind: str | None, wait: bool, as_json: bool) 
         job = follow(s, job)
         finished.append(job)
         if not as_json:
-            from noemactl import render
+            from noemactl import jobs_view
 
-            s.output.show(*render.job_summary(job))
+            s.output.show(*jobs_view.job_summary(job))
     if as_json:
         s.output.json(finished[0] if mind else {"jobs": finished, "skipped": [m["mind"] for m in skipped]})
     failed = [j for j in finished if j["status"] == "failed"]

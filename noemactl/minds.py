@@ -10,7 +10,7 @@ import typer
 from noemactl.beliefs import AtOption, cutoff_line
 from noemactl.errors import BadInput, Refused
 from noemactl.params import PlainCommand, PlainGroup
-from noemactl.shared import JsonFlag, MindArg, render_views, session
+from noemactl.shared import JsonFlag, MindArg, mind_views, session
 
 # This module's commands, added at the top level by `noemactl.app` (a Typer with no name of its own).
 commands = typer.Typer()
@@ -46,10 +46,10 @@ def mind_list(ctx: typer.Context, json: JsonFlag = False) -> None:
     if s.wants_json(json):
         s.output.json(data)
         return
-    from noemactl import render
+    from noemactl import mind_view
 
     if data["minds"]:
-        s.output.show(*render.minds(data["minds"]))
+        s.output.show(*mind_view.minds(data["minds"]))
     else:
         s.output.note("no minds yet; create one with `noemactl mind create NAME`")
 
@@ -60,9 +60,9 @@ def mind_show(ctx: typer.Context, name: MindArg, at: AtOption = None, json: Json
     s = session(ctx)
     data = s.client.mind(name, at)
     if at is not None:
-        s.present(data, json, lambda: [cutoff_line(name, data["at"]), *render_views().mind_then(data)])
+        s.present(data, json, lambda: [cutoff_line(name, data["at"]), *mind_views().mind_then(data)])
         return
-    s.present(data, json, lambda: render_views().mind(data, s.output.width if s.output.terminal else None))
+    s.present(data, json, lambda: mind_views().mind(data, s.output.width if s.output.terminal else None))
 
 
 @mind_app.command("set", cls=PlainCommand)
@@ -91,7 +91,7 @@ def mind_set(
     s = session(ctx)
     patch = inputs.settings_patch(key, value, unset or [])
     data = s.client.change_mind(name, patch)
-    s.present(data, json, lambda: f"settings of {data['name']}: {render_views().settings(data['settings'])}")
+    s.present(data, json, lambda: f"settings of {data['name']}: {mind_views().settings(data['settings'])}")
 
 
 @mind_app.command("rm", cls=PlainCommand)

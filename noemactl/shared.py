@@ -1,8 +1,8 @@
-"""What every command module shares: the --json flag, the MIND argument with its completion, and the invocation's session.
+"""What every command module shares: the --json flag, the MIND argument with its completion, the invocation's session, and how a stored stimulus is reported.
 
-Each command module (`noemactl.app`, `gate`, `backup`, `archive`, `ops`) owns its
-commands and imports these from here; the root app adds the others' commands,
-so no module imports the root back.
+Each command module (`noemactl.tell`, `gate`, `backup`, ...) owns its commands
+and imports these from here; the root app (`noemactl.app`) adds every module's
+commands, so no module imports the root back.
 """
 
 from __future__ import annotations
@@ -37,8 +37,38 @@ def session(ctx: typer.Context) -> Session:
     return ctx.ensure_object(Session)
 
 
+def stored(s: Session, event: dict[str, Any], json: bool) -> None:
+    """Say which event noemad stored for a stimulus (its id and kind), or print it whole with --json."""
+    s.present(event, json, lambda: f"stored event {event['id']} ({event['kind']})")
+
+
+# The views, each imported when a human view is shown (not for --json): a command hands
+# `s.present` a lambda that calls one of these.
+
+
 def render_views() -> Any:
-    """The renderers, imported when a human view is shown (not for --json)."""
+    """What every view shares (`noemactl.render`): when, columns, plural ..."""
     from noemactl import render
 
     return render
+
+
+def daemon_views() -> Any:
+    """The daemon's views (`noemactl.daemon_view`): status, replica, usage."""
+    from noemactl import daemon_view
+
+    return daemon_view
+
+
+def mind_views() -> Any:
+    """Views of minds and what a mind holds (`noemactl.mind_view`)."""
+    from noemactl import mind_view
+
+    return mind_view
+
+
+def jobs_views() -> Any:
+    """Views of background jobs (`noemactl.jobs_view`)."""
+    from noemactl import jobs_view
+
+    return jobs_view

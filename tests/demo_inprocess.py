@@ -13,7 +13,8 @@ import httpx
 
 from inprocess import Bridge, InProcess
 from noemactl.client import Client
-from noemactl.demo import SCENARIOS, Player
+from noemactl.demo_player import Player
+from noemactl.demo_scenarios import SCENARIOS
 from noemactl.output import Output
 from noemactl.session import Session
 

@@ -15,8 +15,9 @@ from typing import Any
 from conftest import OPERATOR, Noemad
 from inprocess import InProcess, start_app
 
-from noemactl.demo import DRAFT, GO_MESSAGES, NEEDED_CONFIG
+from noemactl.demo import NEEDED_CONFIG
 from noemactl.demo import SCRIPT as DEMO_SCRIPT
+from noemactl.demo_scenarios import DRAFT, GO_MESSAGES
 from noemad.wire import dump
 
 DAY = 86_400.0

@@ -31,7 +31,7 @@ from conftest import NOEMACTL, Noemad, short_dir, start_noemad
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import gendocs  # noqa: E402  (the walk of every command path the man page documents)
 
-from noemactl.timeline import tree  # noqa: E402
+from noemactl.timeline_view import tree  # noqa: E402
 from test_cli_timeline import GRAPH, node, render  # noqa: E402
 
 TIMEOUT = 60

@@ -21,7 +21,7 @@ from inprocess import InProcess, start_app
 from rich.console import Console
 
 from noemactl.dot import to_dot
-from noemactl.timeline import tree
+from noemactl.timeline_view import tree
 
 
 @pytest.fixture(scope="module")

@@ -294,11 +294,11 @@ def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     shown = _retry(app, mind)
     assert shown == {"attempt": 1, "at": "2026-01-01T00:00:05.000Z", "stimuli": 1, "error": "injected write failure"}
 
-    from noemactl import render
+    from noemactl import daemon_view
     from rich.console import Console
 
     console = Console(width=200, record=True)
-    for part in render.status(app.api("GET", "/status").json()):
+    for part in daemon_view.status(app.api("GET", "/status").json()):
         console.print(part)
     assert f"turn failed {mind}: 1 stimulus retried at 2026-01-01 00:00:05 (attempt 1: injected write failure)" in console.export_text()
 

@@ -456,7 +456,7 @@ async def test_through_the_real_sdk_a_slow_answer_past_the_timeout_is_cancelled(
 async def test_usage_by_role_shows_the_judges_spend_cache_hits_and_cancelled_calls(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from noemactl.render import usage as render_usage
+    from noemactl.daemon_view import usage as render_usage
 
     env = Env(tmp_path)
     for i in range(100):  # more than one full chunk of ~6K tokens: the chunk's breakpoint is read from the cache

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("noemad.stimuli", "noemad.wake", "noemad.inbox", "noemad.outbox", "noemad.minds", "noemad.ledger", "noemad.timeline", "noemad.rules", "noemad.archive.cuts")),
     ("events", ("noemad.events",)),
     ("store", ("noemad.store",)),
-    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.fields", "noemad.names", "noemad.operator", "noemad.paths", "noemad.validation", "noemad.wire", "noemad.words", "noemad.rules.shape")),
+    ("base", ("noemad", "noemad.clock", "noemad.config", "noemad.errors", "noemad.fields", "noemad.names", "noemad.operator", "noemad.paths", "noemad.validation", "noemad.wire", "noemad.words", "noemad.rules.shape", "noemad.rules.phrasing")),
 ]
 
 # Known upward imports, each with the work that removes it. The test fails

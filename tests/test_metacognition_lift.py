@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from inprocess import InProcess
 from rich.console import Console
 
-from noemactl import render
+from noemactl import mind_view
 from noemad.cognition.cycle import deliberate
 from noemad.cognition.perceive import Perception
 from noemad.cognition.beliefs.evidence import add_evidence
@@ -164,7 +164,7 @@ def test_eight_sensors_lift_the_warnings_and_a_strong_belief_notifies(app: InPro
 
     # `noemactl belief ID` shows what was withdrawn and by which event.
     console = Console(width=160, record=True, color_system=None)
-    for part in render.belief(belief):
+    for part in mind_view.belief(belief):
         console.print(part)
     shown = console.export_text()
     assert "evidence (10, 2 withdrawn: no longer counted)" in shown

@@ -128,7 +128,7 @@ def test_a_message_an_operator_stored_keeps_both_and_its_turn_names_the_operator
     from conftest import SCRIPTED_RESPOND
     from inprocess import start_app
     from noemactl.render import event_line
-    from noemactl.timeline import node_label
+    from noemactl.timeline_view import node_label
     from noemad.events import get_event
     from noemad.stimuli import Message, operator_of
 

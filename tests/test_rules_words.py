@@ -1,6 +1,6 @@
 """One phrasing of a wake rule: the daemon (its events, the dashboard) and the CLI word a behaviour and a match alike.
 
-noemad holds the phrasing (`noemad.rules.shape`: `behaviour_words`,
+noemad holds the phrasing (`noemad.rules.phrasing`: `behaviour_words`,
 `match_words`, `extras_words`); noemactl imports nothing of noemad and
 mirrors it in `noemactl/gate_view.py`. This holds the two to the same words
 for every behaviour shape and the match fields, so the dashboard's rules box
@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from noemactl import gate_view
-from noemad.rules.shape import behaviour_words, describe_behaviour, extras_words, match_words, read_behaviour
+from noemad.rules.shape import describe_behaviour, read_behaviour
+from noemad.rules.phrasing import behaviour_words, extras_words, match_words
 
 BEHAVIOURS: list[Any] = [
     "always", {"always": {}}, {"defer": {}}, {"debounce": {"ms": 2000}},

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from noemad.dashboard.html import Markup, h, join, page, pct, section, seg, short, table, tag, when
-from noemad.rules.shape import behaviour_words, extras_words, match_words
+from noemad.rules.phrasing import behaviour_words, extras_words, match_words
 from noemad.dashboard.layout import lay_out
 from noemad.dashboard.reads import Reader
 from noemad.dashboard.svg import calibration, confidence_chart, edge_list, timeline
@@ -252,7 +252,7 @@ async def _notifications(api: Reader, m: str) -> Markup:
 async def _gate(api: Reader, m: str) -> Markup:
     rules = await api.get(f"/minds/{m}/rules")
     gate = await api.get(f"/minds/{m}/gate")
-    # Worded as `noemactl rules list` words them (noemad.rules.shape holds the one phrasing).
+    # Worded as `noemactl rules list` words them (noemad.rules.phrasing holds the one phrasing).
     rows = [[n + 1, r.get("name"), join([match_words(r.get("match"))] + ([f"; {extras_words(r)}"] if extras_words(r) else [])),
              behaviour_words(r.get("behaviour"))] for n, r in enumerate(rules["rules"])]
     sleeping = gate.get("sleeping")

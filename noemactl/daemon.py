@@ -1,4 +1,4 @@
-"""Operating the daemon: `reload`, `config show`, `log-level`.
+"""The daemon: `status` (its state, or watched), `usage` (model spend), `reload`, `log-level`, `config show`.
 
 Added at the top level by `noemactl.app` when that module loads, so the man pages
 and completions see them. Each speaks to noemad through its socket: a reload
@@ -13,9 +13,11 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from noemactl.shared import JsonFlag, session
 from noemactl.errors import BadInput, CtlError
 from noemactl.params import PlainCommand, PlainGroup
+from noemactl.shared import JsonFlag, complete_mind, daemon_views, session
+from noemactl.watch import INTERVAL, WATCH_HELP, parse_interval
+from noemactl.watch import watch as watch_view
 
 LEVELS = ("debug", "info", "warning", "error")
 FORMATS = ("toml", "json")
@@ -25,6 +27,54 @@ commands = typer.Typer()
 
 config_app = typer.Typer(cls=PlainGroup, help="The daemon's effective config.", no_args_is_help=True)
 commands.add_typer(config_app, name="config")
+
+
+@commands.command(cls=PlainCommand)
+def status(
+    ctx: typer.Context,
+    json: JsonFlag = False,
+    watch: Annotated[bool, typer.Option("--watch", "-w", help=WATCH_HELP)] = False,
+    interval: Annotated[str, typer.Option("--interval", metavar="SECONDS", help="Seconds between looks with --watch.")] = str(INTERVAL),
+    count: Annotated[
+        int | None, typer.Option("--count", metavar="N", min=1, help="With --watch, stop after N looks.", show_default=False)
+    ] = None,
+) -> None:
+    """Show noemad's state: version, pid, uptime, socket, database, config, minds, totals."""
+    s = session(ctx)
+    if watch:
+        watch_view(s, s.client.status, lambda data: daemon_views().status(data), parse_interval(interval), count, s.wants_json(json))
+        return
+    if count is not None:
+        raise BadInput("--count goes with --watch")
+    data = s.client.status()
+    s.present(data, json, lambda: daemon_views().status(data))
+
+
+@commands.command(cls=PlainCommand)
+def usage(
+    ctx: typer.Context,
+    mind: Annotated[
+        str | None,
+        typer.Argument(metavar="MIND", help="Only this mind's calls (default: every mind).", autocompletion=complete_mind, show_default=False),
+    ] = None,
+    by: Annotated[
+        str, typer.Option("--by", metavar="GROUP", help="Group by role, model, day or mind.", case_sensitive=False)
+    ] = "role",
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only calls from then on: an ISO date or time, or a span back (30m, 24h, 7d).", show_default=False
+        ),
+    ] = None,
+    json: JsonFlag = False,
+) -> None:
+    """Show model spend: calls, tokens four ways, cache hit rate and estimated cost."""
+    group = by.lower()
+    if group not in ("role", "model", "day", "mind"):
+        raise BadInput(f"--by {by!r} is not a grouping; use role, model, day or mind")
+    s = session(ctx)
+    data = s.client.usage(mind, group, since)
+    s.present(data, json, lambda: daemon_views().usage(data))
 
 
 class ReloadRefused(CtlError):
