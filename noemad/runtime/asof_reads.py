@@ -1,6 +1,6 @@
 """What the API reads of a mind as it stood at a time (`?at=`), of a belief's history, and of what changed in a window.
 
-A mixin of the supervisor, as `Reads` is: each method reads on the calling
+The supervisor holds one (`sup.asof`), as it holds `Reads`: each method reads on the calling
 thread's reader connection and checks the mind exists first. A time is an
 event id, a span back from the daemon's clock, or an ISO time
 (`noemad.cognition.asof.resolve`).
@@ -8,6 +8,7 @@ event id, a span back from the daemon's clock, or an ISO time
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,13 +68,12 @@ class MindThen:
 
 
 class AsOfReads:
-    """The supervisor's "as of" reads (a mixin: it needs `store`, `clock` and `settings_of`)."""
+    """The supervisor's "as of" reads: the store, the clock a span back is counted on, each mind's running settings."""
 
-    store: Store
-    clock: Clock
-
-    def settings_of(self, mind: str) -> MindSettings:
-        raise NotImplementedError  # the supervisor's
+    def __init__(self, store: Store, clock: Clock, settings_of: Callable[[str], MindSettings]) -> None:
+        self.store = store
+        self.clock = clock
+        self.settings_of = settings_of
 
     def _cutoff(self, db: Database, mind: str, at: str | None) -> Cutoff:
         get_mind(db, mind)

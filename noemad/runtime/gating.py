@@ -1,4 +1,4 @@
-"""The supervisor's gate methods: a mind's wake rules, its gate's state, sleep and wake.
+"""The supervisor's gate control (`sup.gating`): a mind's wake rules, its gate's state, sleep and wake.
 
 Every change is written on the writer by the module that owns its table
 (`noemad.rules.table` for the rules, `noemad.gate.sleep` for sleep), each
@@ -138,19 +138,24 @@ class SleepState:
 
 
 class Gating:
-    """The supervisor's gate methods (a mixin: it needs `store`, `clock`, `actors`, `config`, `gateway`, `settings_of` and `_check_open`)."""
+    """The gates of a daemon's minds, read and changed.
 
-    store: Store
-    clock: Clock
-    actors: dict[str, MindActor]
-    gateway: ModelGateway
-    settings_of: Callable[[str], MindSettings]
-    _check_open: Callable[[], None]
+    It works with the store and clock, the running actors (the supervisor's
+    dict, shared), the gateway and running config (what judging and
+    governance are set to), and the supervisor's check that it takes work.
+    """
 
-    if TYPE_CHECKING:  # the supervisor's read-only property
-
-        @property
-        def config(self) -> Config: ...
+    def __init__(
+        self, store: Store, clock: Clock, actors: dict[str, MindActor], gateway: ModelGateway, config: Callable[[], Config],
+        settings_of: Callable[[str], MindSettings], check_open: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.actors = actors  # the supervisor adds and removes actors in this dict: never replaced
+        self.gateway = gateway
+        self.config = config
+        self.settings_of = settings_of
+        self._check_open = check_open
 
     # rules -------------------------------------------------------------------
 
@@ -180,7 +185,7 @@ class Gating:
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
-        read = read_rule(body, judge=self.config.gate.judge.enabled)
+        read = read_rule(body, judge=self.config().gate.judge.enabled)
         index = None if position is None else _index(position)
         return await self._change(
             mind, "add", read.rule.name, read.notes,
@@ -197,7 +202,7 @@ class Gating:
         """
         if isinstance(body, dict) and "name" not in body:
             body = {"name": name, **body}
-        read = read_rule(body, judge=self.config.gate.judge.enabled)
+        read = read_rule(body, judge=self.config().gate.judge.enabled)
         if read.rule.name != name:
             raise InvalidInput(
                 f"the rule given is named {read.rule.name!r}, but the rule edited is {name!r}; an edit keeps the name:"
@@ -315,7 +320,7 @@ class Gating:
         return SleepState(mind=mind, sleeping=False, event=event.id if event is not None else None)
 
     def _privileged(self) -> list[str]:
-        return list(self.config.gate.privileged)
+        return list(self.config().gate.privileged)
 
 
 def _rules_view(mind: str, stored: table.StoredRules) -> RulesView:

@@ -10,62 +10,55 @@ import asyncio
 import dataclasses
 import functools
 import logging
-import os
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
 
-from noemad import __version__
-from noemad.clock import Clock, ManualClock, iso
+from noemad import inbox
+from noemad.background.jobs import running_job
+from noemad.background.runner import JobRunner
+from noemad.background.scheduler import Scheduler
+from noemad.clock import Clock, iso
+from noemad.cognition import intake
+from noemad.cognition.memory.reads import episodes_of, get_memory
+from noemad.cognition.memory.writing import retract
+from noemad.cognition.notifications import daemon_notice
 from noemad.config.files import FileStamp, LoadedConfig
 from noemad.config.schema import Config, MindSettings, with_stored
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
-from noemad.events import Event, EventDraft, EventQuery, append, redact, archived_counts, check_kinds, get_event, latest_events, list_events, query_events
-from noemad.operator import ACTOR as OPERATOR, Operator
+from noemad.events import Event, EventDraft, EventQuery, append, check_kinds, get_event, list_events, query_events, redact
+from noemad.gate.judge.call import ReplyJudge
+from noemad.gate.judge.port import Judge
+from noemad.inbox import Inbound
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
-from noemad.cognition import intake
-from noemad.cognition.trust import set_trust
-from noemad.cognition.memory.model import Memory
-from noemad.cognition.memory.reads import episodes_of, get_memory
-from noemad.cognition.memory.writing import retract, write_memory
-from noemad.cognition.metacognition import MetacognitionWarning
-from noemad.cognition.narrative.stored import narrative_json
-from noemad.cognition.notifications import Notification, ack, daemon_notice, get_notification
-from noemad.background.jobs import Job, pause_schedule, paused_schedules, running_job
-from noemad.background.runner import JobRunner
-from noemad.background.scheduler import MindNews, Scheduler, news
 from noemad.models import ModelGateway
-from noemad.ledger import usage
+from noemad.operator import ACTOR as OPERATOR, Operator
 from noemad.paths import Paths
 from noemad.rules.match import Facts, facts_of
 from noemad.rules.table import seed_from_config
-from noemad.gate.judge.port import Judge
-from noemad.gate.judge.call import ReplyJudge
 from noemad.runtime.actor import GATE_FAILED, MindActor, mind_gate, pending_stimuli
-from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
-from noemad.archive.cuts import archived_total
 from noemad.runtime.archiving import Archiving
-from noemad.runtime.moving import Moving
+from noemad.runtime.asof_reads import AsOfReads
+from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
+from noemad.runtime.cognition_edits import CognitionEdits
+from noemad.runtime.counts import Counts
 from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
+from noemad.runtime.job_control import JobControl
 from noemad.runtime.loglevel import LogLevel
-from noemad.runtime.asof_reads import AsOfReads
+from noemad.runtime.moving import Moving
 from noemad.runtime.reads import Reads
-from noemad import inbox
-from noemad.inbox import Inbound
 from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
 from noemad.store.replica.child import Replicator, ReplicaStatus
-from noemad.turn.govern import GovernanceRecord
 from noemad.timeline import Timeline, WalkLimits, walk
 from noemad.wire import extend
 
 log = logging.getLogger("noemad")
-WARNINGS_SHOWN = 10  # newest metacognition warnings on a mind's overview
 
 
 @dataclass
@@ -78,26 +71,14 @@ class ReloadState:
     reloads: int = 0
 
 
-@dataclass
-class Counts:
-    """Event counts kept in memory so `status` never scans the log."""
+class Supervisor:
+    """Holds the minds of one daemon and everything they run on.
 
-    by_mind: dict[str, int] = field(default_factory=dict)
-    by_kind: dict[tuple[str, str], int] = field(default_factory=dict)
-    """Events written, by (mind, kind): every event in the store or archived from it, counted at start and as each commits."""
-    governance: dict[tuple[str, str], int] = field(default_factory=dict)
-    """Governance passes since the daemon started, by (mind, status): the metrics read these, not the log."""
-    last_event_id: int = 0
-
-
-def _warning(event: Event) -> dict[str, Any]:
-    """A metacognition warning as a mind's overview lists it."""
-    warning = MetacognitionWarning.of(event)
-    return {"event": event.id, "at": event.at, "check": warning.check, "ref": warning.ref, "text": event.text}
-
-
-class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
-    """Holds the minds of one daemon and everything they run on."""
+    Its parts, each in its own module: `reads` and `asof` (what the API
+    reads), `gating` (wake rules, gate state, sleep), `archiving`, `moving`
+    (export and import), `edits` (an operator's edits of a mind's cognition),
+    `job_control`; the status views are `noemad.runtime.status`'s.
+    """
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
         self.paths = paths
@@ -123,7 +104,15 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
         self._archive_task: asyncio.Task[None] | None = None
-        self._archived_at: dict[str, float] = {}
+        # The parts read the running config at each call through `config` (a reload replaces it whole).
+        config = self._running_config
+        self.reads = Reads(store, self.settings_of)
+        self.asof = AsOfReads(store, clock, self.settings_of)
+        self.gating = Gating(store, clock, self.actors, self.gateway, config, self.settings_of, self._check_open)
+        self.archiving = Archiving(store, clock, paths, config, self.settings_of, self._check_open)
+        self.moving = Moving(store, clock, paths, self._check_open, self._arrived)
+        self.edits = CognitionEdits(store, clock, self._check_open)
+        self.job_control = JobControl(store, clock, self.jobs, config, self._check_open)
         level = loaded.config.daemon.log_level
         self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
         self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
@@ -153,6 +142,9 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
         return self._config
 
+    def _running_config(self) -> Config:
+        return self._config
+
     def stored_settings(self, mind: str) -> MindSettings | None:
         """The settings stored with `mind` (create --settings, `minds set`), as parsed; None if it has none."""
         return self._stored.get(mind)
@@ -179,15 +171,10 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
     async def start(self) -> None:
         """Start the bus and an actor per stored mind, resuming untaken stimuli."""
         self.bus = EventBus(asyncio.get_running_loop())
-        self.bus.listen(self._count)
+        self.bus.listen(self.counts.committed)
         self.store.writer.on_commit(self.bus.publish_threadsafe)
         db = self.store.reader()
-        # Archived events count too: the counts are of events ever written, so the metrics' counters never go back.
-        stored = db.execute("SELECT mind, kind, count(*) FROM events GROUP BY mind, kind").fetchall()
-        for mind, kind, count in [*stored, *archived_counts(db)]:
-            self.counts.by_mind[mind] = self.counts.by_mind.get(mind, 0) + count
-            self.counts.by_kind[mind, kind] = self.counts.by_kind.get((mind, kind), 0) + count
-        (self.counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+        self.counts.load(db)
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
         self._settings_stored(minds)
@@ -196,7 +183,7 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
             cycles, backlog = pending_stimuli(db, mind.name)
             self._start_actor(mind, cycles, backlog, db)
         self._scheduler_task = asyncio.get_running_loop().create_task(self.scheduler.run(), name="scheduler")
-        self._archive_task = asyncio.get_running_loop().create_task(self.archive_daily(), name="archive")
+        self._archive_task = asyncio.get_running_loop().create_task(self.archiving.daily(), name="archive")
         if self.replica is not None:  # the store is open and migrated: Litestream may read it now
             self.store.writer.on_commit(self.replica.committed)
             await self.replica.start()
@@ -253,6 +240,15 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         self.actors[mind.name] = actor
         actor.start(backlog)
 
+    def _arrived(self, mind: Mind) -> None:
+        """Take a mind imported into the store: count its events, take its settings, start its actor, tell the listeners."""
+        db = self.store.reader()
+        self.counts.load_mind(db, mind.name)
+        self._settings_stored([mind])
+        cycles, backlog = pending_stimuli(db, mind.name)
+        self._start_actor(mind, cycles, backlog, db)
+        self._minds_changed()
+
     def _minds_changed(self) -> None:
         for listener in list(self.minds_listeners):
             try:
@@ -266,16 +262,6 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
                 listener(mind, running)
             except Exception:  # a listener's bug must not end the mind's turn loop
                 log.exception("mind %s: a turn listener failed", mind)
-
-    def _count(self, events: list[Event]) -> None:
-        by_kind = self.counts.by_kind
-        for event in events:
-            self.counts.by_mind[event.mind] = self.counts.by_mind.get(event.mind, 0) + 1
-            by_kind[event.mind, event.kind] = by_kind.get((event.mind, event.kind), 0) + 1
-            if event.kind == "governance":
-                key = (event.mind, GovernanceRecord.of(event).status)
-                self.counts.governance[key] = self.counts.governance.get(key, 0) + 1
-            self.counts.last_event_id = max(self.counts.last_event_id, event.id)
 
     def _check_open(self) -> None:
         if self.stopping:
@@ -326,9 +312,7 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         actor = self.actors.pop(name, None)
         if actor:
             await actor.stop(0)
-        self.counts.by_mind.pop(name, None)
-        self.counts.by_kind = {k: n for k, n in self.counts.by_kind.items() if k[0] != name}
-        self.counts.governance = {k: n for k, n in self.counts.governance.items() if k[0] != name}
+        self.counts.forget(name)
         self._settings_stored(forget=name)
         self._minds_changed()
         if self.bus:
@@ -354,118 +338,6 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         if mind_actor is not None:
             mind_actor.pause() if paused else mind_actor.resume()
         return mind
-
-    async def set_trust(self, mind: str, source: str, value: float, actor: str = "operator") -> Event:
-        """Set how far `mind` trusts `source`; recorded as `trust_changed`."""
-        self._check_open()
-        get_mind(self.store.reader(), mind)
-        now = self.clock.now()
-        return await self.store.writer.run(lambda db: set_trust(db, mind=mind, source=source, value=value, now=now, actor=actor))
-
-    async def retract_memory(self, memory_id: int, reason: str, actor: str = "operator") -> tuple[Memory, Event]:
-        """Retract a memory (`memory_retracted`): no longer recalled, still listed; twice is a conflict."""
-        self._check_open()
-        now = self.clock.now()
-        event = await self.store.writer.run(lambda db: retract(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
-        return get_memory(self.store.reader(), memory_id), event
-
-    async def remember(
-        self, mind: str, kind: str, text: str, derived_from: list[int], importance: float | None, actor: str = "operator",
-        tags: list[str] | None = None,
-    ) -> Memory:
-        """Store an operator's memory with its memory_created event."""
-        self._check_open()
-        get_mind(self.store.reader(), mind)
-        now = self.clock.now()
-        memory, _ = await self.store.writer.run(
-            lambda db: write_memory(
-                db, mind=mind, kind=kind, text=text, now=now, actor=actor, cause=None, cycle_id=None,
-                derived_from=derived_from, importance=importance, tags=tags or (),
-            )
-        )
-        return memory
-
-    def narrative(self, mind: str) -> dict[str, Any]:
-        """The mind's newest narrative as the API shows it, judged against its running settings."""
-        db = self.store.reader()
-        get_mind(db, mind)
-        return narrative_json(db, mind, self.settings_of(mind))
-
-    async def ack(self, notification_id: int, actor: str = "operator") -> Notification:
-        """Acknowledge a notification (`notification_acked`); acking one twice is a conflict."""
-        self._check_open()
-        now = self.clock.now()
-
-        def job(db: Database) -> Notification:
-            ack(db, notification_id=notification_id, now=now, actor=actor)
-            return get_notification(db, notification_id)
-
-        return await self.store.writer.run(job)
-
-    async def mind_overview(self, name: str) -> dict[str, Any]:
-        """A mind with its counts, recent events and warnings (read in a worker thread) and whether a turn runs (read here, on the loop)."""
-        actor = self.actors.get(name)
-        return await asyncio.to_thread(self._overview, name, bool(actor and actor.turn_running))
-
-    def _overview(self, name: str, turn_running: bool) -> dict[str, Any]:
-        db = self.store.reader()
-        mind = get_mind(db, name)
-        (last,) = db.execute("SELECT coalesce(max(id), 0) FROM events WHERE mind = ?", [name]).fetchone()
-        return {
-            **vars(mind),  # the API shows the overview as the mind with these added
-            "events": self.counts.by_mind.get(name, 0),
-            "last_event_id": last,
-            "archived": dict(zip(("events", "archives"), archived_total(db, name))),
-            "turn_running": turn_running,
-            "settings_problems": list(mind.problems),
-            "settings_in_force": self.settings_of(name).model_dump(mode="json", exclude_unset=True),
-            "recent": latest_events(db, name, limit=10),
-            "warnings": [_warning(e) for e in latest_events(db, name, kinds=("metacognition",), limit=WARNINGS_SHOWN)],
-        }
-
-    # background jobs ----------------------------------------------------
-
-    async def run_job(self, mind: str, kind: str, actor: str = "operator") -> Job:
-        """Start reflection or consolidation for `mind` now; the running job."""
-        self._check_open()
-        get_mind(self.store.reader(), mind)
-        return await self.jobs.start(mind, kind, trigger="operator", actor=actor)
-
-    def schedules(self) -> list[dict[str, Any]]:
-        """Each kind's global pause and default period."""
-        paused = paused_schedules(self.store.reader())
-        return [
-            {
-                "kind": kind,
-                "paused": kind in paused,
-                "paused_at": paused.get(kind, {}).get("paused_at"),
-                "actor": paused.get(kind, {}).get("actor"),
-                "every": getattr(self.config.schedules, kind).every,
-            }
-            for kind in ("reflection", "consolidation")
-        ]
-
-    def news(self, kind: str) -> list[MindNews]:
-        """Which minds have had news since their last job of `kind`: a run for every mind skips the rest."""
-        return news(self.store, kind)
-
-    async def pause_schedule(self, kind: str, paused: bool, actor: str = "operator") -> dict[str, Any]:
-        """Pause or resume the scheduled runs of `kind` for every mind; stored, so it survives a restart."""
-        self._check_open()
-        now = self.clock.now()
-        if await self.store.writer.run(lambda db: pause_schedule(db, kind, paused=paused, actor=actor, now=now)):
-            log.info("scheduled %s runs %s by %s", kind, "paused" if paused else "resumed", actor)
-        return next(s for s in self.schedules() if s["kind"] == kind)
-
-    async def reject_generalisation(self, memory_id: int, reason: str, actor: str = "operator") -> dict[str, Any]:
-        """Reject what consolidation generalised: memory retracted, belief rejected, episodes untouched."""
-        from noemad.background.consolidation import reject  # the stemmer and the clustering load on first use
-
-        self._check_open()
-        now = self.clock.now()
-        event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
-        belief = next((r.id for r in event.refs if r.type == "belief"), None)
-        return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
 
     # replica ------------------------------------------------------------
 
@@ -657,7 +529,7 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         try:
             return get_event(self.store.reader(), event_id)
         except EventNotFound as missing:
-            raise self.not_found(event_id, missing) from None
+            raise self.archiving.not_found(event_id, missing) from None
 
     def chain(self, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
         bounds = self.config.timeline
@@ -671,68 +543,14 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         try:
             return walk(self.store.reader(), event_id, limits)
         except EventNotFound as missing:
-            return self.archived_walk(event_id, limits, missing)
-
-    # status ----------------------------------------------------------------
+            return self.archiving.archived_walk(event_id, limits, missing)
 
     @property
     def uptime(self) -> float:
         """Seconds since the daemon started, on its clock."""
         return round(self.clock.monotonic() - self._started_mono, 3)
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "version": __version__,
-            "pid": os.getpid(),
-            "started_at": iso(self.started_at),
-            "uptime_s": self.uptime,
-            "now": iso(self.clock.now()),
-            "clock": "manual" if isinstance(self.clock, ManualClock) else "system",
-            "socket": str(self.paths.socket),
-            "database": str(self.paths.db_file),
-            "config": {
-                "source": self.loaded.source,
-                "path": str(self.paths.config_file),
-                "loaded_at": self.reload.loaded_at,
-                "reloads": self.reload.reloads,
-                "reload_error": self.reload.error,
-                "reload_error_at": self.reload.error_at,
-            },
-            "minds": [
-                {
-                    "name": name,
-                    "events": self.counts.by_mind.get(name, 0),
-                    "turn_running": actor.turn_running,
-                    "paused": actor.paused,
-                    "retry": actor.retry.status() if actor.retry else None,
-                }
-                for name, actor in sorted(self.actors.items())
-            ],
-            "counts": {
-                "minds": len(self.actors),
-                "events": sum(self.counts.by_mind.values()),
-                "last_event_id": self.counts.last_event_id,
-                "commits": self.store.writer.commits,
-            },
-            "models": {
-                "provider": self.config.models.provider,
-                "holds": self.gateway.holds.in_force(),
-            },
-            "jobs": {
-                "running": self.jobs.running,
-                "paused_schedules": sorted(paused_schedules(self.store.reader())),
-                "scheduler_looked_at": iso(self.scheduler.looked_at) if self.scheduler.looked_at is not None else None,
-            },
-            "replica": dataclasses.asdict(self.replica.view) if self.replica is not None else None,
-            "stopping": self.stopping,
-        }
-
-    def usage(self, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
-        """Model spend grouped `by` role, model, day or mind."""
-        db = self.store.reader()
-        if mind is not None:
-            get_mind(db, mind)
-        return usage(db, mind, by, since)
+    # config reload ---------------------------------------------------------
 
     def apply_config(self, loaded: LoadedConfig) -> None:
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
