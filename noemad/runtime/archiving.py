@@ -14,10 +14,11 @@ from collections.abc import Callable
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
 from noemad.clock import Clock, span_seconds
-from noemad.config.schema import Config, MindSettings, archive_older_than, schedule
+from noemad.config.schema import archive_older_than, schedule
 from noemad.errors import EventNotFound, InvalidInput, NoemaError
 from noemad.minds import get_mind, list_minds
 from noemad.paths import Paths
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.timeline import Timeline, WalkLimits, walk
 
@@ -31,20 +32,18 @@ class Archiving:
     """A daemon's archiving: what it reads and writes (store, clock, data directory), its running config, and its open check."""
 
     def __init__(
-        self, store: Store, clock: Clock, paths: Paths, config: Callable[[], Config], settings_of: Callable[[str], MindSettings],
-        check_open: Callable[[], None],
+        self, store: Store, clock: Clock, paths: Paths, running: RunningConfig, check_open: Callable[[], None]
     ) -> None:
         self.store = store
         self.clock = clock
         self.paths = paths
-        self.config = config
-        self.settings_of = settings_of
+        self.running = running
         self._check_open = check_open
         self._archived_at: dict[str, float] = {}  # mind -> when its daily archive last ran (in this process)
 
     def archive_floor(self, mind: str) -> tuple[float, str]:
         """The youngest age (seconds) an archive of `mind` may take, and why."""
-        window = schedule(self.config(), mind, "consolidation").window
+        window = schedule(self.running.config, mind, "consolidation").window
         span = span_seconds(window) or 0.0
         if span > DAY:
             return span, f"its consolidation window ([schedules.consolidation] window) is {window}, and consolidation reads every episode in it"
@@ -70,7 +69,7 @@ class Archiving:
         done: list[ArchiveOutcome] = []
         now = self.clock.now()
         for mind in list_minds(self.store.reader()):
-            span = archive_older_than(self.config(), self.settings_of(mind.name))
+            span = archive_older_than(self.running.config, self.running.settings_of(mind.name))
             if span == "off" or now - self._archived_at.get(mind.name, -DAY) < DAY:
                 continue
             self._archived_at[mind.name] = now  # once a day, whatever the outcome: a refusal is logged, not retried in a loop

@@ -8,7 +8,6 @@ event id, a span back from the daemon's clock, or an ISO time
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +19,9 @@ from noemad.cognition.beliefs.queries import find_belief
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import memories_at, memory_counts_at
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.config.schema import MindSettings
 from noemad.events import Event, latest_events
 from noemad.minds import get_mind
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.wire import wire
 
@@ -70,10 +69,10 @@ class MindThen:
 class AsOfReads:
     """The supervisor's "as of" reads: the store, the clock a span back is counted on, each mind's running settings."""
 
-    def __init__(self, store: Store, clock: Clock, settings_of: Callable[[str], MindSettings]) -> None:
+    def __init__(self, store: Store, clock: Clock, running: RunningConfig) -> None:
         self.store = store
         self.clock = clock
-        self.settings_of = settings_of
+        self.running = running
 
     def _cutoff(self, db: Database, mind: str, at: str | None) -> Cutoff:
         get_mind(db, mind)
@@ -105,7 +104,7 @@ class AsOfReads:
     def narrative_then(self, mind: str, at: str) -> dict[str, Any]:
         db = self.store.reader()
         cut = self._cutoff(db, mind, at)
-        return narrative_json(db, mind, self.settings_of(mind), through=cut.event_id)
+        return narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
 
     def mind_then(self, mind: str, at: str) -> MindThen:
         db = self.store.reader()
@@ -115,7 +114,7 @@ class AsOfReads:
             by_status[b.status] = by_status.get(b.status, 0) + 1
         (events,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND id <= ?", [mind, cut.event_id]).fetchone()
         active, retracted = memory_counts_at(db, mind, cut.event_id)
-        told = narrative_json(db, mind, self.settings_of(mind), through=cut.event_id)
+        told = narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
         return MindThen(
             mind, cut, int(events), by_status, {"active": active, "retracted": retracted}, told.get("text"),
             latest_events(db, mind, limit=10, through=cut.event_id),

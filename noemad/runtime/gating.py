@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config.schema import Config, MindSettings
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
@@ -33,6 +32,7 @@ from noemad.gate.status import GateStatus, RuleStatus
 from noemad.minds import get_mind
 from noemad.rules import probe, table
 from noemad.rules.shape import behaviour_data, read_behaviour, read_rule
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.turn.govern import governance_counts, why_off
 from noemad.wire import OMIT_NONE, IsoTime, wire
@@ -146,15 +146,14 @@ class Gating:
     """
 
     def __init__(
-        self, store: Store, clock: Clock, actors: dict[str, MindActor], gateway: ModelGateway, config: Callable[[], Config],
-        settings_of: Callable[[str], MindSettings], check_open: Callable[[], None],
+        self, store: Store, clock: Clock, actors: dict[str, MindActor], gateway: ModelGateway, running: RunningConfig,
+        check_open: Callable[[], None],
     ) -> None:
         self.store = store
         self.clock = clock
         self.actors = actors  # the supervisor adds and removes actors in this dict: never replaced
         self.gateway = gateway
-        self.config = config
-        self.settings_of = settings_of
+        self.running = running
         self._check_open = check_open
 
     # rules -------------------------------------------------------------------
@@ -185,7 +184,7 @@ class Gating:
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
-        read = read_rule(body, judge=self.config().gate.judge.enabled)
+        read = read_rule(body, judge=self.running.config.gate.judge.enabled)
         index = None if position is None else _index(position)
         return await self._change(
             mind, "add", read.rule.name, read.notes,
@@ -202,7 +201,7 @@ class Gating:
         """
         if isinstance(body, dict) and "name" not in body:
             body = {"name": name, **body}
-        read = read_rule(body, judge=self.config().gate.judge.enabled)
+        read = read_rule(body, judge=self.running.config.gate.judge.enabled)
         if read.rule.name != name:
             raise InvalidInput(
                 f"the rule given is named {read.rule.name!r}, but the rule edited is {name!r}; an edit keeps the name:"
@@ -282,7 +281,7 @@ class Gating:
     def _with_governance(self, status: GateStatus) -> GateStatus:
         """`status` with the mind's governance counts since its gate started."""
         counts = governance_counts(self.store.reader(), status.mind, status.since)
-        off = why_off(self.gateway, status.mind, self.settings_of(status.mind))
+        off = why_off(self.gateway, status.mind, self.running.settings_of(status.mind))
         return replace(status, governance=replace(counts, off=off))
 
     async def gate_overview(self) -> GateOverview:
@@ -320,7 +319,7 @@ class Gating:
         return SleepState(mind=mind, sleeping=False, event=event.id if event is not None else None)
 
     def _privileged(self) -> list[str]:
-        return list(self.config().gate.privileged)
+        return list(self.running.config.gate.privileged)
 
 
 def _rules_view(mind: str, stored: table.StoredRules) -> RulesView:

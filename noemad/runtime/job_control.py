@@ -14,8 +14,8 @@ from noemad.background.jobs import Job, pause_schedule, paused_schedules
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import MindNews, news
 from noemad.clock import Clock
-from noemad.config.schema import Config
 from noemad.minds import get_mind
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 
 log = logging.getLogger("noemad")
@@ -25,11 +25,11 @@ SCHEDULED = ("reflection", "consolidation")
 class JobControl:
     """Starts jobs and pauses schedules: the store, clock, job runner, running config and open check."""
 
-    def __init__(self, store: Store, clock: Clock, runner: JobRunner, config: Callable[[], Config], check_open: Callable[[], None]) -> None:
+    def __init__(self, store: Store, clock: Clock, runner: JobRunner, running: RunningConfig, check_open: Callable[[], None]) -> None:
         self.store = store
         self.clock = clock
         self.runner = runner
-        self.config = config
+        self.running = running
         self._check_open = check_open
 
     async def run_job(self, mind: str, kind: str, actor: str = "operator") -> Job:
@@ -47,7 +47,7 @@ class JobControl:
                 "paused": kind in paused,
                 "paused_at": paused.get(kind, {}).get("paused_at"),
                 "actor": paused.get(kind, {}).get("actor"),
-                "every": getattr(self.config().schedules, kind).every,
+                "every": getattr(self.running.config.schedules, kind).every,
             }
             for kind in SCHEDULED
         ]

@@ -8,7 +8,6 @@ opens a connection itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from noemad.background.jobs import Job, get_job, list_jobs
@@ -23,18 +22,18 @@ from noemad.cognition.memory.reads import search as memory_search
 from noemad.cognition.narrative.stored import narrative_json
 from noemad.cognition.notifications import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
-from noemad.config.schema import MindSettings
 from noemad.ledger import usage
 from noemad.minds import Mind, get_mind, list_minds
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 
 
 class Reads:
     """The supervisor's read methods: the store, and each mind's running settings (a narrative is judged against them)."""
 
-    def __init__(self, store: Store, settings_of: Callable[[str], MindSettings]) -> None:
+    def __init__(self, store: Store, running: RunningConfig) -> None:
         self.store = store
-        self.settings_of = settings_of
+        self.running = running
 
     def minds(self) -> list[Mind]:
         return list_minds(self.store.reader())
@@ -94,7 +93,7 @@ class Reads:
         """The mind's newest narrative as the API shows it, judged against its running settings."""
         db = self.store.reader()
         get_mind(db, mind)
-        return narrative_json(db, mind, self.settings_of(mind))
+        return narrative_json(db, mind, self.running.settings_of(mind))
 
     def calibration(self, mind: str) -> Calibration:
         db = self.store.reader()

@@ -27,7 +27,7 @@ WARNINGS_SHOWN = 10  # newest metacognition warnings on a mind's overview
 
 def daemon_status(sup: Supervisor) -> dict[str, Any]:
     """The daemon now: version, process, clock, config and its reloads, each running mind, counts, models, jobs, replica."""
-    reload = sup.reload
+    reload = sup.running.reload
     return {
         "version": __version__,
         "pid": os.getpid(),
@@ -38,7 +38,7 @@ def daemon_status(sup: Supervisor) -> dict[str, Any]:
         "socket": str(sup.paths.socket),
         "database": str(sup.paths.db_file),
         "config": {
-            "source": sup.loaded.source,
+            "source": sup.running.loaded.source,
             "path": str(sup.paths.config_file),
             "loaded_at": reload.loaded_at,
             "reloads": reload.reloads,

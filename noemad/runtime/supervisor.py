@@ -12,7 +12,6 @@ import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
@@ -21,13 +20,13 @@ from noemad import inbox
 from noemad.background.jobs import running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
-from noemad.clock import Clock, iso
+from noemad.clock import Clock
 from noemad.cognition import intake
 from noemad.cognition.memory.reads import episodes_of, get_memory
 from noemad.cognition.memory.writing import retract
 from noemad.cognition.notifications import daemon_notice
 from noemad.config.files import FileStamp, LoadedConfig
-from noemad.config.schema import Config, MindSettings, with_stored
+from noemad.config.schema import Config, MindSettings
 from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
 from noemad.events import Event, EventDraft, EventQuery, append, check_kinds, get_event, list_events, query_events, redact
 from noemad.gate.judge.call import ReplyJudge
@@ -51,6 +50,7 @@ from noemad.runtime.job_control import JobControl
 from noemad.runtime.loglevel import LogLevel
 from noemad.runtime.moving import Moving
 from noemad.runtime.reads import Reads
+from noemad.runtime.running_config import RunningConfig
 from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
@@ -59,16 +59,6 @@ from noemad.timeline import Timeline, WalkLimits, walk
 from noemad.wire import extend
 
 log = logging.getLogger("noemad")
-
-
-@dataclass
-class ReloadState:
-    """What the last config (re)load did."""
-
-    loaded_at: str
-    error: str | None = None
-    error_at: str | None = None
-    reloads: int = 0
 
 
 class Supervisor:
@@ -82,19 +72,15 @@ class Supervisor:
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
         self.paths = paths
-        self.loaded = loaded
         self.clock = clock
         self.store = store
         self.started_at = clock.now()
         self._started_mono = clock.monotonic()
-        self.reload = ReloadState(loaded_at=iso(self.started_at))
+        self.running = RunningConfig(loaded, self.started_at)
         self.actors: dict[str, MindActor] = {}
         self.counts = Counts()
         self.stopping = False
         self.bus: EventBus | None = None
-        self.refused_stamp: FileStamp | None = None
-        self._stored: dict[str, MindSettings] = {}  # each mind's stored settings, as parsed when read or changed
-        self._config = loaded.config  # the file's, with `_stored` over it: replaced whole, never changed in place
         # Raises ConfigError for a provider that cannot be built (e.g. an unreadable script).
         self.gateway = ModelGateway(
             lambda: self.config, clock, store.writer, paused=self._is_paused, stopping=lambda: self.stopping
@@ -104,15 +90,14 @@ class Supervisor:
         self.scheduler = Scheduler(self.jobs, store, clock, lambda: self.config)
         self._scheduler_task: asyncio.Task[None] | None = None
         self._archive_task: asyncio.Task[None] | None = None
-        # The parts read the running config at each call through `config` (a reload replaces it whole).
-        config = self._running_config
-        self.reads = Reads(store, self.settings_of)
-        self.asof = AsOfReads(store, clock, self.settings_of)
-        self.gating = Gating(store, clock, self.actors, self.gateway, config, self.settings_of, self._check_open)
-        self.archiving = Archiving(store, clock, paths, config, self.settings_of, self._check_open)
+        running = self.running  # the parts read the config from it at each call: a reload replaces it
+        self.reads = Reads(store, running)
+        self.asof = AsOfReads(store, clock, running)
+        self.gating = Gating(store, clock, self.actors, self.gateway, running, self._check_open)
+        self.archiving = Archiving(store, clock, paths, running, self._check_open)
         self.moving = Moving(store, clock, paths, self._check_open, self._arrived)
         self.edits = CognitionEdits(store, clock, self._check_open)
-        self.job_control = JobControl(store, clock, self.jobs, config, self._check_open)
+        self.job_control = JobControl(store, clock, self.jobs, running, self._check_open)
         level = loaded.config.daemon.log_level
         self.log_level = LogLevel(level, "noemad.toml" if "log_level" in loaded.config.daemon.model_fields_set else "default")
         self.reloader: Callable[[], Awaitable[bool]] | None = None  # the daemon's config reload (None in process: no file watch)
@@ -139,32 +124,12 @@ class Supervisor:
 
     @property
     def config(self) -> Config:
-        """The running config: the file's, with each mind's stored settings over its [minds.NAME] table."""
-        return self._config
-
-    def _running_config(self) -> Config:
-        return self._config
-
-    def stored_settings(self, mind: str) -> MindSettings | None:
-        """The settings stored with `mind` (create --settings, `minds set`), as parsed; None if it has none."""
-        return self._stored.get(mind)
+        """The running config (`running.config`): the file's, with each mind's stored settings over its [minds.NAME] table."""
+        return self.running.config
 
     def settings_of(self, mind: str) -> MindSettings:
-        """The settings `mind` runs with now (read at each turn: a change applies from the next one)."""
-        return self._config.minds.get(mind) or MindSettings()
-
-    def _settings_stored(self, minds: Sequence[Mind] = (), *, forget: str | None = None) -> None:
-        """Take minds' stored settings as read or changed (or forget a deleted mind's); on the loop's thread."""
-        stored = dict(self._stored)
-        for mind in minds:
-            stored[mind.name] = mind.parsed
-            if mind.problems:
-                log.warning("mind %s: stored settings no longer valid, left out until set or unset: %s", mind.name, "; ".join(mind.problems))
-        if forget is not None:
-            stored.pop(forget, None)
-        names = [m.name for m in minds] + ([forget] if forget is not None else [])
-        self._stored = stored
-        self._config = with_stored(self.loaded.config, stored, names, self._config)
+        """The settings `mind` runs with now (`running.settings_of`; read at each turn: a change applies from the next one)."""
+        return self.running.settings_of(mind)
 
     # life cycle -------------------------------------------------------
 
@@ -177,7 +142,7 @@ class Supervisor:
         self.counts.load(db)
         await self.jobs.recover()  # before the actors: a mind left `consolidating` by a crash is idle again
         minds = list_minds(db)
-        self._settings_stored(minds)
+        self.running.take_stored(minds)
         await self._seed_rules([m.name for m in minds])
         for mind in minds:
             cycles, backlog = pending_stimuli(db, mind.name)
@@ -207,7 +172,7 @@ class Supervisor:
 
     async def _seed_rules(self, names: Sequence[str]) -> None:
         """Seed the wake rules of minds never seeded from their [minds.NAME.gate] (before their actors read them)."""
-        gates = {n: g for n in names if (g := self.loaded.config.minds.get(n, MindSettings()).gate) is not None}
+        gates = {n: g for n in names if (g := self.running.loaded.config.minds.get(n, MindSettings()).gate) is not None}
         if gates:
             now = self.clock.now()
             await self.store.writer.run(lambda db: [seed_from_config(db, n, g, now=now) for n, g in gates.items()])
@@ -244,7 +209,7 @@ class Supervisor:
         """Take a mind imported into the store: count its events, take its settings, start its actor, tell the listeners."""
         db = self.store.reader()
         self.counts.load_mind(db, mind.name)
-        self._settings_stored([mind])
+        self.running.take_stored([mind])
         cycles, backlog = pending_stimuli(db, mind.name)
         self._start_actor(mind, cycles, backlog, db)
         self._minds_changed()
@@ -273,7 +238,7 @@ class Supervisor:
         self._check_open()
         check_name(name)
         now = self.clock.now()
-        gate = self.loaded.config.minds.get(name, MindSettings()).gate
+        gate = self.running.loaded.config.minds.get(name, MindSettings()).gate
 
         def create(db: Database) -> Mind:
             created = create_mind(db, name, settings, now, actor)
@@ -281,7 +246,7 @@ class Supervisor:
             return created
 
         mind = await self.store.writer.run(create)
-        self._settings_stored([mind])
+        self.running.take_stored([mind])
         self._start_actor(mind)
         self._minds_changed()
         return mind
@@ -295,7 +260,7 @@ class Supervisor:
         get_mind(self.store.reader(), name)
         now = self.clock.now()
         mind = await self.store.writer.run(lambda db: change_settings(db, name, patch, now, actor))
-        self._settings_stored([mind])
+        self.running.take_stored([mind])
         return mind
 
     async def delete_mind(self, name: str, confirm: str) -> int:
@@ -313,7 +278,7 @@ class Supervisor:
         if actor:
             await actor.stop(0)
         self.counts.forget(name)
-        self._settings_stored(forget=name)
+        self.running.take_stored(forget=name)
         self._minds_changed()
         if self.bus:
             self.bus.close_mind(name)
@@ -554,22 +519,16 @@ class Supervisor:
 
     def apply_config(self, loaded: LoadedConfig) -> None:
         """Take a validated config as the running one; `ConfigError` if its provider cannot be built."""
-        if loaded.config.replica != self.loaded.config.replica:
+        if loaded.config.replica != self.running.loaded.config.replica:
             # Litestream runs with the settings it was started with: a store's replica does not move under it.
             log.warning("[replica] changed in %s: it takes effect when noemad restarts", loaded.source)
         provider = self.gateway.prepare(loaded.config)
         if provider is not False:
             swap = asyncio.get_running_loop().create_task(self.gateway.swap(loaded.config, provider))
             swap.add_done_callback(lambda _: self._config_changed())  # a judge model comes or goes with the provider
-        self.loaded = loaded
-        self._config = with_stored(loaded.config, self._stored)
+        self.running.apply(loaded, self.clock.now())
         self._config_changed()
         self._minds_changed()
-        self.reload.loaded_at = iso(self.clock.now())
-        self.reload.reloads += 1
-        self.reload.error = None
-        self.reload.error_at = None
-        self.refused_stamp = None
 
     def _config_changed(self) -> None:
         """Tell every actor the config changed: what gate-status says of judging follows a reload at once."""
@@ -578,11 +537,4 @@ class Supervisor:
 
     def refuse_config(self, error: str, stamp: FileStamp | None) -> None:
         """Keep the running config and remember why the new one was refused."""
-        self.reload.error = error
-        self.reload.error_at = iso(self.clock.now())
-        self.refused_stamp = stamp
-
-    @property
-    def config_stamp(self) -> FileStamp | None:
-        """The version of the config file last read, whether applied or refused."""
-        return self.refused_stamp if self.reload.error else self.loaded.stamp
+        self.running.refuse(error, stamp, self.clock.now())
