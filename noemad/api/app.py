@@ -220,7 +220,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """Unknown kinds are refused (422) with the list of kinds; `tail` and `grep` count matching events only."""
         start = parse_since(since_time, sup.clock.now()) if since_time else None
         query = EventQuery(kinds=kind, since=since, since_time=start, grep=grep, limit=limit, tail=tail)
-        found, last = sup.query_events(mind, query)
+        found, last = sup.event_reads.query_events(mind, query)
         return {"events": found, "next_since": found[-1].id if found else since, "last_id": last}
 
     @api.get(
@@ -240,7 +240,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     ) -> StreamingResponse:
         """Each event as `data:` JSON, filtered as GET /minds/{mind}/events filters (unknown kinds are refused, 422)."""
         await run_in_threadpool(sup.reads.mind, mind)
-        kinds = frozenset(await run_in_threadpool(sup.check_kinds, kind))
+        kinds = frozenset(await run_in_threadpool(sup.event_reads.check_kinds, kind))
         following = sup.follow(mind, since)  # subscribed now, before the response starts
 
         async def body() -> AsyncIterator[bytes]:
@@ -258,7 +258,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
 
     @api.get(V1 + "/events/{event_id}", response_model=Event, summary="One event")
     def event(event_id: Annotated[Id, Path()]) -> Event:
-        return sup.event(event_id)
+        return sup.event_reads.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
     async def stimulus_turn(event_id: Annotated[Id, Path()]) -> StimulusTurn:
@@ -275,7 +275,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         # ~200 nodes and ~300 edges: written straight to JSON from the walk's
         # dataclasses, as the fast ingest path does, with none of FastAPI's
         # per-response work. tests/test_openapi.py checks answers match the schema.
-        return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
+        return Response(dump_json(sup.event_reads.chain(event_id, back, forward, limit)), media_type="application/json")
 
     # `:path`: a source is a name, and a name may hold "/" (sensor/3), sent as %2F and decoded before routing.
     @api.put(V1 + "/minds/{mind}/trust/{source:path}", response_model=TrustOut, summary="Set how far a mind trusts a source")

@@ -27,8 +27,8 @@ from noemad.cognition.memory.writing import retract
 from noemad.cognition.notifications import daemon_notice
 from noemad.config.files import FileStamp, LoadedConfig
 from noemad.config.schema import Config, MindSettings
-from noemad.errors import Conflict, EventNotFound, MindNotFound, ShuttingDown
-from noemad.events import Event, EventDraft, EventQuery, append, check_kinds, get_event, list_events, query_events, redact
+from noemad.errors import Conflict, MindNotFound, ShuttingDown
+from noemad.events import Event, EventDraft, append, redact
 from noemad.gate.judge.call import ReplyJudge
 from noemad.gate.judge.port import Judge
 from noemad.inbox import Inbound
@@ -44,6 +44,7 @@ from noemad.runtime.asof_reads import AsOfReads
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.cognition_edits import CognitionEdits
 from noemad.runtime.counts import Counts
+from noemad.runtime.event_reads import EventReads
 from noemad.runtime.gating import Gating
 from noemad.runtime.ingested import GateDecision, Ingested, StimulusTurn
 from noemad.runtime.job_control import JobControl
@@ -55,7 +56,6 @@ from noemad.stimuli import Stimulus, stored_by
 from noemad.store import Store
 from noemad.store.backup import Snapshot, snapshot
 from noemad.store.replica.child import Replicator, ReplicaStatus
-from noemad.timeline import Timeline, WalkLimits, walk
 from noemad.wire import extend
 
 log = logging.getLogger("noemad")
@@ -64,10 +64,12 @@ log = logging.getLogger("noemad")
 class Supervisor:
     """Holds the minds of one daemon and everything they run on.
 
-    Its parts, each in its own module: `reads` and `asof` (what the API
-    reads), `gating` (wake rules, gate state, sleep), `archiving`, `moving`
-    (export and import), `edits` (an operator's edits of a mind's cognition),
-    `job_control`; the status views are `noemad.runtime.status`'s.
+    Its parts, each in its own module: `running` (the config, each mind's
+    stored settings, the reload state), `reads`, `asof` and `event_reads`
+    (what the API reads), `gating` (wake rules, gate state, sleep),
+    `archiving`, `moving` (export and import), `edits` (an operator's edits
+    of a mind's cognition), `job_control`; `counts` (events counted as they
+    commit). The status views are `noemad.runtime.status`'s.
     """
 
     def __init__(self, paths: Paths, loaded: LoadedConfig, clock: Clock, store: Store) -> None:
@@ -95,6 +97,7 @@ class Supervisor:
         self.asof = AsOfReads(store, clock, running)
         self.gating = Gating(store, clock, self.actors, self.gateway, running, self._check_open)
         self.archiving = Archiving(store, clock, paths, running, self._check_open)
+        self.event_reads = EventReads(store, self.archiving, running)
         self.moving = Moving(store, clock, paths, self._check_open, self._arrived)
         self.edits = CognitionEdits(store, clock, self._check_open)
         self.job_control = JobControl(store, clock, self.jobs, running, self._check_open)
@@ -450,7 +453,7 @@ class Supervisor:
 
         The event is read in a worker thread; the actor's state only here, on the loop that changes it.
         """
-        event = await asyncio.to_thread(self.event, event_id)
+        event = await asyncio.to_thread(self.event_reads.event, event_id)
         actor = self.actors.get(event.mind)
         waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
         return StimulusTurn(
@@ -472,43 +475,8 @@ class Supervisor:
         assert self.bus is not None
         return Following(
             self.bus, mind, since, self.counts.last_event_id,
-            lambda after: asyncio.to_thread(self.events, mind, [], after, FOLLOW_PAGE),
+            lambda after: asyncio.to_thread(self.event_reads.events, mind, [], after, FOLLOW_PAGE),
         )
-
-    def events(self, mind: str, kinds: Sequence[str], since: int, limit: int) -> list[Event]:
-        db = self.store.reader()
-        get_mind(db, mind)
-        return list_events(db, mind, kinds=kinds, since=since, limit=limit)
-
-    def check_kinds(self, kinds: Sequence[str]) -> tuple[str, ...]:
-        """`kinds` each once, or `InvalidInput` naming one that is no event kind."""
-        return check_kinds(self.store.reader(), kinds)
-
-    def query_events(self, mind: str, query: EventQuery) -> tuple[list[Event], int]:
-        """A mind's events matching `query` (kinds checked, text searched) and its newest event id then."""
-        db = self.store.reader()
-        get_mind(db, mind)
-        return query_events(db, mind, query)
-
-    def event(self, event_id: int) -> Event:
-        try:
-            return get_event(self.store.reader(), event_id)
-        except EventNotFound as missing:
-            raise self.archiving.not_found(event_id, missing) from None
-
-    def chain(self, event_id: int, back: int | None, forward: int | None, limit: int | None) -> Timeline:
-        bounds = self.config.timeline
-        limits = WalkLimits(
-            back=bounds.max_hops if back is None else back,
-            forward=bounds.max_hops if forward is None else forward,
-            limit=bounds.max_events if limit is None else limit,
-            max_hops=bounds.max_hops,
-            max_events=bounds.max_events,
-        )
-        try:
-            return walk(self.store.reader(), event_id, limits)
-        except EventNotFound as missing:
-            return self.archiving.archived_walk(event_id, limits, missing)
 
     @property
     def uptime(self) -> float:
