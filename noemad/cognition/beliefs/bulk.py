@@ -260,8 +260,10 @@ def _find_or_create(db: Database, mind: str, kind: str, at: str, b: _Batch) -> N
 def _not_brought_by(db: Database, mind: str, brought_by: Iterable[int]) -> InvalidLink | None:
     """The error to raise if some of these events are missing or another mind's (evidence is brought by the mind's own); None if none."""
     brought = json.dumps(sorted(set(brought_by)))
-    (owned,) = db.execute("SELECT count(*) FROM json_each(?) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?", [brought, mind]).fetchone()
-    (named,) = db.execute("SELECT count(*) FROM json_each(?)", [brought]).fetchone()
+    owned, named = db.execute(
+        "SELECT (SELECT count(*) FROM json_each(?1) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?2), (SELECT count(*) FROM json_each(?1))",
+        [brought, mind],
+    ).fetchone()
     if owned == named:
         return None
     return InvalidLink(
