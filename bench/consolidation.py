@@ -282,7 +282,8 @@ def child_run(path: Path) -> dict[str, Any]:
     from noemad.background import consolidation
     from noemad.background.jobs import JobContext, start_job
     from noemad.clock import ManualClock
-    from noemad.config.schema import Config, ConsolidationSchedule
+    from noemad.config.schedules import ConsolidationSchedule
+    from noemad.config.schema import Config
     from noemad.models.gateway import ModelGateway
 
     store = Store(path)

@@ -58,7 +58,7 @@ from _report import figure  # noqa: E402  (bench/_report.py)
 from fake_messages_api import FakeMessagesAPI, PromptCache, count_tokens, usage  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
 from noemad.config.files import parse_config  # noqa: E402
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import append  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.models.gateway import ModelGateway, Prompt  # noqa: E402

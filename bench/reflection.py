@@ -54,7 +54,7 @@ from noemad.background.reflection import review, run  # noqa: E402
 from noemad.clock import ManualClock  # noqa: E402
 from noemad.cognition.perceive import perceive  # noqa: E402
 from noemad.config.files import parse_config  # noqa: E402
-from noemad.config.schema import ReflectionSchedule
+from noemad.config.schedules import ReflectionSchedule
 from noemad.events import EventDraft, append  # noqa: E402
 from noemad.minds import create_mind  # noqa: E402
 from noemad.models.gateway import ModelGateway  # noqa: E402

@@ -37,7 +37,7 @@ from _daemon import NOEMAD, running_daemon, short_dir  # noqa: E402
 from _report import figure  # noqa: E402
 
 from noemad.clock import iso  # noqa: E402
-from noemad.config.schema import ReplicaSettings  # noqa: E402
+from noemad.config.replica import ReplicaSettings  # noqa: E402
 from noemad.store import Store  # noqa: E402
 from noemad.store.replica.litestream import child_environment, find_program, write_config  # noqa: E402
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from noemad import __version__
 from noemad.clock import SystemClock, clock_from_spec
 from noemad.config.files import LoadedConfig, config_notes, load_config, render_config
-from noemad.config.schema import LOG_LEVELS, Config
+from noemad.config.daemon import LOG_LEVELS
+from noemad.config.schema import Config
 from noemad.errors import ConfigError, NoemaError
 from noemad.paths import Paths, resolve_paths
 from noemad.process.logs import setup_logging

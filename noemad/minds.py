@@ -23,7 +23,7 @@ from typing import Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.config.schema import MindSettings, parse_mind_settings, salvage_mind_settings
+from noemad.config.mind import MindSettings, parse_mind_settings, salvage_mind_settings
 from noemad.errors import ConfirmationMismatch, InvalidInput, MindExists, MindNotFound
 from noemad.events import Event, EventDraft, append, data_of, unlink_mind
 from noemad.names import mind_name_problem

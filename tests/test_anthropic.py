@@ -22,7 +22,7 @@ from fake_messages_api import FakeMessagesAPI, Reply, error_reply, message_reply
 
 from noemad.clock import ManualClock
 from noemad.config.files import parse_config
-from noemad.config.schema import AnthropicSettings
+from noemad.config.models import AnthropicSettings
 from noemad.errors import (
     AuthFailed,
     ContextLength,

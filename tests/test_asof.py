@@ -32,7 +32,7 @@ from noemad.cognition.narrative.stored import narrative_json
 from noemad.cognition.narrative.model import Narrative
 from noemad.cognition.narrative.stored import update as narrative_update
 from noemad.minds import create_mind
-from noemad.store.schema import m020_belief_history, migrations
+from noemad.store.migrations import m020_belief_history, migrations
 from inprocess import InProcess
 
 PROPOSITIONS = ("the build is green", "the deploy is safe", "tests are slow")
@@ -143,7 +143,7 @@ def test_beliefs_as_of_every_event_equal_the_live_tables_right_after_it(steps: l
     # The migration fills the same rows from the events alone as the writers recorded.
     recorded = db.execute("SELECT * FROM belief_history ORDER BY event_id").fetchall()
     db.execute("DROP TABLE belief_history")
-    m020_belief_history(db)
+    m020_belief_history.migrate(db)
     assert db.execute("SELECT * FROM belief_history ORDER BY event_id").fetchall() == recorded
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from noemad.config.files import parse_config
-from noemad.config.schema import parse_mind_settings
+from noemad.config.mind import parse_mind_settings
 from noemad.errors import ConfigError, InvalidInput
 from tests.conftest import NOEMAD
 

@@ -44,7 +44,7 @@ from noemad.cognition.memory.reads import get_memory
 from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
-from noemad.config.schema import ConsolidationSchedule
+from noemad.config.schedules import ConsolidationSchedule
 from noemad.errors import Conflict, InvalidInput, InvalidLink
 from noemad.events import Event, EventDraft, Ref, append, get_event, list_events
 from noemad.minds import create_mind

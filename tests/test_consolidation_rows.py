@@ -33,7 +33,7 @@ from noemad.cognition.trust import set_trust
 from noemad.cognition.memory.writing import write_memory
 from noemad.cognition.perceive import perceive
 from noemad.config.files import parse_config
-from noemad.config.schema import ConsolidationSchedule
+from noemad.config.schedules import ConsolidationSchedule
 from noemad.events import append
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

@@ -203,7 +203,7 @@ def test_a_config_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path
 @pytest.mark.parametrize("what", ["model script", "API key file"])
 def test_a_fifo_as_the_model_script_or_key_file_is_refused_without_waiting(tmp_path: Path, what: str) -> None:
     # Both are read when a reload rebuilds the provider, on the event loop: a FIFO must not block it.
-    from noemad.config.schema import AnthropicSettings
+    from noemad.config.models import AnthropicSettings
     from noemad.models.apikey import resolve_api_key
     from noemad.models.scripted import ScriptedProvider
 

@@ -19,7 +19,8 @@ from fake_messages_api import FakeMessagesAPI, usage
 
 from noemad.clock import ManualClock, iso, parse_iso
 from noemad.config.files import parse_config
-from noemad.config.schema import Config, MindSettings
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config
 from noemad.events import Event, EventDraft, append, count_events
 from noemad.gate.judge.prompt import parse_verdict, render_if_you_wait
 from noemad.gate.judge.port import JudgeRequest, available

@@ -30,7 +30,7 @@ from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.beliefs.model import FLUENT_KINDS
 from noemad.cognition.beliefs.queries import get_belief
 from noemad.cognition.confidence import Item, side
-from noemad.config.schema import MAX_ATTENTION_CAPACITY
+from noemad.config.mind import MAX_ATTENTION_CAPACITY
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
 from noemad.store import Store

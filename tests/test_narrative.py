@@ -27,7 +27,7 @@ from noemad.cognition.narrative.rephrase import apply_rephrase, unsupported
 from noemad.cognition.predictions import make_prediction
 from noemad.cognition.thoughts import Thought
 from noemad.config.files import parse_config
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event, EventDraft, Ref, append, latest_events
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

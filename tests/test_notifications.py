@@ -15,19 +15,11 @@ from conftest import NOEMACTL, OPERATOR, Noemad
 from inprocess import InProcess
 
 from noemad.clock import iso
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
-from noemad.cognition.notifications import (
-    Candidate,
-    NotificationAcked,
-    NotificationNotFound,
-    ack,
-    evaluate,
-    get_notification,
-    list_notifications,
-    notify,
-)
+from noemad.cognition.notifications.rules import Candidate, evaluate
+from noemad.cognition.notifications.table import NotificationAcked, NotificationNotFound, ack, get_notification, list_notifications, notify
 from noemad.cognition.perceive import perceive
 from noemad.cognition.predictions import make_prediction, resolve_prediction
 from noemad.cognition.thoughts import Thought, evidence_thoughts

@@ -1,10 +1,10 @@
 """Every table is read and written through its owner.
 
-`noemad.store.schema.OWNERS` names one owning module per table. Every
+`noemad.store.owners.OWNERS` names one owning module per table. Every
 module under `noemad/` is parsed with `ast`; every string literal in it
 (f-string parts included) is searched for SQL naming a table (`FROM`,
 `JOIN`, `INTO`, `UPDATE`, `DELETE FROM`, `TABLE <name>`). A module other
-than the table's owner (or the migrations in `store/schema.py`) that names
+than the table's owner (or a migration in `store/migrations/`) that names
 it fails the test, unless it is listed below with why, like the layers
 test. An exception that no longer happens fails too, so the list cannot
 outlive its reason.
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from noemad.store import schema
+from noemad.store.migrations import migrations
+from noemad.store.owners import OWNERS
 from test_layers import module_name  # one way to name a module from its path, for both architecture tests
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +83,7 @@ class Use:
 def tables() -> set[str]:
     """The tables and views the migrations make (FTS shadow tables belong to their virtual table)."""
     db = Database(memory=True)
-    schema.migrations.apply(db)
+    migrations.apply(db)
     rows = db.execute("PRAGMA main.table_list").fetchall()
     return {name for _, name, kind, *_ in rows if kind != "shadow" and name != "sqlite_schema"}
 
@@ -109,7 +110,7 @@ def foreign(found: list[Use]) -> list[Use]:
     return [
         u
         for u in found
-        if not owns(schema.OWNERS[u.table], u.module) and u.module != "noemad.store.schema"
+        if not owns(OWNERS[u.table], u.module) and not owns("noemad.store.migrations", u.module)
         and not (u.table in OPEN_READS and u.verb in READS)
     ]
 
@@ -135,17 +136,17 @@ def project_uses() -> list[Use]:
 
 def test_every_table_has_one_owner() -> None:
     made = tables()
-    assert sorted(made - set(schema.OWNERS)) == [], "name the new table's owner in noemad.store.schema.OWNERS"
-    assert sorted(set(schema.OWNERS) - made) == [], "these tables are gone; drop them from OWNERS"
+    assert sorted(made - set(OWNERS)) == [], "name the new table's owner in noemad.store.owners.OWNERS"
+    assert sorted(set(OWNERS) - made) == [], "these tables are gone; drop them from OWNERS"
     missing = sorted(
-        {m for m in schema.OWNERS.values() if not ROOT.joinpath(*m.split(".")).with_suffix(".py").is_file() and not ROOT.joinpath(*m.split("."), "__init__.py").is_file()}
+        {m for m in OWNERS.values() if not ROOT.joinpath(*m.split(".")).with_suffix(".py").is_file() and not ROOT.joinpath(*m.split("."), "__init__.py").is_file()}
     )
     assert missing == [], "each owner is a module or a package"
 
 
 def test_only_a_tables_owner_names_it_in_sql() -> None:
     found = foreign(project_uses())
-    unexpected = sorted({f"{u.module} (line {u.line}): {u.verb} {u.table}, owned by {schema.OWNERS[u.table]}" for u in found if (u.module, u.table) not in EXCEPTIONS})
+    unexpected = sorted({f"{u.module} (line {u.line}): {u.verb} {u.table}, owned by {OWNERS[u.table]}" for u in found if (u.module, u.table) not in EXCEPTIONS})
     assert unexpected == [], "call the owner's functions instead (or add an owner function for what you need)"
     stale = sorted(set(EXCEPTIONS) - {(u.module, u.table) for u in found})
     assert stale == [], f"these exceptions no longer happen; remove them from EXCEPTIONS: {stale}"

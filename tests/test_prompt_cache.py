@@ -191,7 +191,7 @@ def test_a_prompt_too_long_for_the_model_shrinks_the_ratio_by_the_count_it_state
 
 
 def test_a_respond_call_reads_the_previous_turns_conversation_from_the_cache(tmp_path: Path) -> None:
-    from noemad.config.schema import MindSettings
+    from noemad.config.mind import MindSettings
     from noemad.events import EventDraft
     from noemad.turn.context import respond_context
 

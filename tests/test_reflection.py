@@ -27,7 +27,7 @@ from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.cognition.memory.reads import get_memory
 from noemad.cognition.predictions import make_prediction, resolve_prediction
 from noemad.config.files import parse_config
-from noemad.config.schema import ReflectionSchedule
+from noemad.config.schedules import ReflectionSchedule
 from noemad.events import Event, EventDraft, append, get_event
 from noemad.minds import create_mind
 from noemad.models.gateway import ModelGateway

@@ -32,7 +32,7 @@ import pytest
 
 from conftest import NOEMAD, Noemad, poll, start_noemad
 from inprocess import InProcess
-from noemad.config.schema import ReplicaSettings
+from noemad.config.replica import ReplicaSettings
 from noemad.store.replica.child import Replicator
 from noemad.store.replica.litestream import find_program
 

@@ -10,7 +10,7 @@ import pytest
 
 from noemad.clock import ManualClock
 from noemad.config.files import parse_config
-from noemad.config.schema import ScriptedSettings
+from noemad.config.models import ScriptedSettings
 from noemad.errors import (
     AuthFailed,
     ConfigError,

@@ -9,7 +9,8 @@ import pytest
 
 from conftest import OPERATOR, Noemad, start_noemad
 from noemad.config.files import parse_config
-from noemad.config.schema import MindSettings, parse_mind_settings, with_stored
+from noemad.config.mind import MindSettings, parse_mind_settings
+from noemad.config.schema import with_stored
 from noemad.errors import ConfigError, InvalidInput
 from noemad.events import latest_events
 from noemad.minds import change_settings, create_mind, get_mind, list_minds

@@ -22,7 +22,8 @@ from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition.actions import ActionDenied
 from noemad.config.files import parse_config
-from noemad.config.schema import Config, MindSettings
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config
 from noemad.errors import ConfigError, InvalidRequest, RateLimited, RuleRefused, ToolRoundsExhausted
 from noemad.events import EventDraft, append, get_event, list_events
 from noemad.minds import create_mind

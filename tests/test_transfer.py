@@ -21,7 +21,7 @@ from demo_inprocess import play_demo
 from inprocess import InProcess, start_app
 from sqlite_utils import Database
 
-from noemad.store import schema
+from noemad.store.migrations import migrations
 from test_connectors import doubles, matrix_config  # noqa: F401 - doubles is a fixture
 from noemad.store.transfer import exported_tables
 from noemad.store.transfer_ids import (
@@ -38,7 +38,7 @@ from noemad.store.transfer_ids import (
 
 def _schema() -> sqlite3.Connection:
     db = Database(memory=True)
-    schema.migrations.apply(db)
+    migrations.apply(db)
     return db.conn
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from noemad.clock import ManualClock, parse_iso
 from noemad.config.files import parse_config
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event, EventDraft, append, list_events
 from noemad.minds import create_mind
 from noemad.models import Block

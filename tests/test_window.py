@@ -17,7 +17,7 @@ import pytest
 
 from noemad.clock import ManualClock, parse_iso
 from noemad.config.files import parse_config
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.errors import ContextLength
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
@@ -26,7 +26,7 @@ from noemad.models.ratios import OVER_MARGIN, START, Anchor, TokenRatio, anchor_
 from noemad.models.types import ModelRequest, ModelResponse, Turn, Usage
 from noemad.stimuli import Message
 from noemad.store import Store
-from noemad.config.schema import DEFAULT_CONTEXT_TOKENS
+from noemad.config.mind import DEFAULT_CONTEXT_TOKENS
 from noemad.turn.context import respond_context
 from noemad.turn.window import CHUNK_TOKENS, CUT, REGROW, SPACING, breakpoint_indexes, window
 

@@ -67,7 +67,7 @@ from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory.model import Memory
-from noemad.cognition.notifications import Notification
+from noemad.cognition.notifications.table import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.events import MAX_GREP, MAX_TAIL, Event, EventQuery, matches
 from noemad.minds import Mind

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from noemad.api.operator import Op
 from noemad.api.schemas import BodyIn
-from noemad.config.schema import LogLevelName
+from noemad.config.daemon import LogLevelName
 from noemad.errors import Conflict
 from noemad.runtime.config_view import ConfigView, config_view
 from noemad.runtime.loglevel import LogLevelState

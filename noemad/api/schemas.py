@@ -20,9 +20,9 @@ from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory.model import Memory
 from noemad.store.replica.child import ReplicaStatus
-from noemad.cognition.notifications import Notification
+from noemad.cognition.notifications.table import Notification
 from noemad.cognition.predictions import Prediction
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
 from noemad.models.holds import Hold
@@ -30,7 +30,7 @@ from noemad.fields import BODY, Id, JsonObject, Text
 from noemad.wire import wire
 
 # The keys a mind's settings may hold, documented in noemactl(1) and noemad.toml(5); checked by
-# noemad.config.schema.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
+# noemad.config.mind.parse_mind_settings where the supervisor takes them, so every edge says the same sentence.
 _SETTING_KEYS = ", ".join(k for k in MindSettings.model_fields if k != "gate") + " (see noemad.toml(5), MIND SETTINGS)"  # gate: only the file seeds it
 
 

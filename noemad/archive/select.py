@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.cognition import goals, notifications, predictions
+from noemad.cognition import goals, predictions
+from noemad.cognition.notifications import table as notifications
 from noemad.cognition.beliefs import queries as beliefs
 from noemad.cognition.memory import reads as memory
 from noemad.gate import sleep

@@ -24,8 +24,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config.schema import MindSettings
-from noemad.cognition import metacognition, notifications
+from noemad.config.mind import MindSettings
+from noemad.cognition import metacognition
+from noemad.cognition.notifications import rules as notification_rules
+from noemad.cognition.notifications import table as notifications
 from noemad.cognition.attention import attend
 from noemad.cognition.beliefs.queries import find_belief
 from noemad.cognition.memory.retrieval import retrieve
@@ -179,7 +181,7 @@ def cycle(
         mind=mind,
         cycle_id=cycle_id,
         now=now,
-        candidates=notifications.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
+        candidates=notification_rules.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
         connectors=settings.connectors,
     )
     return result

@@ -31,7 +31,8 @@ from sqlite_utils import Database
 
 from noemad import outbox
 from noemad.clock import Clock, iso, parse_iso
-from noemad.cognition.notifications import Candidate, notify
+from noemad.cognition.notifications.rules import Candidate
+from noemad.cognition.notifications.table import notify
 from noemad.connectors.port import Connector, Delivery, DeliveryFailed
 from noemad.events import Event, get_event
 from noemad.outbox import DeliveryRecord, DeliveryRow

@@ -62,7 +62,7 @@ import anthropic
 from anthropic import AsyncAnthropic
 
 from noemad.clock import Clock
-from noemad.config.schema import AnthropicSettings
+from noemad.config.models import AnthropicSettings
 from noemad.errors import (
     AuthFailed,
     ContextLength,

@@ -11,7 +11,7 @@ import os
 import re
 
 from noemad.config.files import NoCredentialsDirectory, NotARegularFile, credential_path, read_regular_file
-from noemad.config.schema import AnthropicSettings
+from noemad.config.models import AnthropicSettings
 
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or [models.anthropic] api_key_file"
 _KEY_CHARS = re.compile(r"[\x21-\x7e]+")  # what a header value can carry unchanged: visible ASCII, no spaces

@@ -36,7 +36,8 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from noemad.clock import Clock, iso
-from noemad.config.schema import Config, ModelsSettings
+from noemad.config.models import ModelsSettings
+from noemad.config.schema import Config
 from noemad.errors import BudgetExceeded, ContextLength, ModelError, NoModelConfigured, Refused, ToolRoundsExhausted, Unavailable
 from noemad.models.holds import Holds
 from noemad.ledger import ON_BEHALF_OF, CallRecord, record

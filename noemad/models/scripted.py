@@ -85,7 +85,7 @@ from pathlib import Path
 from typing import Any
 
 from noemad.config.files import FileStamp, file_stamp, read_regular_file
-from noemad.config.schema import ScriptedSettings
+from noemad.config.models import ScriptedSettings
 from noemad.errors import (
     AuthFailed,
     ConfigError,

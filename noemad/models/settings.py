@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from noemad.config.schema import Budget, Config, RoleSettings
+from noemad.config.models import Budget, RoleSettings
+
+from noemad.config.schema import Config
 from noemad.models.pricing import PRICES, Price
 from noemad.models.types import Role
 

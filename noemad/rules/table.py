@@ -30,7 +30,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso
-from noemad.config.schema import MindGate
+from noemad.config.gate import MindGate
 from noemad.errors import InvalidInput, RuleExists, RuleNotFound, RuleRefused
 from noemad.events import Event, EventDraft, append, data_of
 from noemad.minds import get_mind

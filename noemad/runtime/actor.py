@@ -43,7 +43,7 @@ from sqlite_utils import Database
 
 from noemad.clock import Clock
 from noemad.cognition.memory.reads import without_episode
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event, count_events, get_event, get_events
 from noemad.gate import sleep as gate_sleep
 from noemad.gate.judge import verdicts

@@ -15,7 +15,7 @@ from noemad.clock import Clock
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory
 from noemad.cognition.memory.writing import retract, write_memory
-from noemad.cognition.notifications import Notification, ack, get_notification
+from noemad.cognition.notifications.table import Notification, ack, get_notification
 from noemad.cognition.trust import set_trust
 from noemad.events import Event
 from noemad.minds import get_mind

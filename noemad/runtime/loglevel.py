@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from noemad.config.schema import LogLevelName
+from noemad.config.daemon import LogLevelName
 from noemad.wire import wire
 
 # Never below WARNING: the SDK and its HTTP client would log whole prompts, watchfiles every write to the database.

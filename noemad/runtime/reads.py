@@ -20,7 +20,7 @@ from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory, list_memories
 from noemad.cognition.memory.reads import search as memory_search
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.cognition.notifications import Notification, list_notifications
+from noemad.cognition.notifications.table import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
 from noemad.ledger import usage
 from noemad.minds import Mind, get_mind, list_minds

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from noemad.clock import iso
 from noemad.config.files import FileStamp, LoadedConfig
-from noemad.config.schema import Config, MindSettings, with_stored
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config, with_stored
 from noemad.minds import Mind
 
 log = logging.getLogger("noemad")

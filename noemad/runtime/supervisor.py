@@ -24,9 +24,10 @@ from noemad.clock import Clock
 from noemad.cognition import intake
 from noemad.cognition.memory.reads import episodes_of, get_memory
 from noemad.cognition.memory.writing import retract
-from noemad.cognition.notifications import daemon_notice
+from noemad.cognition.notifications.table import daemon_notice
 from noemad.config.files import FileStamp, LoadedConfig
-from noemad.config.schema import Config, MindSettings
+from noemad.config.mind import MindSettings
+from noemad.config.schema import Config
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
 from noemad.events import Event, EventDraft, append, redact
 from noemad.gate.judge.call import ReplyJudge

@@ -1,7 +1,7 @@
-"""SQLite through sqlite-utils: the schema, its migrations, one writer, readers."""
+"""SQLite through sqlite-utils: the schema as its migrations, the owner of each table, one writer, readers."""
 
 from noemad.store.connection import open_db
-from noemad.store.schema import migrations
+from noemad.store.migrations import migrations
 from noemad.store.store import Store
 from noemad.store.writer import Writer, savepoint
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noemad.errors import BackupFailed, BackupRunning
-from noemad.store.schema import newest_migration
+from noemad.store.migrations import newest_migration
 
 _running = threading.Lock()  # one backup at a time per process: each reads the whole store
 

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from noemad.errors import StoreError
 from noemad.store.connection import open_db
-from noemad.store.schema import migrations
+from noemad.store.migrations import migrations
 from noemad.store.writer import Writer
 
 

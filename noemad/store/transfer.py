@@ -47,7 +47,7 @@ from noemad.store.mindfile import (
     open_file,
     read_manifest,
 )
-from noemad.store.schema import newest_migration
+from noemad.store.migrations import newest_migration
 from noemad.store.transfer_ids import (
     COMPACT_JSON,
     ID_COLUMNS,

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.events import Event, get_events
 from noemad.models import Block, Prompt, Turn
 from noemad.models.ratios import TokenRatio, ratio_for

@@ -46,7 +46,9 @@ from noemad.clock import Clock, iso
 from noemad.cognition.beliefs.model import normalise
 from noemad.cognition.beliefs.queries import list_beliefs
 from noemad.cognition.memory.reads import get_memory
-from noemad.config.schema import GovernanceSettings, MindSettings, governance_settings
+from noemad.config.governance import GovernanceSettings
+from noemad.config.mind import MindSettings
+from noemad.config.schema import governance_settings
 from noemad.errors import ModelError, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
 from noemad.governance import (

@@ -9,7 +9,7 @@ it, outside any writer job. What both write is `noemad.cognition.narrative`'s.
 from __future__ import annotations
 
 from noemad.clock import Clock
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.cognition.narrative.build import build
 from noemad.cognition.narrative.rephrase import apply_rephrase
 from noemad.cognition.narrative.stored import update

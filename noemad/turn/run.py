@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from noemad.clock import Clock
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway

@@ -39,9 +39,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.cognition import notifications
+from noemad.cognition.notifications import rules as notification_rules
+from noemad.cognition.notifications import table as notifications
 from noemad.cognition.actions import ActionDenied, record_denied
-from noemad.config.schema import MindSettings
+from noemad.config.mind import MindSettings
 from noemad.errors import Conflict, InvalidInput, NotFound
 from noemad.events import Event, EventDraft, Ref, append, data_of
 from noemad.models import ModelResponse, Tool, ToolResult, ToolUse
@@ -268,7 +269,7 @@ class MindTools:
             db, mind=self._mind, denied=ActionDenied(use.name, reason), actor=ACTOR, cause=self.calls[-1], now=now,
             cycle_id=self._cycle_id, channel=self._answered.channel, refs=(Ref("model_call", call),) if call is not None else (),
         )
-        found = notifications.evaluate(db, mind=self._mind, settings=self._settings, events=[denied], winners=[])
+        found = notification_rules.evaluate(db, mind=self._mind, settings=self._settings, events=[denied], winners=[])
         notifications.notify(db, mind=self._mind, candidates=found, cycle_id=self._cycle_id, now=now, connectors=self._settings.connectors)
         return result, is_error
 

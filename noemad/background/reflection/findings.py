@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from noemad.cognition.calibration import Calibration
 from noemad.cognition.narrative.phrasing import clip
-from noemad.cognition.notifications import MISS_CONFIDENCE
+from noemad.cognition.notifications.rules import MISS_CONFIDENCE
 from noemad.wire import HIDDEN, computed, dump, renamed, shown_as, wire
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from noemad.cognition.narrative.phrasing import (
     when_said,
     window_start,
 )
-from noemad.cognition.notifications import Raised
+from noemad.cognition.notifications.table import Raised
 from noemad.cognition.predictions import Resolution, list_predictions
 from noemad.cognition.thoughts import Thought
 from noemad.events import Ref, latest_events, list_events

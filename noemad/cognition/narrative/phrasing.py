@@ -18,7 +18,7 @@ from noemad.cognition.narrative.model import (
     NOTABLE,
     WINDOW,
 )
-from noemad.cognition.notifications import Raised
+from noemad.cognition.notifications.table import Raised
 from noemad.cognition.predictions import PREDICTION_SOURCE, Resolution, get_prediction
 from noemad.cognition.thoughts import Thought
 from noemad.errors import NotFound

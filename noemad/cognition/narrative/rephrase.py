@@ -17,7 +17,7 @@ from noemad.events import Event, EventDraft, Ref, append
 
 if TYPE_CHECKING:
     from noemad.clock import Clock
-    from noemad.config.schema import MindSettings
+    from noemad.config.mind import MindSettings
     from noemad.models.gateway import ModelGateway
     from noemad.store import Store
 

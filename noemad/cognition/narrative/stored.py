@@ -18,7 +18,7 @@ from noemad.cognition.narrative.render import render
 from noemad.events import Event, EventDraft, append, get_event, latest_events
 
 if TYPE_CHECKING:
-    from noemad.config.schema import MindSettings
+    from noemad.config.mind import MindSettings
 
 
 def last_updated(db: Database, mind: str, through: int | None = None) -> Event | None:

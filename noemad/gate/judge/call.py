@@ -39,7 +39,8 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from noemad.clock import Clock
-from noemad.config.schema import JudgeSettings, MindSettings
+from noemad.config.gate import JudgeSettings
+from noemad.config.mind import MindSettings
 from noemad.errors import BudgetExceeded, ModelError, NoModelConfigured, Refused
 from noemad.events import get_events
 from noemad.gate.judge import prompt as text

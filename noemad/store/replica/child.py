@@ -31,7 +31,7 @@ from typing import Any, Literal
 import httpx
 
 from noemad.clock import Clock, iso
-from noemad.config.schema import ReplicaSettings
+from noemad.config.replica import ReplicaSettings
 from noemad.wire import wire
 from noemad.store.replica.litestream import CredentialsProblem, child_environment, control_socket, credentials, find_program, write_config
 

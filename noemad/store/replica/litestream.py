@@ -18,7 +18,7 @@ from pathlib import Path
 
 from noemad.clock import span_seconds
 from noemad.config.files import NoCredentialsDirectory, NotARegularFile, credential_path, read_regular_file
-from noemad.config.schema import ReplicaSettings
+from noemad.config.replica import ReplicaSettings
 
 CONFIG_NAME = "litestream.yml"
 SOCKET_NAME = "litestream.sock"

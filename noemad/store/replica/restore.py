@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from noemad.config.schema import ReplicaSettings
+from noemad.config.replica import ReplicaSettings
 from noemad.errors import BackupFailed, RestoreFailed
 from noemad.store.backup import verify
 from noemad.store.replica.litestream import CredentialsProblem, child_environment, credentials, find_program, render_config
