@@ -16,23 +16,19 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from noemad import inbox
 from noemad.background.jobs import running_job
 from noemad.background.runner import JobRunner
 from noemad.background.scheduler import Scheduler
 from noemad.clock import Clock
 from noemad.cognition import intake
-from noemad.cognition.memory.reads import episodes_of, get_memory
-from noemad.cognition.memory.writing import retract
 from noemad.cognition.notifications.table import daemon_notice
 from noemad.config.files import FileStamp, LoadedConfig
 from noemad.config.mind import MindSettings
 from noemad.config.schema import Config
 from noemad.errors import Conflict, MindNotFound, ShuttingDown
-from noemad.events import Event, EventDraft, append, redact
+from noemad.events import Event, append
 from noemad.gate.judge.call import ReplyJudge
 from noemad.gate.judge.port import Judge
-from noemad.inbox import Inbound
 from noemad.minds import Mind, change_settings, check_name, create_mind, delete_mind, get_mind, list_minds, set_mode
 from noemad.models import ModelGateway
 from noemad.operator import ACTOR as OPERATOR, Operator
@@ -44,6 +40,7 @@ from noemad.runtime.archiving import Archiving
 from noemad.runtime.asof_reads import AsOfReads
 from noemad.runtime.bus import FOLLOW_PAGE, EventBus, Following
 from noemad.runtime.cognition_edits import CognitionEdits
+from noemad.runtime.connector_intake import ConnectorIntake
 from noemad.runtime.counts import Counts
 from noemad.runtime.event_reads import EventReads
 from noemad.runtime.gating import Gating
@@ -68,8 +65,9 @@ class Supervisor:
     Its parts, each in its own module: `running` (the config, each mind's
     stored settings, the reload state), `reads`, `asof` and `event_reads`
     (what the API reads), `gating` (wake rules, gate state, sleep),
-    `archiving`, `moving` (export and import), `edits` (an operator's edits
-    of a mind's cognition), `job_control`; `counts` (events counted as they
+    `archiving`, `moving` (export and import), `connector_intake` (what
+    connectors bring in and take back), `edits` (an operator's edits of a
+    mind's cognition), `job_control`; `counts` (events counted as they
     commit). The status views are `noemad.runtime.status`'s.
     """
 
@@ -100,6 +98,7 @@ class Supervisor:
         self.archiving = Archiving(store, clock, paths, running, self._check_open)
         self.event_reads = EventReads(store, self.archiving, running)
         self.moving = Moving(store, clock, paths, self._check_open, self._arrived)
+        self.connector_intake = ConnectorIntake(store, clock, self.actors, self._offer, self._check_open)
         self.edits = CognitionEdits(store, clock, self._check_open)
         self.job_control = JobControl(store, clock, self.jobs, running, self._check_open)
         level = loaded.config.daemon.log_level
@@ -384,70 +383,6 @@ class Supervisor:
             verdict, rule, reason, due = "wake", None, GATE_FAILED, None
         gate = GateDecision(verdict, rule, reason, due, actor.paused, self.gateway.configured(event.mind, "respond"))  # type: ignore[arg-type]
         return extend(event, Ingested, gate=gate)
-
-    async def ingest_from(
-        self, mind: str, connector: str, items: Sequence[Inbound], cursor: str | None, *, move_cursor: bool = True
-    ) -> list[Ingested]:
-        """Store what a connector brought, and its cursor after it, in one writer job; then offer each to the gate.
-
-        A crash leaves the whole batch and the cursor, or neither. An item
-        whose remote id the connector stored before is left out (a source that
-        sends it again stores it once). The answers are in the items' order,
-        those left out missing.
-        """
-        self._check_open()
-        actor = self.actors.get(mind)
-        if actor is None:
-            get_mind(self.store.reader(), mind)
-            raise MindNotFound(f"mind {mind!r} is not running")
-        now = self.clock.now()
-
-        def store(db: Database) -> list[tuple[Event, Facts]]:
-            seen = inbox.known(db, mind, connector, [i.remote_id for i in items if i.remote_id is not None])
-            stored: list[tuple[Event, Facts]] = []
-            for item in items:
-                if item.remote_id is not None:
-                    if item.remote_id in seen:
-                        continue
-                    seen.add(item.remote_id)  # twice in one batch is once too
-                intake.check(db, mind, item.stimulus)
-                event = append(db, item.stimulus.draft(mind), now)
-                inbox.record_remote(db, mind, connector, item, event.id)
-                stored.append((event, facts_of(db, event, mind)))
-            if move_cursor:
-                inbox.set_cursor(db, mind, connector, cursor, now)
-            return stored
-
-        stored = await self.store.writer.run(store)
-        return [self._offer(actor, event, facts) for event, facts in stored]
-
-    async def redact_from(self, mind: str, connector: str, remote_id: str, draft: EventDraft) -> Event | None:
-        """Take back what the stimulus a connector stored for `remote_id` said (`events.redact`), recording `draft`;
-        the episodes that remember it are retracted, so no turn retrieves it again.
-
-        None when the connector stored nothing for it, or it was redacted before.
-        """
-        self._check_open()
-        now = self.clock.now()
-
-        def job(db: Database) -> Event | None:
-            target = inbox.find_stimulus(db, mind, connector, remote_id)
-            redaction = None if target is None else redact(db, target, draft, now)
-            if redaction is not None and target is not None:
-                # What a turn already remembered of it is retracted with it: never retrieved into a turn again.
-                for memory_id in episodes_of(db, mind, [target]):
-                    if get_memory(db, memory_id).status == "active":
-                        retract(db, memory_id=memory_id, reason="the message it records was redacted", now=now,
-                                actor="process:runtime", cause=redaction.id)
-            return redaction
-
-        return await self.store.writer.run(job)
-
-    async def note_from(self, draft: EventDraft) -> Event:
-        """Record what a connector did that is no stimulus (an invite it refused): an event on the mind's timeline."""
-        self._check_open()
-        now = self.clock.now()
-        return await self.store.writer.run(lambda db: append(db, draft, now))
 
     async def stimulus_turn(self, event_id: int) -> StimulusTurn:
         """Where a stimulus is on its way to a turn: waiting (and what the gate said), or taken; and whether its mind drafts replies.
