@@ -12,7 +12,7 @@ from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.beliefs.model import BeliefNotFound, normalise
 from noemad.cognition.beliefs.queries import get_belief, list_beliefs
 from noemad.cognition.trust import DEFAULT_TRUST, set_trust, trust
-from noemad.errors import InvalidInput
+from noemad.errors import InvalidInput, InvalidLink
 from noemad.events import Event, EventDraft, append
 from noemad.minds import create_mind
 from noemad.store import Store
@@ -58,6 +58,22 @@ def test_first_evidence_creates_the_belief_then_updates_it(store: Store) -> None
     assert len(again.evidence) == 2 and updated.data["evidence_id"] == again.evidence[1].id
     assert created.causation_id == belief.evidence[0].event_id
     assert updated.causation_id == again.evidence[1].event_id != created.causation_id
+
+
+def test_one_item_is_checked_as_many_are(store: Store) -> None:
+    """One item takes the path of many (`add_evidence_bulk`): a weight out of range, or an event of another mind, is refused, nothing written."""
+    with pytest.raises(InvalidInput, match="weight is a number between 0 and 1, not 1.5"):
+        evidence(store, "build is green", weight=1.5)
+    store.writer.run_sync(lambda db: create_mind(db, "bob", {}, 1.0, "operator"))
+    theirs = store.writer.run_sync(lambda db: append(db, EventDraft("bob", "observation", "source:ci", text="x"), 10.0))
+    with pytest.raises(InvalidLink, match="evidence is brought only by events of mind 'ada'"):
+        store.writer.run_sync(
+            lambda db: add_evidence(
+                db, mind="ada", proposition="build is green", subject="build", kind="observation", stance="support",
+                weight=1.0, source="ci", brought_by=theirs.id, now=20.0, actor="process:perception",
+            )
+        )
+    assert list_beliefs(store.reader(), "ada") == []
 
 
 def test_trust_sets_credibility_of_later_evidence(store: Store) -> None:

@@ -76,6 +76,7 @@ from noemad.wire import dump, dump_json, extend
 from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
+from noemad.runtime.status import daemon_status, mind_overview
 from noemad.runtime.supervisor import Supervisor
 from noemad.connectors.manager import Connectors
 from noemad.connectors.view import connectors_view, families as view_families, summary
@@ -141,7 +142,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
     async def status() -> dict[str, Any]:
         await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
-        return {**sup.status(), "connectors": summary(await connectors_view(connectors))}
+        return {**daemon_status(sup), "connectors": summary(await connectors_view(connectors))}
 
     @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
     async def replica() -> ReplicaStatus:
@@ -156,7 +157,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
 
     @api.get(V1 + "/minds", response_model=MindList, summary="List minds")
     def minds() -> dict[str, Any]:
-        return {"minds": sup.minds()}
+        return {"minds": sup.reads.minds()}
 
     @api.post(V1 + "/minds", response_model=Mind, status_code=201, summary="Create a mind")
     async def create(body: MindCreate, op: Op) -> Mind:
@@ -166,8 +167,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     async def show(mind: MindName, at: At = None) -> dict[str, Any] | MindThen:
         """With `at`, the mind as it stood then: its events up to then, its beliefs by status and memories then, its narrative as it read."""
         if at is not None:
-            return await run_in_threadpool(sup.mind_then, mind, at)
-        return await sup.mind_overview(mind)
+            return await run_in_threadpool(sup.asof.mind_then, mind, at)
+        return await mind_overview(sup, mind)
 
     @api.patch(V1 + "/minds/{mind}", response_model=Mind, summary="Change a mind's settings, keeping its history")
     async def change(mind: MindName, body: MindPatch, op: Op) -> Mind:
@@ -219,7 +220,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """Unknown kinds are refused (422) with the list of kinds; `tail` and `grep` count matching events only."""
         start = parse_since(since_time, sup.clock.now()) if since_time else None
         query = EventQuery(kinds=kind, since=since, since_time=start, grep=grep, limit=limit, tail=tail)
-        found, last = sup.query_events(mind, query)
+        found, last = sup.event_reads.query_events(mind, query)
         return {"events": found, "next_since": found[-1].id if found else since, "last_id": last}
 
     @api.get(
@@ -238,8 +239,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         ] = None,
     ) -> StreamingResponse:
         """Each event as `data:` JSON, filtered as GET /minds/{mind}/events filters (unknown kinds are refused, 422)."""
-        await run_in_threadpool(sup.mind, mind)
-        kinds = frozenset(await run_in_threadpool(sup.check_kinds, kind))
+        await run_in_threadpool(sup.reads.mind, mind)
+        kinds = frozenset(await run_in_threadpool(sup.event_reads.check_kinds, kind))
         following = sup.follow(mind, since)  # subscribed now, before the response starts
 
         async def body() -> AsyncIterator[bytes]:
@@ -257,7 +258,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
 
     @api.get(V1 + "/events/{event_id}", response_model=Event, summary="One event")
     def event(event_id: Annotated[Id, Path()]) -> Event:
-        return sup.event(event_id)
+        return sup.event_reads.event(event_id)
 
     @api.get(V1 + "/events/{event_id}/turn", response_model=StimulusTurn, summary="Where a stimulus is on its way to a turn")
     async def stimulus_turn(event_id: Annotated[Id, Path()]) -> StimulusTurn:
@@ -274,19 +275,19 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         # ~200 nodes and ~300 edges: written straight to JSON from the walk's
         # dataclasses, as the fast ingest path does, with none of FastAPI's
         # per-response work. tests/test_openapi.py checks answers match the schema.
-        return Response(dump_json(sup.chain(event_id, back, forward, limit)), media_type="application/json")
+        return Response(dump_json(sup.event_reads.chain(event_id, back, forward, limit)), media_type="application/json")
 
     # `:path`: a source is a name, and a name may hold "/" (sensor/3), sent as %2F and decoded before routing.
     @api.put(V1 + "/minds/{mind}/trust/{source:path}", response_model=TrustOut, summary="Set how far a mind trusts a source")
     async def put_trust(mind: MindName, source: Annotated[Source, Path(description="Who or what is trusted: a name.")], body: TrustIn, op: Op) -> dict[str, Any]:
         """Later evidence from the source counts with this credibility; evidence already held keeps its own."""
-        await sup.set_trust(mind, source, body.value, actor=op.actor)
+        await sup.edits.set_trust(mind, source, body.value, actor=op.actor)
         return {"mind": mind, "source": source, "value": body.value}
 
     @api.get(V1 + "/minds/{mind}/trust", response_model=TrustList, summary="The trust levels a mind was told, by source")
     def list_trust(mind: MindName) -> dict[str, Any]:
         """A source not listed counts at `default`."""
-        default, levels = sup.trust_levels(mind)
+        default, levels = sup.reads.trust_levels(mind)
         return {"mind": mind, "default": default, "trust": levels}
 
     @api.get(V1 + "/minds/{mind}/beliefs", response_model=BeliefList | BeliefsThen, summary="A mind's beliefs, most confident first")
@@ -299,18 +300,18 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     ) -> BeliefList | BeliefsThen:
         """With `at`, each belief as it stood then (from its history, not today's row), with the cutoff: beliefs created later are absent."""
         if at is not None:
-            return sup.beliefs_then(mind, at, subject, status, limit)
-        return BeliefList(beliefs=[extend(b, ListedBelief) for b in sup.beliefs(mind, subject, status, limit)])
+            return sup.asof.beliefs_then(mind, at, subject, status, limit)
+        return BeliefList(beliefs=[extend(b, ListedBelief) for b in sup.reads.beliefs(mind, subject, status, limit)])
 
     @api.get(V1 + "/beliefs/{belief_id}", response_model=BeliefOut, summary="One belief with its evidence")
     def belief(belief_id: Annotated[Id, Path()]) -> BeliefOut:
-        found, events = sup.belief(belief_id)
+        found, events = sup.reads.belief(belief_id)
         return extend(found, BeliefOut, events=events)
 
     @api.post(V1 + "/minds/{mind}/memories", response_model=Memory, status_code=201, summary="Give a mind a memory (operators)")
     async def remember(mind: MindName, body: MemoryIn, op: Op) -> Memory:
         """Semantic and procedural memories come from consolidation, reflection and operators; episodes only from stimuli."""
-        return await sup.remember(mind, body.kind, body.text, body.derived_from, body.importance, actor=op.actor, tags=body.tags)
+        return await sup.edits.remember(mind, body.kind, body.text, body.derived_from, body.importance, actor=op.actor, tags=body.tags)
 
     @api.get(V1 + "/minds/{mind}/memories", response_model=MemoryList, summary="A mind's memories, or those matching a search")
     def memories(
@@ -329,18 +330,18 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         if at is not None:
             if search is not None:
                 raise InvalidInput("a search looks at today's memories; drop search or at")
-            return {"memories": sup.memories_then(mind, at, kind, limit, status)}
-        return {"memories": sup.memories(mind, search, kind, limit, status)}
+            return {"memories": sup.asof.memories_then(mind, at, kind, limit, status)}
+        return {"memories": sup.reads.memories(mind, search, kind, limit, status)}
 
     @api.post(V1 + "/memories/{memory_id}/retract", response_model=RetractOut, summary="Retract a memory: it is no longer recalled")
     async def retract(memory_id: Annotated[Id, Path()], body: RetractIn, op: Op) -> dict[str, Any]:
         """Recorded as `memory_retracted` with the reason, by the operator who asked; the memory stays listed, marked retracted. Retracting it twice is a conflict."""
-        memory, event = await sup.retract_memory(memory_id, body.reason, actor=op.actor)
+        memory, event = await sup.edits.retract_memory(memory_id, body.reason, actor=op.actor)
         return {"memory": memory, "event": event}
 
     @api.get(V1 + "/memories/{memory_id}", response_model=Memory, summary="One memory")
     def memory(memory_id: Annotated[Id, Path()]) -> Memory:
-        return sup.memory(memory_id)
+        return sup.reads.memory(memory_id)
 
     @api.get(V1 + "/minds/{mind}/goals", response_model=GoalList, summary="A mind's goals, oldest first")
     def goals(
@@ -348,11 +349,11 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         status: Annotated[Literal["active", "completed", "abandoned"] | None, Query(description="Only goals of this status.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
-        return {"goals": sup.goals(mind, status, limit)}
+        return {"goals": sup.reads.goals(mind, status, limit)}
 
     @api.get(V1 + "/goals/{goal_id}", response_model=Goal, summary="One goal")
     def goal(goal_id: Annotated[Id, Path()]) -> Goal:
-        return sup.goal(goal_id)
+        return sup.reads.goal(goal_id)
 
     @api.get(V1 + "/minds/{mind}/predictions", response_model=PredictionList, summary="A mind's predictions, soonest due first")
     def predictions(
@@ -361,11 +362,11 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         now = sup.clock.now()  # one instant for the whole list
-        return {"predictions": [with_overdue(p, now) for p in sup.predictions(mind, status, limit)]}
+        return {"predictions": [with_overdue(p, now) for p in sup.reads.predictions(mind, status, limit)]}
 
     @api.get(V1 + "/predictions/{prediction_id}", response_model=PredictionOut, summary="One prediction")
     def prediction(prediction_id: Annotated[Id, Path()]) -> PredictionOut:
-        return with_overdue(sup.prediction(prediction_id), sup.clock.now())
+        return with_overdue(sup.reads.prediction(prediction_id), sup.clock.now())
 
     @api.get(V1 + "/minds/{mind}/notifications", response_model=NotificationList, summary="A mind's notifications, newest first")
     def notifications(
@@ -374,24 +375,24 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         """New ones arrive as `notification` events (repeats as `notification_suppressed`) on the event stream."""
-        return {"notifications": sup.notifications(mind, status, limit)}
+        return {"notifications": sup.reads.notifications(mind, status, limit)}
 
     @api.post(V1 + "/notifications/{notification_id}/ack", response_model=Notification, summary="Acknowledge a notification")
     async def ack(notification_id: Annotated[Id, Path()], op: Op) -> Notification:
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
-        return await sup.ack(notification_id, actor=op.actor)
+        return await sup.edits.ack(notification_id, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
     def narrative(mind: MindName, at: At = None) -> dict[str, Any]:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first.
 
         With `at`, the narrative as it read then: the newest written by then, as rephrased by then."""
-        return sup.narrative(mind) if at is None else sup.narrative_then(mind, at)
+        return sup.reads.narrative(mind) if at is None else sup.asof.narrative_then(mind, at)
 
     @api.get(V1 + "/minds/{mind}/calibration", response_model=Calibration, summary="A mind's stated confidence against outcomes")
     def calibration(mind: MindName) -> Calibration:
         """Bins of stated confidence with hit rates, the Brier score, and whether the mind is overconfident."""
-        return sup.calibration(mind)
+        return sup.reads.calibration(mind)
 
     @api.get(
         V1 + "/metrics",
@@ -415,13 +416,13 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         ] = None,
     ) -> dict[str, Any]:
         start = parse_since(since, sup.clock.now()) if since else None
-        rows = sup.usage(mind, by, start)
+        rows = sup.reads.usage(mind, by, start)
         return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
 
     @api.post(V1 + "/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
     async def run_job(mind: MindName, body: JobIn, op: Op) -> Job:
         """Answers at once with the running job; follow it with GET /jobs/{id}. A job of that kind already running for the mind is a conflict that names it. A paused schedule never blocks this."""
-        return await sup.run_job(mind, body.kind, actor=op.actor)
+        return await sup.job_control.run_job(mind, body.kind, actor=op.actor)
 
     @api.get(V1 + "/jobs", response_model=JobList, summary="Background jobs, newest first")
     def jobs(
@@ -429,30 +430,30 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         kind: Annotated[Literal["reflection", "consolidation"] | None, Query(description="Only jobs of this kind.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     ) -> dict[str, Any]:
-        return {"jobs": sup.list_jobs(mind, kind, limit)}
+        return {"jobs": sup.reads.list_jobs(mind, kind, limit)}
 
     @api.get(V1 + "/jobs/{job_id}", response_model=Job, summary="One job, with its progress or outcome")
     def job(job_id: Annotated[Id, Path()]) -> Job:
-        return sup.job(job_id)
+        return sup.reads.job(job_id)
 
     @api.get(V1 + "/schedules", response_model=ScheduleList, summary="Whether each kind's scheduled runs are paused")
     def schedules() -> dict[str, Any]:
-        return {"schedules": sup.schedules()}
+        return {"schedules": sup.job_control.schedules()}
 
     @api.get(V1 + "/schedules/{kind}/news", response_model=NewsList, summary="Which minds have news for a kind of job")
     def schedule_news(kind: Annotated[Literal["reflection", "consolidation"], Path()]) -> dict[str, Any]:
         """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
-        return {"kind": kind, "minds": sup.news(kind)}
+        return {"kind": kind, "minds": sup.job_control.news(kind)}
 
     @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
     async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict[str, Any]:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
-        return await sup.pause_schedule(kind, body.paused, actor=op.actor)
+        return await sup.job_control.pause_schedule(kind, body.paused, actor=op.actor)
 
     @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
     async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict[str, Any]:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
-        return await sup.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
+        return await sup.edits.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 
     add_gate_routes(api, sup, connectors)
     add_connectors_routes(api, connectors)

@@ -38,9 +38,9 @@ def add_archive_routes(api: APIRouter, sup: Supervisor) -> None:
         stimuli no cycle has taken, and every event of a cycle that keeps one. Where a kept event linked to an archived
         one the link is cut and the cut recorded: the timeline stops there and names the file. Answered when the run is
         over; 409 while another run of the mind goes on; 422 for a span younger than the mind still reads."""
-        return await sup.archive(mind, body.older_than, dry_run=body.dry_run, actor=op.actor)
+        return await sup.archiving.archive(mind, body.older_than, dry_run=body.dry_run, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/archives", response_model=list[Archive], summary="A mind's archives")
     def archives(mind: MindName) -> list[Archive]:
         """Each archive run, oldest first: its file, the cut-off, who ran it, when, how many events went and how many links were cut."""
-        return sup.archives(mind)
+        return sup.archiving.archives(mind)

@@ -31,7 +31,7 @@ def add_asof_routes(api: APIRouter, sup: Supervisor) -> None:
         """Oldest first, each with the event that made it, who or what made it (`by`: evidence, warning, operator, outcome), its
         cause, the item or batch of evidence (or the withdrawn items) behind it, and the evidence counted after it. Evidence
         that moved neither confidence nor status is not a change."""
-        return sup.belief_history(belief_id)
+        return sup.asof.belief_history(belief_id)
 
     @api.get(V1 + "/minds/{mind}/changes", response_model=Changes, summary="What a mind changed its mind about in a window")
     def changes(
@@ -42,4 +42,4 @@ def add_asof_routes(api: APIRouter, sup: Supervisor) -> None:
     ) -> Changes:
         """Beliefs created, moved by more than `threshold`, contested or rejected; memories retracted; lessons learnt — each with
         the event that made it and that event's cause."""
-        return sup.changes(mind, since, until, threshold)
+        return sup.asof.changes(mind, since, until, threshold)

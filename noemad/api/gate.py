@@ -94,52 +94,52 @@ def add_gate_routes(api: APIRouter, sup: Supervisor, connectors: Connectors) -> 
     @api.get(V1 + "/minds/{mind}/rules", response_model=RulesView, summary="A mind's wake rules, in the order they are asked")
     def rules(mind: MindName) -> RulesView:
         """With the default behaviour, stored rules left out (and why), clamp notes and shadow warnings."""
-        return sup.rules(mind)
+        return sup.gating.rules(mind)
 
     @api.post(V1 + "/minds/{mind}/rules", response_model=RulesChangeView, status_code=201, summary="Add a wake rule")
     async def add_rule(mind: MindName, body: RuleIn, op: Op) -> RulesChangeView:
         """Read by the one validator: a rule of bad shape is refused (422) with a sentence saying what to write; a bound out of range is read at its nearest value, with a note. A name the mind already has is a conflict (409). The answer shows what a DM, a mention, a reply, ambient talk and an observation do before and after."""
-        return await sup.add_rule(mind, body.rule, body.position, actor=op.actor)
+        return await sup.gating.add_rule(mind, body.rule, body.position, actor=op.actor)
 
     # Before /rules/{name}: "default" is not a rule's name here.
     @api.put(V1 + "/minds/{mind}/rules/default", response_model=RulesChangeView, summary="Set what a stimulus no rule matches does")
     async def set_default(mind: MindName, body: DefaultIn, op: Op) -> RulesChangeView:
-        return await sup.set_default_behaviour(mind, body.behaviour, actor=op.actor)
+        return await sup.gating.set_default_behaviour(mind, body.behaviour, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/rules/{name}", response_model=RuleView, summary="One wake rule and its position")
     async def rule(mind: MindName, name: RuleName) -> RuleView:
-        return await sup.rule(mind, name)
+        return await sup.gating.rule(mind, name)
 
     @api.put(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Edit a wake rule in place")
     async def edit_rule(mind: MindName, name: RuleName, body: RuleIn, op: Op) -> RulesChangeView:
         """Replace the rule in one change: it keeps its position (or moves to `position`) and its counters in the running gate, so no stimulus meets the rules without it, as one between a remove and an add would. The body's rule takes the name in the path when it gives none; another name is refused (422). Read by the one validator, as an added rule is; an unknown rule is 404. One gate_rules_changed event (action edit) records it with the rule before and after."""
-        return await sup.edit_rule(mind, name, body.rule, body.position, actor=op.actor)
+        return await sup.gating.edit_rule(mind, name, body.rule, body.position, actor=op.actor)
 
     @api.delete(V1 + "/minds/{mind}/rules/{name}", response_model=RulesChangeView, summary="Remove a wake rule")
     async def remove_rule(mind: MindName, name: RuleName, op: Op) -> RulesChangeView:
-        return await sup.remove_rule(mind, name, actor=op.actor)
+        return await sup.gating.remove_rule(mind, name, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/rules/{name}/move", response_model=RulesChangeView, summary="Move a wake rule to another position")
     async def move_rule(mind: MindName, name: RuleName, body: MoveIn, op: Op) -> RulesChangeView:
-        return await sup.move_rule(mind, name, body.to, actor=op.actor)
+        return await sup.gating.move_rule(mind, name, body.to, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}/gate", response_model=GateStatus, summary="A mind's gate now")
     async def gate(mind: MindName) -> GateStatus:
         """Per rule its behaviour, match, matches and last match, pending batch and next delivery, buckets and denials, sampling counters; sleep; the self-wake; upcoming wakes, soonest first; held and dropped counts; reading errors, clamp notes and shadow warnings. Counters are since the daemon started."""
-        status = await sup.gate_status(mind)
+        status = await sup.gating.gate_status(mind)
         return with_connectors(status, await connectors_view(connectors, mind))
 
     @api.get(V1 + "/gate", response_model=GateOverview, summary="Every mind's gate now")
     async def gates() -> GateOverview:
-        overview = await sup.gate_overview()
+        overview = await sup.gating.gate_overview()
         view = await connectors_view(connectors)
         return GateOverview(minds=[with_connectors(status, view) for status in overview.minds])
 
     @api.post(V1 + "/minds/{mind}/sleep", response_model=SleepState, summary="Put a mind to sleep until a time or for a span")
     async def sleep(mind: MindName, body: SleepIn, op: Op) -> SleepState:
         """Stimuli that arrive are stored and reach no wake rule; a message from a privileged author ([gate] privileged) wakes it. The sleep survives a restart."""
-        return await sup.sleep(mind, sleep_until(body, sup.clock.now()), body.note, actor=op.actor)
+        return await sup.gating.sleep(mind, sleep_until(body, sup.clock.now()), body.note, actor=op.actor)
 
     @api.post(V1 + "/minds/{mind}/wake", response_model=SleepState, summary="End a mind's sleep now")
     async def wake(mind: MindName, op: Op) -> SleepState:
-        return await sup.wake(mind, actor=op.actor)
+        return await sup.gating.wake(mind, actor=op.actor)

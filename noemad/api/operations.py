@@ -52,7 +52,7 @@ def add_operations_routes(api: APIRouter, sup: Supervisor) -> None:
         if sup.reloader is None:
             raise NoReload("this noemad has no config reload (it runs in process); restart it to read the config again")
         taken = await sup.reloader()
-        return ReloadOutcome(taken=taken, source=sup.loaded.source, error=sup.reload.error, reloads=sup.reload.reloads)
+        return ReloadOutcome(taken=taken, source=sup.running.loaded.source, error=sup.running.reload.error, reloads=sup.running.reload.reloads)
 
     # A coroutine: it lists the running minds, which change on the loop.
     @api.get(V1 + "/config", response_model=ConfigView, summary="The effective config, each value with its source")

@@ -45,7 +45,7 @@ def add_transfer_routes(api: APIRouter, sup: Supervisor) -> None:
         with a manifest (format, versions, row counts, a checksum of the content; see the README's "Moving a
         mind"). Headers say what it holds: `X-Noema-Mind`, `X-Noema-Events`, `X-Noema-Checksum`,
         `X-Noema-Format-Version`. 507 when it cannot be written, with the store untouched."""
-        path, manifest = await sup.export_mind(mind, with_archives=archives, actor=op.actor)
+        path, manifest = await sup.moving.export_mind(mind, with_archives=archives, actor=op.actor)
         return FileResponse(
             path,
             media_type=MEDIA_TYPE,
@@ -69,12 +69,12 @@ def add_transfer_routes(api: APIRouter, sup: Supervisor) -> None:
         here, every link and citation kept, and its checksum is checked before anything is committed. Refused
         with nothing left behind: 422 for a file that is damaged, truncated, altered or from a newer noemad; 409
         when a mind of that name exists (give `as`); 507 when the disk is full."""
-        path = sup.transfer_file("import")
+        path = sup.moving.transfer_file("import")
         try:
             # 0600 from the first byte: the file holds everything the mind holds.
             with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
                 async for chunk in request.stream():
                     out.write(chunk)
-            return await sup.import_mind(path, as_, actor=op.actor)
+            return await sup.moving.import_mind(path, as_, actor=op.actor)
         finally:
             path.unlink(missing_ok=True)

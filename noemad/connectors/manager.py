@@ -80,17 +80,17 @@ class Context:
 
     async def ingest(self, stimuli: Sequence[Inbound | Stimulus], cursor: str | None) -> list[Ingested]:
         items = [s if isinstance(s, Inbound) else Inbound(s) for s in stimuli]
-        return await self._sup.ingest_from(self.mind, self.key, items, cursor)
+        return await self._sup.connector_intake.ingest_from(self.mind, self.key, items, cursor)
 
     async def redact(self, remote_id: str, author: str, channel: str, reason: str | None) -> Event | None:
         draft = EventDraft(
             mind=self.mind, kind="message_redacted", actor=f"user:{author}", channel=channel,
             text=f"redacted by {author}" + (f": {reason}" if reason else ""), data={"connector": self.key, "remote_id": remote_id},
         )
-        return await self._sup.redact_from(self.mind, self.key, remote_id, draft)
+        return await self._sup.connector_intake.redact_from(self.mind, self.key, remote_id, draft)
 
     async def note(self, kind: str, text: str, data: dict[str, str]) -> Event:
-        return await self._sup.note_from(EventDraft(mind=self.mind, kind=kind, actor=f"connector:{self.key}", text=text, data=data))
+        return await self._sup.connector_intake.note_from(EventDraft(mind=self.mind, kind=kind, actor=f"connector:{self.key}", text=text, data=data))
 
     def cursor(self) -> str | None:
         return inbox.cursor(self._sup.store.reader(), self.mind, self.key)

@@ -102,6 +102,6 @@ async def start_watching(reloader: Reloader, stop: asyncio.Event) -> asyncio.Tas
     # The inotify watch is set up synchronously when the generator first runs,
     # before its first await: one turn of the loop puts it in place.
     await asyncio.sleep(0)
-    if await asyncio.to_thread(file_stamp, target) != sup.config_stamp:
+    if await asyncio.to_thread(file_stamp, target) != sup.running.stamp:
         await reloader.reload()
     return task

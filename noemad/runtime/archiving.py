@@ -1,4 +1,4 @@
-"""The supervisor's archive methods: archive a mind's old events, list its archives, walk inside one.
+"""The supervisor's archiving (`sup.archiving`): archive a mind's old events, daily or asked, list its archives, walk inside one.
 
 How far back a mind still reads bounds what may go: never events younger
 than a day, nor than the mind's consolidation window (consolidation reads
@@ -10,16 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from noemad.archive import cuts, file
 from noemad.archive.run import ArchiveOutcome, archive_events
 from noemad.clock import Clock, span_seconds
-from noemad.config.mind import MindSettings
-from noemad.config.schema import Config, archive_older_than, schedule
+from noemad.config.schema import archive_older_than, schedule
 from noemad.errors import EventNotFound, InvalidInput, NoemaError
 from noemad.minds import get_mind, list_minds
 from noemad.paths import Paths
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.timeline import Timeline, WalkLimits, walk
 
@@ -30,23 +29,21 @@ log = logging.getLogger("noemad.archive")
 
 
 class Archiving:
-    """The supervisor's archive methods (a mixin: it needs `store`, `clock`, `config`, `paths` and `_check_open`)."""
+    """A daemon's archiving: what it reads and writes (store, clock, data directory), its running config, and its open check."""
 
-    store: Store
-    clock: Clock
-    paths: Paths
-    settings_of: Callable[[str], MindSettings]
-    _check_open: Callable[[], None]
-    _archived_at: dict[str, float]  # mind -> when its daily archive last ran (in this process)
-
-    if TYPE_CHECKING:  # the supervisor's read-only property
-
-        @property
-        def config(self) -> Config: ...
+    def __init__(
+        self, store: Store, clock: Clock, paths: Paths, running: RunningConfig, check_open: Callable[[], None]
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.paths = paths
+        self.running = running
+        self._check_open = check_open
+        self._archived_at: dict[str, float] = {}  # mind -> when its daily archive last ran (in this process)
 
     def archive_floor(self, mind: str) -> tuple[float, str]:
         """The youngest age (seconds) an archive of `mind` may take, and why."""
-        window = schedule(self.config, mind, "consolidation").window
+        window = schedule(self.running.config, mind, "consolidation").window
         span = span_seconds(window) or 0.0
         if span > DAY:
             return span, f"its consolidation window ([schedules.consolidation] window) is {window}, and consolidation reads every episode in it"
@@ -72,7 +69,7 @@ class Archiving:
         done: list[ArchiveOutcome] = []
         now = self.clock.now()
         for mind in list_minds(self.store.reader()):
-            span = archive_older_than(self.config, self.settings_of(mind.name))
+            span = archive_older_than(self.running.config, self.running.settings_of(mind.name))
             if span == "off" or now - self._archived_at.get(mind.name, -DAY) < DAY:
                 continue
             self._archived_at[mind.name] = now  # once a day, whatever the outcome: a refusal is logged, not retried in a loop
@@ -86,7 +83,7 @@ class Archiving:
             done.append(outcome)
         return done
 
-    async def archive_daily(self) -> None:
+    async def daily(self) -> None:
         """Look for minds due their daily archive every `LOOK_EVERY` until cancelled."""
         while True:
             try:

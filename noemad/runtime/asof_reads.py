@@ -1,6 +1,6 @@
 """What the API reads of a mind as it stood at a time (`?at=`), of a belief's history, and of what changed in a window.
 
-A mixin of the supervisor, as `Reads` is: each method reads on the calling
+The supervisor holds one (`sup.asof`), as it holds `Reads`: each method reads on the calling
 thread's reader connection and checks the mind exists first. A time is an
 event id, a span back from the daemon's clock, or an ISO time
 (`noemad.cognition.asof.resolve`).
@@ -19,9 +19,9 @@ from noemad.cognition.beliefs.queries import find_belief
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import memories_at, memory_counts_at
 from noemad.cognition.narrative.stored import narrative_json
-from noemad.config.mind import MindSettings
 from noemad.events import Event, latest_events
 from noemad.minds import get_mind
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.wire import wire
 
@@ -67,13 +67,12 @@ class MindThen:
 
 
 class AsOfReads:
-    """The supervisor's "as of" reads (a mixin: it needs `store`, `clock` and `settings_of`)."""
+    """The supervisor's "as of" reads: the store, the clock a span back is counted on, each mind's running settings."""
 
-    store: Store
-    clock: Clock
-
-    def settings_of(self, mind: str) -> MindSettings:
-        raise NotImplementedError  # the supervisor's
+    def __init__(self, store: Store, clock: Clock, running: RunningConfig) -> None:
+        self.store = store
+        self.clock = clock
+        self.running = running
 
     def _cutoff(self, db: Database, mind: str, at: str | None) -> Cutoff:
         get_mind(db, mind)
@@ -105,7 +104,7 @@ class AsOfReads:
     def narrative_then(self, mind: str, at: str) -> dict[str, Any]:
         db = self.store.reader()
         cut = self._cutoff(db, mind, at)
-        return narrative_json(db, mind, self.settings_of(mind), through=cut.event_id)
+        return narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
 
     def mind_then(self, mind: str, at: str) -> MindThen:
         db = self.store.reader()
@@ -115,7 +114,7 @@ class AsOfReads:
             by_status[b.status] = by_status.get(b.status, 0) + 1
         (events,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND id <= ?", [mind, cut.event_id]).fetchone()
         active, retracted = memory_counts_at(db, mind, cut.event_id)
-        told = narrative_json(db, mind, self.settings_of(mind), through=cut.event_id)
+        told = narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
         return MindThen(
             mind, cut, int(events), by_status, {"active": active, "retracted": retracted}, told.get("text"),
             latest_events(db, mind, limit=10, through=cut.event_id),

@@ -141,7 +141,7 @@ def _replica_keys(config: Config) -> list[SecretState]:
 
 def config_view(sup: Supervisor) -> ConfigView:
     """The running config with each value's source, the secrets' states, and each mind's own settings."""
-    config = sup.loaded.config
+    config = sup.running.loaded.config
     values: list[ConfigValue] = []
     for key, value, is_set in leaves(config):
         if key == "minds" or key.startswith("minds."):
@@ -153,7 +153,7 @@ def config_view(sup: Supervisor) -> ConfigView:
             values.append(ConfigValue(key, value, FILE if is_set else DEFAULT))
     minds = []
     for name in sorted(sup.actors):
-        stored = sup.stored_settings(name)
+        stored = sup.running.stored_settings(name)
         in_file = config.minds.get(name)
         running = sup.settings_of(name)
         from_stored = {k for k, _, s in leaves(stored) if s} if stored is not None else set()
@@ -166,9 +166,9 @@ def config_view(sup: Supervisor) -> ConfigView:
         minds.append(MindConfig(name, mind_values))
     return ConfigView(
         file=str(sup.paths.config_file),
-        loaded_from=sup.loaded.source,
+        loaded_from=sup.running.loaded.source,
         values=values,
         secrets=[_api_key(config), *_replica_keys(config), *_connector_secrets(sup)],
         minds=minds,
-        reload_error=sup.reload.error,
+        reload_error=sup.running.reload.error,
     )

@@ -1,4 +1,4 @@
-"""The supervisor's gate methods: a mind's wake rules, its gate's state, sleep and wake.
+"""The supervisor's gate control (`sup.gating`): a mind's wake rules, its gate's state, sleep and wake.
 
 Every change is written on the writer by the module that owns its table
 (`noemad.rules.table` for the rules, `noemad.gate.sleep` for sleep), each
@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 from sqlite_utils import Database
 
 from noemad.clock import Clock
-from noemad.config.mind import MindSettings
-from noemad.config.schema import Config
 from noemad.errors import InvalidInput, MindNotFound, RuleNotFound
 from noemad.events import Event
 from noemad.gate import sleep as sleeping
@@ -34,6 +32,7 @@ from noemad.gate.status import GateStatus, RuleStatus
 from noemad.minds import get_mind
 from noemad.rules import probe, table
 from noemad.rules.shape import behaviour_data, read_behaviour, read_rule
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 from noemad.turn.govern import governance_counts, why_off
 from noemad.wire import OMIT_NONE, IsoTime, wire
@@ -139,19 +138,23 @@ class SleepState:
 
 
 class Gating:
-    """The supervisor's gate methods (a mixin: it needs `store`, `clock`, `actors`, `config`, `gateway`, `settings_of` and `_check_open`)."""
+    """The gates of a daemon's minds, read and changed.
 
-    store: Store
-    clock: Clock
-    actors: dict[str, MindActor]
-    gateway: ModelGateway
-    settings_of: Callable[[str], MindSettings]
-    _check_open: Callable[[], None]
+    It works with the store and clock, the running actors (the supervisor's
+    dict, shared), the gateway and running config (what judging and
+    governance are set to), and the supervisor's check that it takes work.
+    """
 
-    if TYPE_CHECKING:  # the supervisor's read-only property
-
-        @property
-        def config(self) -> Config: ...
+    def __init__(
+        self, store: Store, clock: Clock, actors: dict[str, MindActor], gateway: ModelGateway, running: RunningConfig,
+        check_open: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.actors = actors  # the supervisor adds and removes actors in this dict: never replaced
+        self.gateway = gateway
+        self.running = running
+        self._check_open = check_open
 
     # rules -------------------------------------------------------------------
 
@@ -181,7 +184,7 @@ class Gating:
 
     async def add_rule(self, mind: str, body: Any, position: int | None = None, actor: str = "operator") -> RulesChangeView:
         """Add a rule (at `position`, 1 first; default last), read by the one validator."""
-        read = read_rule(body, judge=self.config.gate.judge.enabled)
+        read = read_rule(body, judge=self.running.config.gate.judge.enabled)
         index = None if position is None else _index(position)
         return await self._change(
             mind, "add", read.rule.name, read.notes,
@@ -198,7 +201,7 @@ class Gating:
         """
         if isinstance(body, dict) and "name" not in body:
             body = {"name": name, **body}
-        read = read_rule(body, judge=self.config.gate.judge.enabled)
+        read = read_rule(body, judge=self.running.config.gate.judge.enabled)
         if read.rule.name != name:
             raise InvalidInput(
                 f"the rule given is named {read.rule.name!r}, but the rule edited is {name!r}; an edit keeps the name:"
@@ -278,7 +281,7 @@ class Gating:
     def _with_governance(self, status: GateStatus) -> GateStatus:
         """`status` with the mind's governance counts since its gate started."""
         counts = governance_counts(self.store.reader(), status.mind, status.since)
-        off = why_off(self.gateway, status.mind, self.settings_of(status.mind))
+        off = why_off(self.gateway, status.mind, self.running.settings_of(status.mind))
         return replace(status, governance=replace(counts, off=off))
 
     async def gate_overview(self) -> GateOverview:
@@ -316,7 +319,7 @@ class Gating:
         return SleepState(mind=mind, sleeping=False, event=event.id if event is not None else None)
 
     def _privileged(self) -> list[str]:
-        return list(self.config.gate.privileged)
+        return list(self.running.config.gate.privileged)
 
 
 def _rules_view(mind: str, stored: table.StoredRules) -> RulesView:

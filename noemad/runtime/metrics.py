@@ -147,9 +147,9 @@ def collect(sup: Supervisor) -> list[Family]:
         jobs.add(n, kind=kind, status=job_status)
 
     reloads = Family("noemad_config_reloads_total", "counter", "Config reloads taken since the daemon started.")
-    reloads.add(sup.reload.reloads)
+    reloads.add(sup.running.reload.reloads)
     refused = Family("noemad_config_reload_refused", "gauge", "1 while the newest config on disk was refused (the old one runs), else 0.")
-    refused.add(1 if sup.reload.error else 0)
+    refused.add(1 if sup.running.reload.error else 0)
 
     return [
         info, uptime, minds, events, stimuli, turns, latency, decisions, wakes, dropped, verdicts, governance, fired,

@@ -1,4 +1,4 @@
-"""The supervisor's methods for moving a mind between hosts: export it to a file, import one.
+"""Moving a mind between hosts (`sup.moving`): export it to a file, import one.
 
 An export reads one snapshot off the event loop, into a file in the data
 directory that the API streams to the client and then removes (as a backup
@@ -15,7 +15,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sqlite_utils import Database
 
@@ -24,17 +23,12 @@ from noemad.background.jobs import KINDS as JOB_KINDS
 from noemad.background.jobs import finish_job, running_job
 from noemad.clock import Clock, iso
 from noemad.errors import InvalidInput, MindExists, MindNotFound
-from noemad.events import archived_counts
 from noemad.minds import Mind, check_name, get_mind
 from noemad.paths import Paths
-from noemad.runtime.actor import pending_stimuli
 from noemad.store import Store
 from noemad.store.mindfile import Manifest, read_manifest
 from noemad.store.transfer import export_mind, import_mind
 from noemad.wire import wire
-
-if TYPE_CHECKING:
-    from noemad.runtime.supervisor import Counts
 
 log = logging.getLogger("noemad")
 MOVED_WHILE_RUNNING = "the mind was exported while this job ran; run it again where the mind is now"
@@ -66,16 +60,16 @@ class MindImported:
 
 
 class Moving:
-    """The supervisor's export and import (a mixin: it needs `store`, `clock`, `paths` and the supervisor's actor start)."""
+    """A daemon's export and import: the store, clock and data directory, its open check, and what it does when a mind arrives."""
 
-    store: Store
-    clock: Clock
-    paths: Paths
-    _check_open: Callable[[], None]
-    _settings_stored: Callable[..., None]
-    _start_actor: Callable[..., None]
-    _minds_changed: Callable[[], None]
-    counts: Counts
+    def __init__(
+        self, store: Store, clock: Clock, paths: Paths, check_open: Callable[[], None], arrived: Callable[[Mind], None]
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.paths = paths
+        self._check_open = check_open
+        self._arrived = arrived  # the supervisor counts the mind's events, takes its settings and starts its actor
 
     def transfer_file(self, what: str) -> Path:
         """A new private path in the data directory for a mind file on its way out or in (the caller removes it)."""
@@ -116,23 +110,9 @@ class Moving:
             return get_mind(db, target), manifest
 
         mind, manifest = await self.store.writer.run(job)
-        self._count_imported(target)
-        self._settings_stored([mind])
-        db = self.store.reader()
-        cycles, backlog = pending_stimuli(db, target)
-        self._start_actor(mind, cycles, backlog, db)
-        self._minds_changed()  # its connectors (named in this host's config) start as a created mind's do
+        self._arrived(mind)  # its connectors (named in this host's config) start as a created mind's do
         log.info("%s imported mind %s (exported as %s by noemad %s): %d events", actor, target, manifest.mind, manifest.noemad_version, manifest.events)
         return MindImported.of(target, manifest)
-
-    def _count_imported(self, mind: str) -> None:
-        counts = self.counts
-        db = self.store.reader()
-        stored = db.execute("SELECT kind, count(*) FROM events WHERE mind = ? GROUP BY kind", [mind]).fetchall()
-        for kind, count in [*stored, *((k, n) for m, k, n in archived_counts(db) if m == mind)]:
-            counts.by_mind[mind] = counts.by_mind.get(mind, 0) + count
-            counts.by_kind[mind, kind] = counts.by_kind.get((mind, kind), 0) + count
-        (counts.last_event_id,) = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
 
 
 def _check_free(db: Database, name: str, as_exported: bool) -> None:

@@ -1,4 +1,4 @@
-"""What the API reads through the supervisor: minds' cognition, jobs, one row by id.
+"""What the API reads through the supervisor (`sup.reads`): minds' cognition, jobs, one row by id.
 
 Each method reads on the calling thread's reader connection (the API's sync
 routes run on a thread pool) and checks the mind exists first, so an unknown
@@ -8,8 +8,9 @@ opens a connection itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 from noemad.background.jobs import Job, get_job, list_jobs
-from noemad.clock import Clock
 from noemad.cognition.beliefs.model import Belief
 from noemad.cognition.beliefs.queries import belief_events, get_belief, list_beliefs
 from noemad.cognition.trust import DEFAULT_TRUST, TrustLevel, list_trust
@@ -18,17 +19,21 @@ from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory, list_memories
 from noemad.cognition.memory.reads import search as memory_search
+from noemad.cognition.narrative.stored import narrative_json
 from noemad.cognition.notifications.table import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
+from noemad.ledger import usage
 from noemad.minds import Mind, get_mind, list_minds
+from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
 
 
 class Reads:
-    """The supervisor's read methods (a mixin: it needs `store` and `clock`)."""
+    """The supervisor's read methods: the store, and each mind's running settings (a narrative is judged against them)."""
 
-    store: Store
-    clock: Clock
+    def __init__(self, store: Store, running: RunningConfig) -> None:
+        self.store = store
+        self.running = running
 
     def minds(self) -> list[Mind]:
         return list_minds(self.store.reader())
@@ -84,10 +89,23 @@ class Reads:
         get_mind(db, mind)
         return list_notifications(db, mind, status=status, limit=limit)
 
+    def narrative(self, mind: str) -> dict[str, Any]:
+        """The mind's newest narrative as the API shows it, judged against its running settings."""
+        db = self.store.reader()
+        get_mind(db, mind)
+        return narrative_json(db, mind, self.running.settings_of(mind))
+
     def calibration(self, mind: str) -> Calibration:
         db = self.store.reader()
         get_mind(db, mind)
         return calibration(db, mind)
+
+    def usage(self, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+        """Model spend grouped `by` role, model, day or mind."""
+        db = self.store.reader()
+        if mind is not None:
+            get_mind(db, mind)
+        return usage(db, mind, by, since)
 
     def list_jobs(self, mind: str | None, kind: str | None, limit: int) -> list[Job]:
         return list_jobs(self.store.reader(), mind=mind, kind=kind, limit=limit)

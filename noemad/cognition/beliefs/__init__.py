@@ -17,8 +17,8 @@ the functions here and change them only by calling them. Its modules:
 
 - `model`: what a belief and an item of evidence are, and how a proposition is keyed;
 - `change`: `BeliefChange`, the data of every belief event;
-- `evidence`: one item of evidence added, or items withdrawn;
-- `bulk`: many items for many propositions at once, an event per belief (consolidation);
+- `bulk`: items of evidence added, an event per belief: the one way in, for many items over many propositions (consolidation) or one;
+- `evidence`: one item added (through `bulk`, its event naming the item), or items withdrawn;
 - `corrections`: an operator's correction, and a missed prediction rejecting its hypothesis;
 - `recording`: what every change shares: the confidence recomputed, the event and the belief's history written;
 - `queries`: the reads other modules need.

@@ -1,8 +1,10 @@
-"""Many items of evidence for many propositions at once, an event per belief: what consolidation writes.
+"""Items of evidence added, an event per belief: the one way evidence is added, many items at once or one.
 
-Tens of thousands of items over a few beliefs: they are checked and stored
-column by column, and each belief's confidence is computed once, from the
-few items that can still move it (`RANKS_THAT_COUNT`).
+Consolidation adds tens of thousands of items over a few beliefs: they are
+checked and stored column by column, and each belief's confidence is
+computed once, from the few items that can still move it
+(`RANKS_THAT_COUNT`). One item (`noemad.cognition.beliefs.evidence.add_evidence`)
+takes the same path with one item, its event naming the item.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, repeat
 from typing import Any, Literal, NamedTuple
 
@@ -113,6 +115,7 @@ def _odd_numbers(values: Sequence[Any], *, allow_none: bool) -> list[Any]:
 
 
 _AT_ONCE = 64  # beliefs, and kinds of item (stance, weight, credibility, source), that one insert statement takes
+_FEW = 8  # items that cost less to insert one by one than to code for one statement
 
 
 class Evidenced(NamedTuple):
@@ -164,11 +167,11 @@ def add_evidence_bulk(
     actor: str,
     cause: int | None,
     cycle_id: str | None = None,
+    itemised: bool = False,
 ) -> list[EvidenceAdded]:
     """Add many items of evidence for (or against) each of several propositions, creating beliefs that are new (a writer job).
 
-    As `add_evidence` does item by item, with one difference: one
-    `belief_created` or `belief_updated` event per proposition, in their
+    One `belief_created` or `belief_updated` event per proposition, in their
     order, records all of its items, caused by `cause` (None: by nothing but
     the process) and citing its `cites` (at most 64). Its data gives
     `evidence` (count, first and last id, support and contradict counts),
@@ -176,7 +179,12 @@ def add_evidence_bulk(
     MAX_SOURCES_LISTED by name; `sources_total` counts them all) and the
     confidence and status before and after, computed once from all of the
     belief's evidence (a pinned or rejected belief records the items without
-    being moved). Every `brought_by` must be an event of the mind.
+    being moved). Every `brought_by` must be an event of the mind. An item's
+    credibility defaults to the mind's trust in its source.
+
+    `itemised` (`add_evidence`'s one item): each batch holds one item, and
+    its event names it (`evidence_id`, `stance`, `weight`, `credibility`,
+    `source`) in place of `evidence` and `sources`.
 
     The items of all are stored together, in the order of the events that
     brought them when each proposition's items come in that order (else
@@ -192,6 +200,8 @@ def add_evidence_bulk(
     if not batches:
         raise InvalidInput("add_evidence_bulk needs at least one proposition")
     checked = [_checked(b) for b in batches]
+    if itemised and any(len(b.columns.stances) != 1 for b in checked):
+        raise InvalidInput("an itemised addition of evidence gives one item for each proposition")
     keys = Counter(normalise(b.proposition) for b in checked)
     twice = [key for key, times in keys.items() if times > 1]
     if twice:
@@ -204,7 +214,7 @@ def add_evidence_bulk(
             b.columns = _credible(b.columns, trusted)
         for start in range(0, len(checked), _AT_ONCE):
             _insert_items(db, mind, kind, at, checked[start : start + _AT_ONCE])
-        return [_recorded(db, mind, at, b, now=now, actor=actor, cause=cause, cycle_id=cycle_id) for b in checked]
+        return [_recorded(db, mind, at, b, now=now, actor=actor, cause=cause, cycle_id=cycle_id, itemised=itemised) for b in checked]
 
 
 def _checked(batch: Evidenced) -> _Batch:
@@ -250,8 +260,10 @@ def _find_or_create(db: Database, mind: str, kind: str, at: str, b: _Batch) -> N
 def _not_brought_by(db: Database, mind: str, brought_by: Iterable[int]) -> InvalidLink | None:
     """The error to raise if some of these events are missing or another mind's (evidence is brought by the mind's own); None if none."""
     brought = json.dumps(sorted(set(brought_by)))
-    (owned,) = db.execute("SELECT count(*) FROM json_each(?) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?", [brought, mind]).fetchone()
-    (named,) = db.execute("SELECT count(*) FROM json_each(?)", [brought]).fetchone()
+    owned, named = db.execute(
+        "SELECT (SELECT count(*) FROM json_each(?1) j CROSS JOIN events e ON e.id = j.value WHERE e.mind = ?2), (SELECT count(*) FROM json_each(?1))",
+        [brought, mind],
+    ).fetchone()
     if owned == named:
         return None
     return InvalidLink(
@@ -267,12 +279,14 @@ def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence
     number) x 64 + its kind's number. SQLite reads them from JSON and the
     beliefs' ids and the kinds' values from bound parameters (numbers
     exactly as given) without holding the interpreter's lock, and finds each
-    event as it goes, which costs less than a check of its own. Other items
-    go a belief at a time, their events checked first.
+    event as it goes, which costs less than a check of its own. Other items,
+    and a few (`add_evidence`'s one), go a belief at a time, their events
+    checked first.
     """
     brought_by = [b.columns.brought_by for b in batches]
     alike = dict.fromkeys(row for b in batches for row in b.counted())  # items alike but for belief and event
-    if len(alike) > _AT_ONCE or not all(set(map(type, column)) <= {int} for column in brought_by):
+    few = sum(map(len, brought_by)) <= _FEW
+    if few or len(alike) > _AT_ONCE or not all(set(map(type, column)) <= {int} for column in brought_by):
         problem = _not_brought_by(db, mind, chain.from_iterable(brought_by))
         if problem is not None:
             raise problem
@@ -310,7 +324,7 @@ def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence
 
 
 def _recorded(
-    db: Database, mind: str, at: str, b: _Batch, *, now: float, actor: str, cause: int | None, cycle_id: str | None
+    db: Database, mind: str, at: str, b: _Batch, *, now: float, actor: str, cause: int | None, cycle_id: str | None, itemised: bool
 ) -> EvidenceAdded:
     """A batch's belief after its items: its confidence and status computed once, and the event that records them."""
     count = len(b.columns.stances)
@@ -327,15 +341,13 @@ def _recorded(
     if new_conf is not None:
         db.execute("UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?", [new_conf, new_status, at, b.belief_id])
     after = new_conf if new_conf is not None else b.before_conf
-    by_source: dict[str, Counter[float]] = {}
-    for (_, _, credibility, name), times in b.counted().items():
-        by_source.setdefault(name, Counter())[credibility] += times
-    listed: dict[str, Any] = {}
-    for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
-        credibility_items = by_source[name]
-        distinct = sorted(credibility_items)
-        listed[name] = {"items": sum(credibility_items.values()), "credibility": distinct[0] if len(distinct) == 1 else distinct}
+    change = BeliefChange(b.before_conf, after, b.before_status, new_status, held=held(b.before_status, new_conf is not None))
     support = b.by_stance["support"]
+    if itemised:
+        (stance, weight, credibility, source), = b.rows
+        change = replace(change, evidence_id=first_id, stance=stance, weight=weight, credibility=credibility, source=source)
+    else:
+        change = _batch_of(b, change, count, first_id, last_id, support)
     event = appended(
         db,
         EventDraft(
@@ -347,11 +359,7 @@ def _recorded(
             causation_id=cause,
             refs=list(b.cites),
             subject=Ref("belief", b.belief_id),
-            data=BeliefChange(
-                b.before_conf, after, b.before_status, new_status, held=held(b.before_status, new_conf is not None),
-                evidence=EvidenceBatch(count, first_id, last_id, support, count - support),
-                sources=listed, sources_total=len(by_source),
-            ).to_data(),
+            data=change.to_data(),
         ),
         now,
         support=support,
@@ -359,3 +367,17 @@ def _recorded(
     )
     return EvidenceAdded(b.belief_id, b.created, after, new_status, first_id, last_id, event)
 
+
+def _batch_of(b: _Batch, change: BeliefChange, count: int, first_id: int, last_id: int, support: int) -> BeliefChange:
+    """`change` with what a bulk event says of its items: their count and ids, and each source's items and credibility."""
+    by_source: dict[str, Counter[float]] = {}
+    for (_, _, credibility, name), times in b.counted().items():
+        by_source.setdefault(name, Counter())[credibility] += times
+    listed: dict[str, Any] = {}
+    for name in sorted(by_source)[:MAX_SOURCES_LISTED]:
+        credibility_items = by_source[name]
+        distinct = sorted(credibility_items)
+        listed[name] = {"items": sum(credibility_items.values()), "credibility": distinct[0] if len(distinct) == 1 else distinct}
+    return replace(
+        change, evidence=EvidenceBatch(count, first_id, last_id, support, count - support), sources=listed, sources_total=len(by_source)
+    )

@@ -1,6 +1,6 @@
 """One item of evidence added to a belief (made if new), and items withdrawn: each a belief event of its own.
 
-Many items at once, an event per belief, are `noemad.cognition.beliefs.bulk`'s.
+An item is added as many are, by `noemad.cognition.beliefs.bulk`, with one item.
 """
 
 from __future__ import annotations
@@ -11,16 +11,11 @@ from typing import Literal
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.cognition.beliefs.bulk import EvidenceColumns, Evidenced, add_evidence_bulk
 from noemad.cognition.beliefs.change import BeliefChange
-from noemad.cognition.beliefs.model import (
-    KINDS,
-    Belief,
-    check_proposition,
-    standing_items,
-)
-from noemad.cognition.beliefs.queries import evidence_of, get_belief
-from noemad.cognition.beliefs.recording import appended, find_or_create, held, recompute
-from noemad.cognition.trust import trust
+from noemad.cognition.beliefs.model import Belief, standing_items
+from noemad.cognition.beliefs.queries import get_belief
+from noemad.cognition.beliefs.recording import appended, held, recompute
 from noemad.errors import InvalidInput
 from noemad.events import Event, EventDraft, Ref
 
@@ -44,53 +39,18 @@ def add_evidence(
 ) -> tuple[Belief, Event]:
     """Add one item of evidence for (or against) a proposition, creating the belief if new (a writer job).
 
-    Credibility defaults to the mind's trust in `source`. The event is caused
-    by `brought_by` (the event that brought the evidence) and cites `cites`.
+    `add_evidence_bulk` with one item: its checks, its writes, its
+    confidence; the event names the item (`evidence_id`, `stance`,
+    `weight`, `credibility`, `source`). Credibility defaults to the mind's
+    trust in `source`. The event is caused by `brought_by` (the event that
+    brought the evidence, one of the mind's) and cites `cites`.
     """
-    proposition, subject_key = check_proposition(proposition, subject)
-    if kind not in KINDS:
-        raise InvalidInput(f"epistemic kind {kind!r} is not one of {', '.join(KINDS)}")
-    cred = trust(db, mind, source) if credibility is None else credibility
-    belief_id, created, before_conf, before_status = find_or_create(
-        db, mind=mind, proposition=proposition, subject_key=subject_key, kind=kind, at=iso(now)
+    item = EvidenceColumns(stances=(stance,), weights=(weight,), sources=(source,), brought_by=(brought_by,), credibilities=(credibility,))
+    (added,) = add_evidence_bulk(
+        db, mind=mind, kind=kind, batches=[Evidenced(proposition, subject, item, cites)], now=now, actor=actor, cause=brought_by,
+        cycle_id=cycle_id, itemised=True,
     )
-    evidence_id = int(
-        db.execute(
-            "INSERT INTO evidence (mind, belief_id, stance, weight, credibility, source, kind, event_id, at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [mind, belief_id, stance, weight, cred, source, kind, brought_by, iso(now)],
-        ).lastrowid
-        or 0
-    )
-    items = standing_items(evidence_of(db, [belief_id]).get(belief_id, []))
-    new_conf, new_status = recompute(before_status, items)
-    if new_conf is not None:
-        db.execute(
-            "UPDATE beliefs SET confidence = ?, status = ?, updated_at = ? WHERE id = ?",
-            [new_conf, new_status, iso(now), belief_id],
-        )
-    after = new_conf if new_conf is not None else before_conf
-    event = appended(
-        db,
-        EventDraft(
-            mind=mind,
-            kind="belief_created" if created else "belief_updated",
-            actor=actor,
-            text=proposition,
-            cycle_id=cycle_id,
-            causation_id=brought_by,
-            refs=list(cites),
-            subject=Ref("belief", belief_id),
-            data=BeliefChange(
-                before_conf, after, before_status, new_status, held=held(before_status, new_conf is not None),
-                evidence_id=evidence_id, stance=stance, weight=weight, credibility=cred, source=source,
-            ).to_data(),
-        ),
-        now,
-        support=int(stance == "support"),
-        contradict=int(stance == "contradict"),
-    )
-    return get_belief(db, belief_id), event
+    return get_belief(db, added.belief_id), added.event
 
 
 def withdraw_evidence(
