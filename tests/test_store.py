@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,6 +130,51 @@ def test_close_flushes_queued_work(tmp_path: Path) -> None:
     again = Store(tmp_path / "n.db")
     assert again.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 50
     again.close()
+
+
+def _grouped_awaits(store: Store, jobs: list[Any]) -> tuple[list[Any], int]:
+    """Await `jobs` from one loop, all queued behind a job that holds the writer so they commit as one group;
+    their results, and how many calls the writer made into the loop to answer them."""
+    started, hold = threading.Event(), threading.Event()
+    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
+    assert started.wait(30)
+
+    async def main() -> tuple[list[Any], int]:
+        loop = asyncio.get_running_loop()
+        calls = 0
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        tasks = [asyncio.ensure_future(store.writer.run(job)) for job in jobs]
+        await asyncio.sleep(0)  # each task queues its job behind the one holding the writer
+        hold.set()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        return results, calls
+
+    return asyncio.run(main())
+
+
+def test_a_group_of_awaited_jobs_is_answered_with_one_call_into_the_loop(store: Store) -> None:
+    """8 stimuli committed together wake their event loop once, not once each (CPU per stimulus at ingest)."""
+    results, calls = _grouped_awaits(store, [lambda db, i=i: db.execute("SELECT ?", [i]).fetchone()[0] for i in range(8)])
+    assert results == list(range(8))
+    assert calls == 1
+
+
+def test_a_failed_job_of_a_group_raises_to_its_caller_alone(store: Store) -> None:
+    def bad(db: Any) -> None:
+        append(db, EventDraft("ada", "note", "operator", text="x", parents=(999_999,)), 1.0)
+
+    good = lambda db: append(db, EventDraft("ada", "note", "operator", text="kept"), 1.0).id  # noqa: E731
+    results, _ = _grouped_awaits(store, [good, bad, good])
+    assert isinstance(results[0], int) and isinstance(results[2], int)
+    assert isinstance(results[1], InvalidLink)
+    assert store.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 2
 
 
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
