@@ -525,7 +525,7 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
         def store(db: Database) -> tuple[Event, Facts]:
             intake.check(db, mind, stimulus)
             event = append(db, draft, now)
-            return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
+            return event, facts_of(db, event, mind, stimulus)  # what the rules ask, read while the writer has the rows at hand
 
         event, facts = await self.store.writer.run(store)
         return self._offer(actor, event, facts)
@@ -572,7 +572,7 @@ class Supervisor(Reads, AsOfReads, Gating, Archiving, Moving):
                 intake.check(db, mind, item.stimulus)
                 event = append(db, item.stimulus.draft(mind), now)
                 inbox.record_remote(db, mind, connector, item, event.id)
-                stored.append((event, facts_of(db, event, mind)))
+                stored.append((event, facts_of(db, event, mind, item.stimulus)))
             if move_cursor:
                 inbox.set_cursor(db, mind, connector, cursor, now)
             return stored
