@@ -79,6 +79,8 @@ def data_of(event: Event, *kinds: str) -> dict[str, Any]:
 
 
 def _check_links(db: Database, draft: EventDraft) -> None:
+    if draft.causation_id is None and not draft.parents and not draft.refs and draft.subject is None:
+        return  # links nothing (every stimulus): nothing to look up
     if len(draft.parents) > _MAX_LINKS or len(draft.refs) > _MAX_LINKS:
         raise InvalidLink(f"an event may name at most {_MAX_LINKS} parents and {_MAX_LINKS} refs")
     wanted: dict[str, set[int]] = {}
