@@ -273,3 +273,13 @@ def test_withdrawn_evidence_migration_keeps_every_item_counted(tmp_path: Path) -
     _, event = correct(db, belief_id=belief, status="active", confidence_value=None, reason="recompute", brought_by=cause, now=0.0, actor="operator")
     assert event.data["confidence"]["to"] == 0.675  # both items still count
     db.close()
+
+
+def test_event_data_is_stored_as_compact_sorted_json_and_never_holds_nan(store: Store) -> None:
+    from noemad.errors import InvalidInput
+
+    event = store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", data={"b": [1, 2.5], "a": {"z": None, "y": "é"}}), 1.0))
+    stored = store.reader().execute("SELECT data FROM events WHERE id = ?", [event.id]).fetchone()[0]
+    assert stored == '{"a":{"y":"\\u00e9","z":null},"b":[1,2.5]}'
+    with pytest.raises(InvalidInput, match="not finite"):
+        store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", data={"x": float("nan")}), 1.0))
