@@ -318,9 +318,14 @@ def run_processes(sock: str, minds: list[str], counts: list[int], max_seconds: f
 
 def proc_cpu(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far, from /proc."""
+    return sum(proc_cpu_split(pid))
+
+
+def proc_cpu_split(pid: int) -> tuple[float, float]:
+    """CPU seconds a process has used so far in user space and in the kernel (its syscalls, fsyncs, thread switches), from /proc."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime
 
 
 def status(c: httpx.Client) -> dict[str, Any]:
@@ -358,6 +363,7 @@ class SocketRun:
     commits: int
     cycles: int
     daemon_cpu: float  # in the window the clients send in
+    daemon_kernel: float  # the part of it spent in the kernel
     drain_cpu: float  # after it, while the turns still due finish (debounced batches fire only once the talk stops)
     client_cpu: float
     errors: int
@@ -381,9 +387,10 @@ def socket_run(
             before, _ = wait_for_turns(c, 10)
             if profile is not None:
                 mark_window(d, profile, 1)
-            cpu0 = proc_cpu(d.proc.pid)
+            user0, kernel0 = proc_cpu_split(d.proc.pid)
             results, client_cpu = runner(str(d.socket), minds, counts, max_seconds)
-            cpu1 = proc_cpu(d.proc.pid)
+            user1, kernel1 = proc_cpu_split(d.proc.pid)
+            cpu0, cpu1 = user0 + kernel0, user1 + kernel1
             if profile is not None:
                 mark_window(d, profile, 2)
             after = status(c)
@@ -404,6 +411,7 @@ def socket_run(
         commits=after["counts"]["commits"] - before["counts"]["commits"],
         cycles=db_counts.get("cycle_started", 0),
         daemon_cpu=cpu1 - cpu0,
+        daemon_kernel=kernel1 - kernel0,
         drain_cpu=cpu2 - cpu1,
         client_cpu=client_cpu,
         errors=errors,
@@ -690,7 +698,8 @@ def main(argv: list[str] | None = None) -> int:
             f" writer commits {run.commits:,} ({run.rows_in_window / max(run.commits, 1):.2f} rows per commit)"
         )
         print(
-            f"  CPU in the window: daemon {run.daemon_cpu:.1f}s ({run.daemon_cpu / s:.0%} of one core),"
+            f"  CPU in the window: daemon {run.daemon_cpu:.1f}s ({run.daemon_cpu / s:.0%} of one core;"
+            f" {run.daemon_kernel / max(run.daemon_cpu, 1e-9):.0%} of it in the kernel: socket I/O, fsync, thread switches),"
             f" clients {run.client_cpu:.1f}s ({run.client_cpu / s:.0%} of one core)"
         )
         per = run.daemon_cpu / max(run.stimuli, 1)
@@ -726,7 +735,8 @@ def main(argv: list[str] | None = None) -> int:
         goal = GATED_SHARE * bare.rate if bare is not None else 4_000
         verdict = "met" if max(gated) >= goal else "NOT met"
         print(f"goal: >= {goal:,.0f} stimuli/s over the socket with a debounce rule on ambient talk  -> best {max(gated):,.0f}/s: {verdict}")
-        figure("ingest", "stimuli/s with debounce", f"{max(gated):,.0f}/s", f">= {GATED_SHARE:.0%} of bare sqlite3", max(gated) >= goal,
+        figure("ingest", "stimuli/s with debounce", f"{max(gated):,.0f}/s",
+               f">= {GATED_SHARE:.0%} of bare sqlite3 = {goal:,.0f}/s (4,000/s where it does 8,000/s)", max(gated) >= goal,
                baseline="" if bare is None else f"{bare.rate:,.0f}/s bare sqlite3", size=size)
         per = min(r.daemon_cpu / max(r.stimuli, 1) for r in runs if "debounce" in r.row.method) * 1e3
         if parts:
