@@ -591,7 +591,7 @@ def cpu_parts(path: Path) -> list[tuple[str, float]]:
 
 
 def print_parts(parts: list[tuple[str, float]], per_stimulus_ms: float) -> None:
-    print(f"where the daemon's CPU goes per stimulus with debounce ({per_stimulus_ms:.2f} ms, unprofiled run), by the shares of a profiled run"
+    print(f"where the daemon's CPU goes per stimulus with debounce ({per_stimulus_ms:.3f} ms, unprofiled run), by the shares of a profiled run"
           " (cProfile on every thread's CPU, in the same window: from the first request to the last answer; the debounced"
           " batches' turns fire after it):")
     width = max(len(p) for p, _ in parts)
@@ -704,7 +704,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         per = run.daemon_cpu / max(run.stimuli, 1)
         print(
-            f"  daemon CPU per stimulus {per * 1e3:.2f} ms (the turns run in the window included): one Python process"
+            f"  daemon CPU per stimulus {per * 1e3:.3f} ms (the turns run in the window included): one Python process"
             f" with a whole core to itself tops out near {1 / per:,.0f} stimuli/s at this cost"
         )
         print(
@@ -741,8 +741,9 @@ def main(argv: list[str] | None = None) -> int:
         per = min(r.daemon_cpu / max(r.stimuli, 1) for r in runs if "debounce" in r.row.method) * 1e3
         if parts:
             print_parts(parts, per)
-        print(f"goal: daemon CPU per stimulus with debounce <= {CPU_GOAL_MS:g} ms -> {per:.2f} ms: {'met' if per <= CPU_GOAL_MS else 'NOT met'}")
-        figure("ingest", "daemon CPU per stimulus with debounce", f"{per:.2f} ms", f"<= {CPU_GOAL_MS:g} ms", per <= CPU_GOAL_MS, size=size)
+        # Three places: 0.254 ms printed as 0.25 would read as the goal met.
+        print(f"goal: daemon CPU per stimulus with debounce <= {CPU_GOAL_MS:g} ms -> {per:.3f} ms: {'met' if per <= CPU_GOAL_MS else 'NOT met'}")
+        figure("ingest", "daemon CPU per stimulus with debounce", f"{per:.3f} ms", f"<= {CPU_GOAL_MS:g} ms", per <= CPU_GOAL_MS, size=size)
     return 0 if not any(r.errors for r in runs) else 1
 
 
