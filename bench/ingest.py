@@ -48,6 +48,7 @@ import multiprocessing as mp
 import os
 import queue
 import shutil
+import signal
 import socket
 import sqlite3
 import sys
@@ -317,9 +318,14 @@ def run_processes(sock: str, minds: list[str], counts: list[int], max_seconds: f
 
 def proc_cpu(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far, from /proc."""
+    return sum(proc_cpu_split(pid))
+
+
+def proc_cpu_split(pid: int) -> tuple[float, float]:
+    """CPU seconds a process has used so far in user space and in the kernel (its syscalls, fsyncs, thread switches), from /proc."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime
 
 
 def status(c: httpx.Client) -> dict[str, Any]:
@@ -356,7 +362,9 @@ class SocketRun:
     drain_s: float
     commits: int
     cycles: int
-    daemon_cpu: float
+    daemon_cpu: float  # in the window the clients send in
+    daemon_kernel: float  # the part of it spent in the kernel
+    drain_cpu: float  # after it, while the turns still due finish (debounced batches fire only once the talk stops)
     client_cpu: float
     errors: int
     first_error: str | None
@@ -377,11 +385,17 @@ def socket_run(
         d.create_minds(minds)  # the config seeds each mind's rules as it is created
         with d.client() as c:
             before, _ = wait_for_turns(c, 10)
-            cpu0 = proc_cpu(d.proc.pid)
+            if profile is not None:
+                mark_window(d, profile, 1)
+            user0, kernel0 = proc_cpu_split(d.proc.pid)
             results, client_cpu = runner(str(d.socket), minds, counts, max_seconds)
-            cpu1 = proc_cpu(d.proc.pid)
+            user1, kernel1 = proc_cpu_split(d.proc.pid)
+            cpu0, cpu1 = user0 + kernel0, user1 + kernel1
+            if profile is not None:
+                mark_window(d, profile, 2)
             after = status(c)
             drained, drain_s = wait_for_turns(c, 60, quiet=DEBOUNCE_MS / 1000 + 0.25 if gated else 0.0)
+            cpu2 = proc_cpu(d.proc.pid)
             db_counts = count_rows(d)
     lat = [x for r in results for x in r.latencies]
     errors = sum(r.errors for r in results)
@@ -397,10 +411,23 @@ def socket_run(
         commits=after["counts"]["commits"] - before["counts"]["commits"],
         cycles=db_counts.get("cycle_started", 0),
         daemon_cpu=cpu1 - cpu0,
+        daemon_kernel=kernel1 - kernel0,
+        drain_cpu=cpu2 - cpu1,
         client_cpu=client_cpu,
         errors=errors,
         first_error=next((r.first_error for r in results if r.first_error), None),
     )
+
+
+def mark_window(d: BenchDaemon, profile: Path, n: int) -> None:
+    """Have the profiled daemon (bench/_profiled.py) snapshot its stats, and wait until it has: its profile keeps the window between marks 1 and 2."""
+    os.kill(d.proc.pid, signal.SIGUSR1)
+    done = Path(f"{profile}.mark{n}")
+    deadline = time.monotonic() + 30
+    while not done.exists():
+        if time.monotonic() > deadline:
+            raise DaemonError(f"the profiled daemon did not take its snapshot {n}")
+        time.sleep(0.01)
 
 
 def count_rows(d: BenchDaemon) -> dict[str, int]:
@@ -518,14 +545,17 @@ def writer_inprocess(events: int, clients: int, n_minds: int, max_seconds: float
 # Where a function's own CPU time is counted, by the first prefix found in its file's path
 # (site-packages and the standard library by package); a built-in's (isinstance, dict.get, ...)
 # goes to the parts of its callers, in the shares they called it for, but SQLite's own.
-STARTUP = "startup (imports)"
+STARTUP = "startup (imports), the profiler"
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (STARTUP, ("<frozen importlib", "importlib/", "<built-in method builtins.compile>", "<built-in method marshal", "<built-in method builtins.exec>")),
-    ("HTTP: parse, route, respond", ("h11/", "httptools/", "uvicorn/", "starlette/", "fastapi/", "anyio/", "email/", "http/", "urllib/", "noemad/process/http.py")),
-    ("validation (pydantic, stimuli)", ("pydantic/", "pydantic_core/", "noemad/api/schemas.py", "noemad/stimuli.py", "noemad/wire.py", "noemad/fields.py", "typing.py")),
-    ("gate (rules, debounce)", ("noemad/gate/", "noemad/rules/", "noemad/runtime/gating.py")),
+    (STARTUP, ("<frozen importlib", "importlib/", "<built-in method builtins.compile>", "<built-in method marshal", "<built-in method builtins.exec>",
+               "cProfile.py", "pstats.py", "_lsprof", "bench/_profiled.py")),  # and the profiler's own snapshots
+    ("HTTP: parse, route, respond", ("h11/", "httptools/", "uvicorn/", "starlette/", "fastapi/", "anyio/", "email/", "http/", "urllib/",
+                                     "opentelemetry/", "<frozen os>", "noemad/process/http.py")),
+    ("validation (pydantic, stimuli)", ("pydantic/", "pydantic_core/", "noemad/api/schemas.py", "noemad/stimuli.py", "noemad/wire.py", "noemad/fields.py",
+                                        "noemad/names.py", "typing.py", "dataclasses.py")),
+    ("gate (rules, debounce)", ("noemad/gate/", "noemad/rules/", "noemad/runtime/gating.py", "noemad/wake.py", "noemad/runtime/stats.py", "enum.py")),
     ("bus (events to the actors)", ("noemad/runtime/bus.py", "noemad/runtime/ingested.py")),
-    ("API handlers, supervisor", ("noemad/api/", "noemad/runtime/supervisor.py")),
+    ("API handlers, supervisor", ("noemad/api/", "noemad/runtime/supervisor.py", "noemad/operator.py")),
     ("writer: SQLite", ("sqlite3.", "sqlite_utils/")),
     ("writer: store, events", ("noemad/store/", "noemad/events.py", "noemad/minds.py", "noemad/clock.py", "json/")),
     ("turns (cycle, actor)", ("noemad/cognition/", "noemad/turn/", "noemad/runtime/actor.py", "noemad/governance/", "noemad/models/",
@@ -561,8 +591,9 @@ def cpu_parts(path: Path) -> list[tuple[str, float]]:
 
 
 def print_parts(parts: list[tuple[str, float]], per_stimulus_ms: float) -> None:
-    print(f"where the daemon's CPU goes per stimulus with debounce ({per_stimulus_ms:.2f} ms, unprofiled run), by the shares of a profiled run"
-          " (cProfile on every thread's CPU, startup left out; the cycles of the debounced turns are counted in turns):")
+    print(f"where the daemon's CPU goes per stimulus with debounce ({per_stimulus_ms:.3f} ms, unprofiled run), by the shares of a profiled run"
+          " (cProfile on every thread's CPU, in the same window: from the first request to the last answer; the debounced"
+          " batches' turns fire after it):")
     width = max(len(p) for p, _ in parts)
     for part, share in parts:
         print(f"  {part:<{width}}  {share:6.1%}  {share * per_stimulus_ms:6.3f} ms")
@@ -667,13 +698,18 @@ def main(argv: list[str] | None = None) -> int:
             f" writer commits {run.commits:,} ({run.rows_in_window / max(run.commits, 1):.2f} rows per commit)"
         )
         print(
-            f"  CPU in the window: daemon {run.daemon_cpu:.1f}s ({run.daemon_cpu / s:.0%} of one core),"
+            f"  CPU in the window: daemon {run.daemon_cpu:.1f}s ({run.daemon_cpu / s:.0%} of one core;"
+            f" {run.daemon_kernel / max(run.daemon_cpu, 1e-9):.0%} of it in the kernel: socket I/O, fsync, thread switches),"
             f" clients {run.client_cpu:.1f}s ({run.client_cpu / s:.0%} of one core)"
         )
         per = run.daemon_cpu / max(run.stimuli, 1)
         print(
-            f"  daemon CPU per stimulus {per * 1e3:.2f} ms (its turn's share included): one Python process"
+            f"  daemon CPU per stimulus {per * 1e3:.3f} ms (the turns run in the window included): one Python process"
             f" with a whole core to itself tops out near {1 / per:,.0f} stimuli/s at this cost"
+        )
+        print(
+            f"  after the window, while the turns still due ran: daemon {run.drain_cpu:.1f}s of CPU"
+            f" = {run.drain_cpu / max(run.stimuli, 1) * 1e3:.2f} ms per stimulus, not in the figure above"
         )
         if run.stimuli + run.errors < args.events:
             print(f"  capped by --max-seconds: {run.stimuli + run.errors:,} of {args.events:,} messages sent")
@@ -699,13 +735,15 @@ def main(argv: list[str] | None = None) -> int:
         goal = GATED_SHARE * bare.rate if bare is not None else 4_000
         verdict = "met" if max(gated) >= goal else "NOT met"
         print(f"goal: >= {goal:,.0f} stimuli/s over the socket with a debounce rule on ambient talk  -> best {max(gated):,.0f}/s: {verdict}")
-        figure("ingest", "stimuli/s with debounce", f"{max(gated):,.0f}/s", f">= {GATED_SHARE:.0%} of bare sqlite3", max(gated) >= goal,
+        figure("ingest", "stimuli/s with debounce", f"{max(gated):,.0f}/s",
+               f">= {GATED_SHARE:.0%} of bare sqlite3 = {goal:,.0f}/s (4,000/s where it does 8,000/s)", max(gated) >= goal,
                baseline="" if bare is None else f"{bare.rate:,.0f}/s bare sqlite3", size=size)
         per = min(r.daemon_cpu / max(r.stimuli, 1) for r in runs if "debounce" in r.row.method) * 1e3
         if parts:
             print_parts(parts, per)
-        print(f"goal: daemon CPU per stimulus with debounce <= {CPU_GOAL_MS:g} ms -> {per:.2f} ms: {'met' if per <= CPU_GOAL_MS else 'NOT met'}")
-        figure("ingest", "daemon CPU per stimulus with debounce", f"{per:.2f} ms", f"<= {CPU_GOAL_MS:g} ms", per <= CPU_GOAL_MS, size=size)
+        # Three places: 0.254 ms printed as 0.25 would read as the goal met.
+        print(f"goal: daemon CPU per stimulus with debounce <= {CPU_GOAL_MS:g} ms -> {per:.3f} ms: {'met' if per <= CPU_GOAL_MS else 'NOT met'}")
+        figure("ingest", "daemon CPU per stimulus with debounce", f"{per:.3f} ms", f"<= {CPU_GOAL_MS:g} ms", per <= CPU_GOAL_MS, size=size)
     return 0 if not any(r.errors for r in runs) else 1
 
 

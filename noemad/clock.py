@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import math
 import re
 import time
 from datetime import datetime, timezone
@@ -86,9 +87,31 @@ def clock_from_spec(spec: str | None) -> Clock:
     raise ValueError(f"NOEMA_CLOCK={spec!r} is not a clock: use 'system' or 'manual[:2026-01-01T00:00:00Z]'")
 
 
+_SECOND: tuple[int, str] = (0, "1970-01-01T00:00:00")  # the last whole second `iso` wrote, and its text
+
+
 def iso(ts: float) -> str:
-    """Render epoch seconds as the ISO-8601 UTC text stored and shown everywhere."""
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """Render epoch seconds as the ISO-8601 UTC text stored and shown everywhere (milliseconds, truncated; a Z).
+
+    The same text as `datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")`:
+    microseconds rounded half-even as fromtimestamp rounds them, then cut to milliseconds. The date and
+    time of the whole second is built once per second: a stimulus writes three times (its event, the
+    gate's due time, the answer), thousands a second, mostly within the same second.
+    """
+    global _SECOND
+    frac, whole = math.modf(ts)
+    micros = round(frac * 1e6)  # raises ValueError for NaN, as fromtimestamp does
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    elif micros < 0:
+        whole, micros = whole - 1, micros + 1_000_000
+    second = int(whole)  # OverflowError for an infinity, as fromtimestamp
+    cached, text = _SECOND
+    if second != cached:
+        # Out of range (before year 1, after 9999) raises here as it always did.
+        text = datetime.fromtimestamp(second, tz=timezone.utc).isoformat(timespec="seconds")[:-6]
+        _SECOND = (second, text)
+    return f"{text}.{micros // 1000:03d}Z"
 
 
 def writable(ts: float) -> bool:

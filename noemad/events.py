@@ -79,6 +79,8 @@ def data_of(event: Event, *kinds: str) -> dict[str, Any]:
 
 
 def _check_links(db: Database, draft: EventDraft) -> None:
+    if draft.causation_id is None and not draft.parents and not draft.refs and draft.subject is None:
+        return  # links nothing (every stimulus): nothing to look up
     if len(draft.parents) > _MAX_LINKS or len(draft.refs) > _MAX_LINKS:
         raise InvalidLink(f"an event may name at most {_MAX_LINKS} parents and {_MAX_LINKS} refs")
     wanted: dict[str, set[int]] = {}
@@ -110,13 +112,17 @@ def _check_links(db: Database, draft: EventDraft) -> None:
                 )
 
 
+# The one encoder of an event's data (json.dumps with these options would build a new encoder for every event).
+_DATA_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, allow_nan=False).encode
+
+
 def append(db: Database, draft: EventDraft, now: float) -> Event:
     """Write one event and its links. Run it on the writer, inside the change it records."""
     _check_links(db, draft)
     at = iso(now)
     try:
         # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
-        data = json.dumps(draft.data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        data = _DATA_JSON(draft.data)
     except ValueError:
         raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
     cur = db.execute(

@@ -29,6 +29,19 @@ def test_ingest_answers_the_committed_event(app: InProcess, mind: str) -> None:
     assert app.api("GET", f"/events/{event['id']}").json() == event
 
 
+def test_requests_consult_no_telemetry_provider(app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """noemad exports no telemetry: FastAPI's native OpenTelemetry is off, so no request asks for a provider (CPU per stimulus)."""
+    from opentelemetry import _logs, metrics, trace
+
+    asked: list[str] = []
+    for module, name in ((trace, "get_tracer_provider"), (metrics, "get_meter_provider"), (_logs, "get_logger_provider")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda real=real, name=name: asked.append(name) or real())
+    say(app, mind, "hello there")
+    assert app.api("GET", "/status").status_code == 200
+    assert asked == []
+
+
 def test_observation_is_stored_with_its_source(app: InProcess, mind: str) -> None:
     resp = app.api(
         "POST", f"/minds/{mind}/events", json={"kind": "observation", "source": "thermometer", "text": "21C", "data": {"c": 21}}

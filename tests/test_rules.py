@@ -325,7 +325,10 @@ def test_facts_of_a_message(store: Store) -> None:
     db = store.reader()
 
     def flags(message: Message, mind: str = "ada") -> set[str]:
-        return set(facts_of(db, put(store, message.draft(mind)), mind).flags)
+        event = put(store, message.draft(mind))
+        read_back = facts_of(db, event, mind)
+        assert facts_of(db, event, mind, message) == read_back  # ingest's facts, from the stimulus in hand, are the same
+        return set(read_back.flags)
 
     assert flags(Message("zoe", "hello", mentions=("ada",))) == {"mention"}
     assert flags(Message("zoe", "hello @Ada, how are you")) == {"mention"}
@@ -343,7 +346,10 @@ def test_facts_of_a_message(store: Store) -> None:
 
 
 def test_facts_of_an_observation(store: Store) -> None:
-    f = facts_of(store.reader(), put(store, Observation("ci", "build green", tags=("build",)).draft("ada")), "ada")
+    observation = Observation("ci", "build green", tags=("build",))
+    event = put(store, observation.draft("ada"))
+    f = facts_of(store.reader(), event, "ada")
+    assert facts_of(store.reader(), event, "ada", observation) == f
     assert (f.kind, f.channel, f.author, f.text, f.flags, f.tags) == ("observation", "", "ci", "build green", frozenset(), frozenset({"build"}))
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,6 +168,51 @@ def test_close_flushes_queued_work(tmp_path: Path) -> None:
     again.close()
 
 
+def _grouped_awaits(store: Store, jobs: list[Any]) -> tuple[list[Any], int]:
+    """Await `jobs` from one loop, all queued behind a job that holds the writer so they commit as one group;
+    their results, and how many calls the writer made into the loop to answer them."""
+    started, hold = threading.Event(), threading.Event()
+    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
+    assert started.wait(30)
+
+    async def main() -> tuple[list[Any], int]:
+        loop = asyncio.get_running_loop()
+        calls = 0
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        tasks = [asyncio.ensure_future(store.writer.run(job)) for job in jobs]
+        await asyncio.sleep(0)  # each task queues its job behind the one holding the writer
+        hold.set()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        return results, calls
+
+    return asyncio.run(main())
+
+
+def test_a_group_of_awaited_jobs_is_answered_with_one_call_into_the_loop(store: Store) -> None:
+    """8 stimuli committed together wake their event loop once, not once each (CPU per stimulus at ingest)."""
+    results, calls = _grouped_awaits(store, [lambda db, i=i: db.execute("SELECT ?", [i]).fetchone()[0] for i in range(8)])
+    assert results == list(range(8))
+    assert calls == 1
+
+
+def test_a_failed_job_of_a_group_raises_to_its_caller_alone(store: Store) -> None:
+    def bad(db: Any) -> None:
+        append(db, EventDraft("ada", "note", "operator", text="x", parents=(999_999,)), 1.0)
+
+    good = lambda db: append(db, EventDraft("ada", "note", "operator", text="kept"), 1.0).id  # noqa: E731
+    results, _ = _grouped_awaits(store, [good, bad, good])
+    assert isinstance(results[0], int) and isinstance(results[2], int)
+    assert isinstance(results[1], InvalidLink)
+    assert store.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 2
+
+
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
     from noemad.words import index_stems
     from noemad.store.connection import open_db
@@ -262,3 +309,13 @@ def test_withdrawn_evidence_migration_keeps_every_item_counted(tmp_path: Path) -
     _, event = correct(db, belief_id=belief, status="active", confidence_value=None, reason="recompute", brought_by=cause, now=0.0, actor="operator")
     assert event.data["confidence"]["to"] == 0.675  # both items still count
     db.close()
+
+
+def test_event_data_is_stored_as_compact_sorted_json_and_never_holds_nan(store: Store) -> None:
+    from noemad.errors import InvalidInput
+
+    event = store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", data={"b": [1, 2.5], "a": {"z": None, "y": "é"}}), 1.0))
+    stored = store.reader().execute("SELECT data FROM events WHERE id = ?", [event.id]).fetchone()[0]
+    assert stored == '{"a":{"y":"\\u00e9","z":null},"b":[1,2.5]}'
+    with pytest.raises(InvalidInput, match="not finite"):
+        store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", data={"x": float("nan")}), 1.0))

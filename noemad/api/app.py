@@ -124,6 +124,9 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         responses=_ERRORS,
         docs_url=None,
         redoc_url=None,
+        # noemad exports no telemetry (nor lets the Anthropic client): off, FastAPI's native OpenTelemetry
+        # skips asking for its three providers on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
     # Added last is outermost: the body limit applies to the fast ingest path too.

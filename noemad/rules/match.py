@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from noemad.events import Event
 from noemad.rules.shape import Match, compile_text
-from noemad.stimuli import Message, Observation, named
+from noemad.stimuli import Message, Observation, Stimulus, named
 
 ADDRESSED: frozenset[str] = frozenset({"mention", "dm", "reply"})
 
@@ -56,13 +56,16 @@ def _is_reply_of(db: Database, event_id: int, mind: str) -> bool:
     return row is not None
 
 
-def facts_of(db: Database, event: Event, mind: str) -> Facts:
-    """The facts of a stored stimulus for `mind`'s rules (reads the event a message replies to, if it names one)."""
+def facts_of(db: Database, event: Event, mind: str, stimulus: Stimulus | None = None) -> Facts:
+    """The facts of a stored stimulus for `mind`'s rules (reads the event a message replies to, if it names one).
+
+    `stimulus`: the one `event` was just stored from, when the caller holds it (ingest), so it is not read back from the event.
+    """
     flags: set[str] = set()
     tags: tuple[str, ...] = ()
     text = event.text or ""
     if event.kind == "message":
-        message = Message.of(event)
+        message = stimulus if isinstance(stimulus, Message) else Message.of(event)
         author = message.author
         lowered = mind.casefold()
         if any(m.casefold().lstrip("@") == lowered for m in message.mentions) or _name_in_text(mind).search(text):
@@ -77,7 +80,7 @@ def facts_of(db: Database, event: Event, mind: str) -> Facts:
             flags.add("from_self")
         tags = message.tags
     elif event.kind == "observation":
-        observation = Observation.of(event)
+        observation = stimulus if isinstance(stimulus, Observation) else Observation.of(event)
         author = observation.source
         tags = observation.tags
     else:

@@ -66,7 +66,7 @@ class ConnectorIntake:
                 intake.check(db, mind, item.stimulus)
                 event = append(db, item.stimulus.draft(mind), now)
                 inbox.record_remote(db, mind, connector, item, event.id)
-                stored.append((event, facts_of(db, event, mind)))
+                stored.append((event, facts_of(db, event, mind, item.stimulus)))
             if move_cursor:
                 inbox.set_cursor(db, mind, connector, cursor, now)
             return stored

@@ -365,7 +365,7 @@ class Supervisor:
         def store(db: Database) -> tuple[Event, Facts]:
             intake.check(db, mind, stimulus)
             event = append(db, draft, now)
-            return event, facts_of(db, event, mind)  # what the rules ask, read while the writer has the rows at hand
+            return event, facts_of(db, event, mind, stimulus)  # what the rules ask, read while the writer has the rows at hand
 
         event, facts = await self.store.writer.run(store)
         return self._offer(actor, event, facts)

@@ -53,6 +53,59 @@ def emit(item: Any) -> None:
 Job = Callable[[Database], Any]
 
 
+class _LoopAnswer:
+    """Where the answer of a job `Writer.run` awaits goes: a future of the caller's event loop.
+
+    The writer answers a group's awaited jobs with one call into each loop
+    (`_answer`), rather than a thread-safe future per job chained to an
+    asyncio one: at thousands of stimuli a second the locks and callbacks of
+    that chain cost more CPU than the job.
+    """
+
+    __slots__ = ("loop", "future")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+        self.loop = loop
+        self.future = future
+
+    def set_running_or_notify_cancel(self) -> bool:
+        """Whether the job should run: not if its caller gave up waiting (the request went away) before it started."""
+        return not self.future.cancelled()  # a flag read from another thread: at worst the job runs and its answer is dropped
+
+    def done(self) -> bool:
+        return self.future.done()
+
+
+Waiter = concurrent.futures.Future[Any] | _LoopAnswer
+Outcome = tuple[Waiter, bool, Any]  # the waiter, whether the job succeeded, its result or its exception
+
+
+def _settle(answers: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    """On the caller's loop: resolve the futures of one group's awaited jobs (those still awaited)."""
+    for future, ok, value in answers:
+        if future.done():  # cancelled while the group ran
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+
+def _answer(outcomes: list[Outcome]) -> None:
+    """Answer each job of a group: a thread-safe future at once, the awaited ones with one call into each caller's loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    for waiter, ok, value in outcomes:
+        if isinstance(waiter, _LoopAnswer):
+            by_loop.setdefault(waiter.loop, []).append((waiter.future, ok, value))
+        elif ok:
+            waiter.set_result(value)
+        else:
+            waiter.set_exception(value)
+    for loop, answers in by_loop.items():
+        if not loop.is_closed():  # a loop gone has nobody waiting on it
+            loop.call_soon_threadsafe(_settle, answers)
+
+
 def _is_full(exc: BaseException) -> bool:
     """SQLITE_FULL: the disk, or the database's page limit, has no room for the write."""
     return isinstance(exc, sqlite3.OperationalError) and (
@@ -127,7 +180,12 @@ class Writer:
 
     async def run(self, job: Callable[[Database], T]) -> T:
         """Run a job and await its commit without blocking the event loop."""
-        return await asyncio.wrap_future(self.submit(job))
+        if self._closed:
+            raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._queue.put((job, _LoopAnswer(loop, future)))
+        return await future
 
     def run_sync(self, job: Callable[[Database], T]) -> T:
         """Run a job and wait for its commit (for code outside the event loop)."""
@@ -174,16 +232,16 @@ class Writer:
         """Jobs waiting for the writer (approximate: the queue moves while it is read)."""
         return self._queue.qsize()
 
-    def _commit_group(self, batch: list[tuple[Job, concurrent.futures.Future[Any]]]) -> None:
+    def _commit_group(self, batch: list[tuple[Job, Waiter]]) -> None:
         conn = self.db.conn
         began = time.perf_counter()
-        outcomes: list[tuple[concurrent.futures.Future[Any], bool, Any]] = []
+        outcomes: list[Outcome] = []
         emitted: list[Any] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            for _, fut in batch:
-                fut.set_exception(StoreFull(self.path) if _is_full(exc) else StoreError(f"cannot start a write: {exc}"))
+            err = StoreFull(self.path) if _is_full(exc) else StoreError(f"cannot start a write: {exc}")
+            _answer([(fut, False, err) for _, fut in batch])
             return
         for job, fut in batch:
             if not fut.set_running_or_notify_cancel():
@@ -217,8 +275,7 @@ class Writer:
         except sqlite3.Error as exc:
             conn.execute("ROLLBACK") if conn.in_transaction else None
             err = StoreFull(self.path) if _is_full(exc) else StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
-            for fut, _, _ in outcomes:
-                fut.set_exception(err)
+            _answer([(fut, False, err) for fut, _, _ in outcomes])
             return
         self.commits += 1
         self.commit_seconds.observe(time.perf_counter() - began)
@@ -228,16 +285,10 @@ class Writer:
                     callback(emitted)
                 except Exception:  # a listener must never undo or block a commit
                     log.exception("after-commit listener failed")
-        for fut, ok, value in outcomes:
-            if ok:
-                self.jobs += 1
-                fut.set_result(value)
-            else:
-                fut.set_exception(value)
+        self.jobs += sum(1 for _, ok, _ in outcomes if ok)
+        _answer(outcomes)
 
     @staticmethod
-    def _fail_group(batch: list[tuple[Job, concurrent.futures.Future[Any]]], exc: BaseException) -> None:
+    def _fail_group(batch: list[tuple[Job, Waiter]], exc: BaseException) -> None:
         """Answer every job of a group whose transaction is lost with `exc`: none of it was stored."""
-        for _, fut in batch:
-            if not fut.done():
-                fut.set_exception(exc)
+        _answer([(fut, False, exc) for _, fut in batch if not fut.done()])
