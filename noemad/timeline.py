@@ -287,12 +287,14 @@ def walk(db: Database, event_id: int, limits: WalkLimits | None = None, *, archi
         if event_id not in loaded.events:
             get_event(db, event_id)  # raises EventNotFound, with its hint
         hops, reached, truncation = _reach(db, loaded, event_id, limits)
-        loaded.load(db, sorted(hops))  # the events no step toward causes has loaded
-        # In an archive, a link can lead out of the file (to an event the store kept, or an older archive's).
-        outside = [i for i in sorted(hops) if i not in loaded.events]
-        for gone in outside:
-            del hops[gone]
         ids = sorted(hops)
+        loaded.load(db, ids)  # the events no step toward causes has loaded
+        # In an archive, a link can lead out of the file (to an event the store kept, or an older archive's).
+        outside = [i for i in ids if i not in loaded.events]
+        if outside:
+            for gone in outside:
+                del hops[gone]
+            ids = sorted(hops)
         edges = _edges_among(loaded, ids)
         calls = _model_calls(db, loaded.model_calls)
         nodes = [_node(loaded.events[i], hops[i], reached.get(i), calls.get(i, [])) for i in ids]
@@ -420,15 +422,21 @@ def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
 _F = TypeVar("_F")
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _frozen(cls: type[_F], fields: dict[str, Any]) -> _F:
     """An instance of the frozen dataclass `cls` whose fields are `fields` (every one of them)."""
-    obj = object.__new__(cls)
-    object.__setattr__(obj, "__dict__", fields)
+    obj = _new(cls)
+    _set(obj, "__dict__", fields)
     return obj
 
 
 def _ref(ref_type: str, ref_id: int) -> Ref:
-    return _frozen(Ref, {"type": ref_type, "id": ref_id})
+    obj = _new(Ref)  # _frozen written out: a walk makes a few hundred
+    _set(obj, "__dict__", {"type": ref_type, "id": ref_id})
+    return obj
 
 
 def _node(fields: dict[str, Any], hop: int, reached: tuple[int, EdgeKind] | None, calls: list[dict[str, Any]]) -> Node:
