@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import starmap
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from sqlite_utils import Database
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
@@ -409,32 +409,25 @@ def _edges_among(loaded: _Loaded, ids: Sequence[int]) -> list[Edge]:
     # An event's links are loaded once, and are distinct rows (primary keys):
     # no link comes twice.
     keys = sorted([link for i in ids for link in into.get(i, ()) if link[0] in included])
-    return [
-        _frozen(Edge, {"source": source, "target": target, "kind": _KINDS[order], "via": None if via_type == _NO_VIA else _ref(via_type, via_id)})
-        for source, target, order, via_type, via_id in keys
-    ]
+    edges: list[Edge] = []
+    for source, target, order, via_type, via_id in keys:
+        edge = _new(Edge)
+        _set(edge, "__dict__", {"source": source, "target": target, "kind": _KINDS[order], "via": None if via_type == _NO_VIA else _ref(via_type, via_id)})
+        edges.append(edge)
+    return edges
 
 
 # Node(...), Edge(...) and Ref(...) would set their fields one object.__setattr__
 # at a time (they are frozen dataclasses); giving a new object its whole __dict__
 # makes the same object for a fraction of it, as event_from_row does. None of
-# them has a __post_init__ to skip.
-_F = TypeVar("_F")
-
-
+# them has a __post_init__ to skip. Written out where each is made, with no
+# helper call between: a walk makes several hundred.
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _frozen(cls: type[_F], fields: dict[str, Any]) -> _F:
-    """An instance of the frozen dataclass `cls` whose fields are `fields` (every one of them)."""
-    obj = _new(cls)
-    _set(obj, "__dict__", fields)
-    return obj
-
-
 def _ref(ref_type: str, ref_id: int) -> Ref:
-    obj = _new(Ref)  # _frozen written out: a walk makes a few hundred
+    obj = _new(Ref)
     _set(obj, "__dict__", {"type": ref_type, "id": ref_id})
     return obj
 
@@ -446,7 +439,9 @@ def _node(fields: dict[str, Any], hop: int, reached: tuple[int, EdgeKind] | None
     fields["reached_from"] = reached_from
     fields["reached_by"] = reached_by
     fields["model_calls"] = calls
-    return _frozen(Node, fields)
+    node = _new(Node)
+    _set(node, "__dict__", fields)
+    return node
 
 
 def _model_calls(db: Database, cited: dict[int, list[int]]) -> dict[int, list[dict[str, Any]]]:
