@@ -97,7 +97,9 @@ def calls(db: Database, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """The `model_calls` rows of `ids`, by id; ids not stored are left out."""
     # The ids are bound as one JSON array: the statement text never changes, so
     # sqlite3 prepares it once per connection (see the timeline's walk).
-    cur = db.execute("SELECT * FROM model_calls WHERE id IN (SELECT value FROM json_each(?))", ["[" + ",".join(map(str, ids)) + "]"])
+    # Joined (each id seeked), not `id IN (...)`, which built a temporary index of the ids first. An id
+    # given twice gives its row twice, and the dict keeps it once.
+    cur = db.execute("SELECT m.* FROM json_each(?) j CROSS JOIN model_calls m ON m.id = j.value", ["[" + ",".join(map(str, ids)) + "]"])
     cols = [c[0] for c in cur.description]
     return {row[0]: dict(zip(cols, row)) for row in cur}
 
