@@ -1,0 +1,55 @@
+"""noemad's start-up: what it does to be cheap must not change how the daemon runs once it serves.
+
+`bench/cli_status.py` measures the start (CPU to READY=1, modules imported);
+these tests hold what those cuts must keep true.
+"""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+import noemad.main
+import noemad.process.daemon
+from noemad.process.daemon import settle_heap
+
+
+def test_the_collector_is_off_while_noemad_starts_and_on_once_it_serves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """main() starts the daemon with the collector off; the daemon turns it back on, with start-up frozen, when it serves."""
+    seen: dict[str, object] = {}
+
+    class Serving:
+        """Stands for the daemon: records the collector as serve() finds it, and as settle_heap leaves it."""
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        async def serve(self) -> None:
+            seen["starting"] = gc.isenabled()
+            settle_heap()  # as Daemon._serve does right before READY=1
+            seen["serving"] = gc.isenabled()
+            seen["frozen"] = gc.get_freeze_count() > 0
+
+    monkeypatch.setattr(noemad.process.daemon, "Daemon", Serving)
+    monkeypatch.setattr(noemad.main, "setup_logging", lambda *args: None)  # the test process keeps its own log handlers
+    monkeypatch.setattr(noemad.main.os, "umask", lambda mask: 0o022)  # and its umask
+    monkeypatch.delenv("NOEMA_CLOCK", raising=False)
+    try:
+        assert noemad.main.main(["--home", str(tmp_path)]) == 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    assert seen == {"starting": False, "serving": True, "frozen": True}
+
+
+def test_settle_heap_turns_the_collector_on() -> None:
+    """However the collector was left, a serving daemon collects: a long-lived process must free its cycles."""
+    gc.disable()
+    try:
+        settle_heap()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
