@@ -10,9 +10,11 @@ import gc
 from pathlib import Path
 
 import pytest
+from fastapi.routing import APIRoute
 
 import noemad.main
 import noemad.process.daemon
+from noemad.api.shared import shared_app
 from noemad.process.daemon import settle_heap
 
 
@@ -53,3 +55,15 @@ def test_settle_heap_turns_the_collector_on() -> None:
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+def test_routes_document_their_errors_without_a_problem_model_each() -> None:
+    """Every route documents the same errors by reference; a Problem answer model is built for one route, not ~70."""
+    app = shared_app(manual_clock=False)
+    built = [route.path for route in app.routes if isinstance(route, APIRoute) and route.response_fields]
+    assert built == ["/api/v1/metrics"]
+    doc = app.openapi()
+    assert "Problem" in doc["components"]["schemas"]
+    ref = {"schema": {"$ref": "#/components/schemas/Problem"}}
+    assert doc["paths"]["/api/v1/minds/{mind}"]["get"]["responses"]["404"]["content"] == {"application/problem+json": ref, "application/json": ref}
+    assert doc["paths"]["/api/v1/metrics"]["get"]["responses"]["404"]["content"] == {"application/problem+json": ref, "text/plain": ref}
