@@ -7,6 +7,8 @@ these tests hold what those cuts must keep true.
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,15 @@ def test_routes_document_their_errors_without_a_problem_model_each() -> None:
     ref = {"schema": {"$ref": "#/components/schemas/Problem"}}
     assert doc["paths"]["/api/v1/minds/{mind}"]["get"]["responses"]["404"]["content"] == {"application/problem+json": ref, "application/json": ref}
     assert doc["paths"]["/api/v1/metrics"]["get"]["responses"]["404"]["content"] == {"application/problem+json": ref, "text/plain": ref}
+
+
+# What a daemon serving with none of them configured never loads: a Litestream replica (httpx, to its
+# control socket), an Anthropic model (the SDK), a matrix connector (matrix-nio and aiohttp).
+ONLY_WHEN_CONFIGURED = ("httpx", "anthropic", "nio", "aiohttp")
+
+
+def test_the_server_stack_imports_only_what_serving_needs() -> None:
+    code = "import sys, noemad.main, noemad.process.daemon; print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))"
+    out = subprocess.run([sys.executable, "-c", code, *ONLY_WHEN_CONFIGURED], capture_output=True, text=True, timeout=60, cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
