@@ -85,3 +85,61 @@ def test_the_server_stack_imports_only_what_serving_needs() -> None:
     out = subprocess.run([sys.executable, "-c", code, *ONLY_WHEN_CONFIGURED], capture_output=True, text=True, timeout=60, cwd="/")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+SAMPLE = '''\
+"""A module of wire classes, for the field docstrings."""
+from dataclasses import dataclass
+
+
+@dataclass
+class First:
+    a: int
+    """The first.
+
+This line starts at the margin, inside the string."""
+# a comment at the margin, inside the class
+    b: int
+    """The second."""
+
+    @dataclass
+    class Inner:
+        c: str
+        """Nested."""
+
+
+def helper() -> None:
+    class First:
+        z: int
+        """Not this one."""
+
+
+@dataclass(
+    frozen=True
+)
+class Second(
+    object,
+):
+    d: int
+    """After a bracket at the margin."""
+'''
+
+
+def test_field_docs_read_from_a_class_alone_match_the_whole_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """wire reads a class's own lines for its fields' docs; what it finds is what parsing the whole module finds."""
+    import importlib.util
+
+    from noemad import wire
+
+    path = tmp_path / "wiredocs_sample.py"
+    path.write_text(SAMPLE)
+    spec = importlib.util.spec_from_file_location("wiredocs_sample", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "wiredocs_sample", module)
+    spec.loader.exec_module(module)
+    whole = wire._field_docs("wiredocs_sample")
+    for qualname in ("First", "First.Inner", "Second"):
+        assert wire._class_docs("wiredocs_sample", qualname.split(".")[0]).get(qualname) == whole[qualname]
+    assert whole["First"] == {"a": "The first.\n\nThis line starts at the margin, inside the string.", "b": "The second."}
+    assert whole["Second"] == {"d": "After a bracket at the margin."}
