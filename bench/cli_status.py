@@ -18,8 +18,9 @@ on fresh homes, after one untimed start that also counts, through
 CPU (user + system, from /proc) noemad used from exec to READY=1; the median
 is reported. CPU, not wall time: the suite and other work on the machine
 stretch wall time, hardly CPU. Every daemon-tier test and every restart pays
-it. Reported with no goal: a figure to watch (it was 1.40 s and 964 modules
-before the start-up work of December 2026, under load 11 on 2 cores).
+it. Reported with no goal: a figure to watch. Before the start-up cuts of
+December 2026 it was 1.43 s and 965 modules (load 11 on 2 cores); after
+them 0.86 s and 774 modules (load 4.6).
 
 Run: .venv/bin/python bench/cli_status.py [-n 20] [--starts 5]
 """
