@@ -1,9 +1,11 @@
 """The CLI reads cleanly (issue 14): help like git's, plain errors, NO_COLOR, JSON errors, sentences, timeline words.
 
-Everything here goes through the real noemactl (and, where an answer is
-needed, a real noemad): errors on a terminal under NO_COLOR, the exit code of
-each class of error, the daemon's 422 sentences for names, the timeline's cut
-lines, and completion of `consolidate <TAB>`. The help of every command is
+What only a process proves goes through the real noemactl (and, where an
+answer is needed, a real noemad): errors on a terminal under NO_COLOR, and
+usage errors and an unreachable daemon with nothing in between. The exit code
+of each class of error, the daemon's 422 sentences for names, the timeline's
+cut lines and completion of `consolidate <TAB>` run noemactl's own code in
+process (`app.ctl`). The help of every command is
 rendered in process from noemactl's own command tree; a few helps are checked
 to be the real noemactl's, byte for byte.
 """
