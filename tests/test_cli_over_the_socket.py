@@ -1,8 +1,8 @@
-"""Each cognitive command family once through the real noemactl and a real noemad, on one daemon.
+"""Each command family whose cases run in process, once through the real noemactl and a real noemad, on one daemon.
 
 Their cases (refusals, wording, JSON keys, rendering) run noemactl's own code
 in process (`app.ctl`, in test_goals, test_predictions, test_cognition,
-test_gate_config and test_notifications); what those cannot prove is that the
+test_gate_config, test_notifications and test_governance_daemon); what those cannot prove is that the
 installed noemactl sends each command over the socket and that noemad names
 the socket's peer as the operator who stored it. One daemon for the module:
 each case adds its own stimuli to `ada` and waits for its own turn.
@@ -78,3 +78,8 @@ def test_ack(daemon: Noemad) -> None:
     assert out.returncode == 0 and out.stdout.startswith(f"acknowledged notification #{nid} (prediction_miss): prediction #"), out.stderr
     [acked] = [n for n in daemon.ctl_json("notifications", "ada", "--status", "acked")["notifications"] if n["id"] == nid]
     assert daemon.api("GET", f"/events/{acked['acked_event_id']}").json()["actor"] == OPERATOR
+
+
+def test_usage(daemon: Noemad) -> None:
+    out = daemon.ctl("usage", "--by", "role")
+    assert out.returncode == 0, out.stderr
