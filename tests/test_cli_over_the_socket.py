@@ -2,7 +2,7 @@
 
 Their cases (refusals, wording, JSON keys, rendering) run noemactl's own code
 in process (`app.ctl`, in test_goals, test_predictions, test_cognition,
-test_gate_config, test_notifications and test_governance_daemon); what those cannot prove is that the
+test_gate_config, test_notifications, test_governance_daemon and test_events_cli); what those cannot prove is that the
 installed noemactl sends each command over the socket and that noemad names
 the socket's peer as the operator who stored it. One daemon for the module:
 each case adds its own stimuli to `ada` and waits for its own turn.
@@ -83,3 +83,10 @@ def test_ack(daemon: Noemad) -> None:
 def test_usage(daemon: Noemad) -> None:
     out = daemon.ctl("usage", "--by", "role")
     assert out.returncode == 0, out.stderr
+
+
+def test_retract(daemon: Noemad) -> None:
+    """The real noemactl retracts over the socket (the command's other cases run in process, in test_events_cli)."""
+    memory = daemon.ctl_json("remember", "ada", "the build server is in Oslo")["id"]
+    out = daemon.ctl("retract", "ada", str(memory), "--reason", "it moved to Bergen")
+    assert out.returncode == 0 and out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\n"), out.stderr
