@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
@@ -84,6 +85,13 @@ class Lines:
 @pytest.fixture
 def follower(noemad: Noemad) -> Iterator[Any]:
     """Start `noemactl ... events --follow` processes; each is terminated after the test."""
+    with followers(noemad) as start:
+        yield start
+
+
+@contextmanager
+def followers(noemad: Noemad) -> Iterator[Any]:
+    """Start long-running noemactl processes against `noemad`; each is terminated at the end."""
     procs: list[subprocess.Popen[str]] = []
 
     def start(*args: str) -> tuple[subprocess.Popen[str], Lines, Lines]:
@@ -377,6 +385,14 @@ def test_socket_is_resolved_as_noemad_resolves_it(place: Path) -> None:
         assert out.stderr == f"noemactl: noemad is not running on {expected}; {NOT_RUNNING}\n", env
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Noemad]:
+    """One daemon with mind `ada`, for the start-up cases below that only read or add a message (one start, not one each)."""
+    with own_noemad() as running:
+        assert running.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        yield running
+
+
 # --- following ---------------------------------------------------------------------
 
 
@@ -407,12 +423,15 @@ def test_events_follow_since_replays_then_filters_by_kind(noemad: Noemad, mind: 
     assert [line.split()[0] for line in live[2:]] == [f"#{again}", f"#{again + 4}"]
 
 
-def test_events_follow_ends_when_the_mind_is_removed(noemad: Noemad, mind: str, follower: Any) -> None:
-    proc, _, err = follower("events", mind, "--follow")
-    err.until(lambda line: line.startswith("following"))
-    assert noemad.ctl("mind", "rm", mind, "--yes").returncode == 0
-    assert proc.wait(timeout=TIMEOUT) == 0
-    err.until(lambda line: line.startswith("the stream ended: the mind was deleted"))
+def test_events_follow_ends_when_the_mind_is_removed(shared: Noemad) -> None:
+    noemad, mind = shared, "gone"  # a mind of its own on the module's daemon
+    assert noemad.api("POST", "/minds", json={"name": mind}).status_code == 201
+    with followers(noemad) as follower:
+        proc, _, err = follower("events", mind, "--follow")
+        err.until(lambda line: line.startswith("following"))
+        assert noemad.ctl("mind", "rm", mind, "--yes").returncode == 0
+        assert proc.wait(timeout=TIMEOUT) == 0
+        err.until(lambda line: line.startswith("the stream ended: the mind was deleted"))
 
 
 # --- start-up and completion -------------------------------------------------------
@@ -433,14 +452,6 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     assert out.returncode == 0, out.stderr
     # nothing of the engine; every command registered at import (for completions and man pages)
     assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'changes', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'export', 'gate-status', 'goal', 'goals', 'import', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'replica', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
-
-
-@pytest.fixture(scope="module")
-def shared() -> Iterator[Noemad]:
-    """One daemon with mind `ada`, for the start-up cases below that only read or add a message (one start, not one each)."""
-    with own_noemad() as running:
-        assert running.api("POST", "/minds", json={"name": "ada"}).status_code == 201
-        yield running
 
 
 def test_running_commands_does_not_import_the_engine_or_pydantic(shared: Noemad) -> None:
