@@ -39,6 +39,7 @@ from noemad.api.shared import serve
 from noemad.clock import ManualClock, parse_iso
 from noemad.config.files import LoadedConfig, load_config
 from noemad.connectors.manager import Connectors
+from noemad.operator import SCOPE_KEY, Operator
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
@@ -47,6 +48,7 @@ from noemad.wire import dump
 START = "2026-01-01T00:00:00Z"  # the daemon tier's NOEMA_CLOCK start, so both tiers see the same times
 TIMEOUT = 30.0  # seconds: a bound on a hung engine, not a wait for time to pass
 T = TypeVar("T")
+ME = Operator.of_uid(os.getuid())  # this test run's user, as a real noemad names the peer of the real noemactl
 
 
 async def _async_chunks(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
@@ -66,6 +68,10 @@ class InProcess:
     loop: asyncio.AbstractEventLoop
     thread: threading.Thread
     client: httpx.AsyncClient
+    # The operator the API names as the requests' socket peer. None (the default): a request over no socket, whose
+    # actor is the bare `operator`. `ME` makes `ctl` name the actor the real noemactl over a real socket does
+    # (`conftest.OPERATOR`); that the daemon reads it from the socket's peer credentials, only the daemon tier proves.
+    peer: Operator | None = None
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the engine's loop and return its result."""
@@ -268,6 +274,7 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
     paths = resolve_paths(env={}, home=home)
     loaded: LoadedConfig = load_config(paths.config_file)
     clock = ManualClock(parse_iso(start))
+    engine: list[InProcess] = []  # the engine, once made, for `with_peer` to read its `peer`
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="engine", daemon=True)
     thread.start()
@@ -282,7 +289,16 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
         await connectors.start()
         # Like uvicorn, answer an unhandled error with a 500 rather than raise it into the test.
         # The app is built once per process and shared by every engine (`serve`): building it is most of a start.
-        transport = httpx.ASGITransport(app=serve(sup, connectors), raise_app_exceptions=False)
+        served = serve(sup, connectors)
+
+        async def with_peer(scope: Any, receive: Any, send: Any) -> None:
+            # Where the daemon's HTTP protocol puts the socket peer's operator (noemad.process.http).
+            peer = engine[0].peer if engine else None
+            if peer is not None:
+                scope = {**scope, "extensions": {**(scope.get("extensions") or {}), SCOPE_KEY: peer}}
+            await served(scope, receive, send)
+
+        transport = httpx.ASGITransport(app=with_peer, raise_app_exceptions=False)
         return sup, connectors, httpx.AsyncClient(transport=transport, base_url="http://noemad", timeout=TIMEOUT)
 
     try:
@@ -292,7 +308,8 @@ def start_app(home: Path, config: str | None = None, start: str = START) -> InPr
         thread.join(TIMEOUT)
         loop.close()
         raise
-    return InProcess(home=home, paths=paths, clock=clock, sup=sup, connectors=connectors, loop=loop, thread=thread, client=client)
+    engine.append(InProcess(home=home, paths=paths, clock=clock, sup=sup, connectors=connectors, loop=loop, thread=thread, client=client))
+    return engine[0]
 
 
 @contextlib.contextmanager

@@ -1,7 +1,11 @@
 """noemactl against a real noemad: status, minds, stimuli, events, errors, start-up.
 
-Every test runs the installed `noemactl` executable (see `Noemad.ctl`); none
-mocks the daemon or sleeps. Waits are on the daemon's own signals (the event
+A test that proves what only a process proves (the socket, a terminal, a
+stream, a signal, the operator a real socket names, what noemactl imports
+at start) runs the installed `noemactl` executable (see `Noemad.ctl`)
+against a real noemad; the rest (parsing, refusals, wording, JSON keys,
+rendering) run noemactl's own code in process (`app.ctl`). None mocks the
+daemon or sleeps. Waits are on the daemon's own signals (the event
 stream, sd_notify) or on lines the CLI prints, each bounded by a timeout.
 """
 
@@ -18,12 +22,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from conftest import NOEMACTL, OPERATOR, Noemad
+from conftest import NOEMACTL, OPERATOR, Noemad, own_noemad
+from inprocess import ME, InProcess
 
 TIMEOUT = 30.0  # seconds: a bound on a hung process, never a wait for time to pass
 FORBIDDEN = ("noemad", "fastapi", "anthropic", "pydantic", "pydantic_core", "uvicorn", "starlette")
@@ -79,6 +85,13 @@ class Lines:
 @pytest.fixture
 def follower(noemad: Noemad) -> Iterator[Any]:
     """Start `noemactl ... events --follow` processes; each is terminated after the test."""
+    with followers(noemad) as start:
+        yield start
+
+
+@contextmanager
+def followers(noemad: Noemad) -> Iterator[Any]:
+    """Start long-running noemactl processes against `noemad`; each is terminated at the end."""
     procs: list[subprocess.Popen[str]] = []
 
     def start(*args: str) -> tuple[subprocess.Popen[str], Lines, Lines]:
@@ -100,8 +113,8 @@ def follower(noemad: Noemad) -> Iterator[Any]:
 # --- status ------------------------------------------------------------------------
 
 
-def test_version_is_the_distributions(noemad: Noemad) -> None:
-    out = noemad.ctl("--version")
+def test_version_is_the_distributions(app: InProcess) -> None:
+    out = app.ctl("--version")
     assert out.returncode == 0
     assert out.stdout == f"noemactl {version('noema')}\n"
 
@@ -144,29 +157,30 @@ def test_status_shows_a_refused_config_reload(noemad: Noemad) -> None:
     assert status["config"]["reload_error"] and str(noemad.home / "noemad.toml") in status["config"]["reload_error"]
 
 
-def test_status_json_is_the_api_answer(noemad: Noemad, mind: str) -> None:
-    status = noemad.ctl_json("status")
+def test_status_json_is_the_api_answer(app: InProcess, mind: str) -> None:
+    status = app.ctl_json("status")
     assert list(status) == ["version", "pid", "started_at", "uptime_s", "now", "clock", "socket", "database", "config", "minds", "counts", "models", "jobs", "replica", "stopping", "connectors"]
     assert status["minds"] == [{"name": "ada", "events": 1, "turn_running": False, "paused": False, "retry": None}]
-    assert status == noemad.api("GET", "/status").json()
+    assert status == app.api("GET", "/status").json()
     # --json works after the command too
-    assert json.loads(noemad.ctl("status", "--json").stdout) == status
+    assert json.loads(app.ctl("status", "--json").stdout) == status
 
 
 # --- minds -------------------------------------------------------------------------
 
 
-def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
-    out = noemad.ctl("mind", "create", "bob", "--settings", '{"narrative_llm": true}')
+def test_mind_create_list_show_and_rm(app: InProcess) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    out = app.ctl("mind", "create", "bob", "--settings", '{"narrative_llm": true}')
     assert (out.returncode, out.stdout, out.stderr) == (0, "created mind bob\n", "")
 
-    listed = noemad.ctl("mind", "list")
+    listed = app.ctl("mind", "list")
     assert listed.stdout.splitlines() == [
         "NAME  MODE  CREATED              SETTINGS",
         'bob   idle  2026-01-01 00:00:00  {"narrative_llm": true}',
     ]
 
-    shown = noemad.ctl("mind", "show", "bob")
+    shown = app.ctl("mind", "show", "bob")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[:6] == [
@@ -181,16 +195,16 @@ def test_mind_create_list_show_and_rm(noemad: Noemad) -> None:
     assert lines[7].split() == ["#1", "2026-01-01", "00:00:00", "mind_created", OPERATOR, "-"]
 
     # Not a terminal and no --yes: refused, nothing sent.
-    refused = noemad.ctl("mind", "rm", "bob", input="bob\n")
+    refused = app.ctl("mind", "rm", "bob", input="bob\n")
     assert refused.returncode == 2
     assert refused.stderr.startswith("noemactl: refusing to remove mind 'bob' without confirmation")
     assert "pass --yes" in refused.stderr
-    assert noemad.api("GET", "/minds/bob").status_code == 200
+    assert app.api("GET", "/minds/bob").status_code == 200
 
-    removed = noemad.ctl("mind", "rm", "bob", "--yes")
+    removed = app.ctl("mind", "rm", "bob", "--yes")
     assert (removed.returncode, removed.stdout) == (0, "removed mind bob and its 1 event\n")
-    assert noemad.api("GET", "/minds/bob").status_code == 404
-    empty = noemad.ctl("mind", "list")
+    assert app.api("GET", "/minds/bob").status_code == 404
+    empty = app.ctl("mind", "list")
     assert (empty.returncode, empty.stdout) == (0, "")
     assert "no minds yet" in empty.stderr
 
@@ -263,58 +277,60 @@ def test_say_and_observe_then_list_events_with_filters(noemad: Noemad, mind: str
     assert "no events in ada of those kinds" in none.stderr
 
 
-def test_say_speaks_as_the_login_user_and_text_can_come_from_stdin(noemad: Noemad, mind: str) -> None:
-    event = json.loads(noemad.ctl("--json", "say", mind, "-", input="from a pipe\n", env={"USER": "carol"}).stdout)
+def test_say_speaks_as_the_login_user_and_text_can_come_from_stdin(app: InProcess, mind: str) -> None:
+    event = json.loads(app.ctl("--json", "say", mind, "-", input="from a pipe\n", env={"USER": "carol"}).stdout)
     assert (event["actor"], event["channel"], event["text"]) == ("user:carol", "cli", "from a pipe")
-    unnamed = json.loads(noemad.ctl("say", mind, "hi", "--json", env={"USER": "", "LOGNAME": ""}).stdout)
+    unnamed = json.loads(app.ctl("say", mind, "hi", "--json", env={"USER": "", "LOGNAME": ""}).stdout)
     assert unnamed["actor"] == "user:operator"
 
 
-def test_json_outputs_parse_and_have_stable_keys(noemad: Noemad) -> None:
-    created = noemad.ctl_json("mind", "create", "ada")
+def test_json_outputs_parse_and_have_stable_keys(app: InProcess) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    created = app.ctl_json("mind", "create", "ada")
     assert list(created) == ["name", "created_at", "settings", "mode"]
-    assert noemad.ctl_json("mind", "list") == {"minds": [created]}
-    said = noemad.ctl_json("say", "ada", "hello")
+    assert app.ctl_json("mind", "list") == {"minds": [created]}
+    said = app.ctl_json("say", "ada", "hello")
     assert set(said) == INGESTED_KEYS and said["kind"] == "message"
-    noemad.wait_for("ada", "cycle_completed", since=said["id"])
-    seen = noemad.ctl_json("observe", "ada", "warm", "--source", "thermo")
+    app.wait_for("ada", "cycle_completed", since=said["id"])
+    seen = app.ctl_json("observe", "ada", "warm", "--source", "thermo")
     assert set(seen) == INGESTED_KEYS and (seen["actor"], seen["data"]) == ("source:thermo", {"source": "thermo", "operator": OPERATOR})
-    shown = noemad.ctl_json("mind", "show", "ada")
+    app.settle("ada")  # the observation's turn has written all its events: `mind show` and `mind rm` count the same ones
+    shown = app.ctl_json("mind", "show", "ada")
     assert list(shown) == ["name", "created_at", "settings", "mode", "events", "last_event_id", "archived", "turn_running", "settings_problems", "settings_in_force", "recent", "warnings"]
     assert all(set(e) == EVENT_KEYS for e in shown["recent"])
-    page = noemad.ctl_json("events", "ada", "--kind", "message")
+    page = app.ctl_json("events", "ada", "--kind", "message")
     assert list(page) == ["events", "next_since", "last_id"]
     assert [e["id"] for e in page["events"]] == [said["id"]] and page["next_since"] == said["id"]
-    assert noemad.ctl_json("mind", "rm", "ada", "--yes") == {"name": "ada", "events_removed": shown["events"]}
+    assert app.ctl_json("mind", "rm", "ada", "--yes") == {"name": "ada", "events_removed": shown["events"]}
 
 
 # --- errors ------------------------------------------------------------------------
 
 
-def test_unknown_mind_is_one_sentence_and_exit_4(noemad: Noemad) -> None:
+def test_unknown_mind_is_one_sentence_and_exit_4(app: InProcess) -> None:
     said = "no mind is named 'zed'; list minds with `noemactl mind list` or create it with `noemactl mind create zed`"
     for args in (("say", "zed", "hi"), ("mind", "show", "zed"), ("events", "zed")):
-        out = noemad.ctl(*args)
+        out = app.ctl(*args)
         assert out.returncode == 4, args
         assert out.stdout == ""
         assert out.stderr == f"noemactl: {said}\n"
     # With --json the error is noemad's problem document, on stderr.
-    out = noemad.ctl("--json", "events", "zed", "--follow")
+    out = app.ctl("--json", "events", "zed", "--follow")
     assert (out.returncode, out.stdout) == (4, "")
     assert json.loads(out.stderr) == {"type": "about:blank", "title": "Mind not found", "status": 404, "detail": said}
 
 
-def test_daemon_refusals_print_the_problem_detail(noemad: Noemad, mind: str) -> None:
-    exists = noemad.ctl("mind", "create", mind)
+def test_daemon_refusals_print_the_problem_detail(app: InProcess, mind: str) -> None:
+    exists = app.ctl("mind", "create", mind)
     assert exists.returncode == 5
     assert exists.stderr.startswith("noemactl: a mind named 'ada' already exists;")
-    bad_channel = noemad.ctl("say", mind, "hi", "--channel", "no spaces")
+    bad_channel = app.ctl("say", mind, "hi", "--channel", "no spaces")
     assert bad_channel.returncode == 2
     assert bad_channel.stderr.startswith("noemactl: channel 'no spaces' is not a name: it holds a space; a name has")
 
 
-def test_bad_input_exits_2_and_sends_nothing(noemad: Noemad, mind: str) -> None:
-    before = noemad.api("GET", "/status").json()["counts"]
+def test_bad_input_exits_2_and_sends_nothing(app: InProcess, mind: str) -> None:
+    before = app.api("GET", "/status").json()["counts"]
     cases = {
         ("mind", "create", "bob", "--settings", "{tone: dry}"): "noemactl: --settings is not valid JSON (",
         ("mind", "create", "bob", "--settings", "[1, 2]"): "noemactl: --settings must be a JSON object such as",
@@ -326,15 +342,15 @@ def test_bad_input_exits_2_and_sends_nothing(noemad: Noemad, mind: str) -> None:
         ("events", mind, "--follow", "--limit", "3"): "noemactl: --limit does not apply to --follow",
     }
     for args, sentence in cases.items():
-        out = noemad.ctl(*args)
+        out = app.ctl(*args)
         assert (out.returncode, out.stdout) == (2, ""), args
         assert out.stderr.startswith(sentence), (args, out.stderr)
     # typer's own usage errors keep exit 2 too
-    assert noemad.ctl("timeline", "1", "--back", "7").returncode == 2
-    assert noemad.ctl("events", mind, "--since", "soon").returncode == 2
-    assert noemad.ctl("say", mind).returncode == 2
-    assert noemad.api("GET", "/status").json()["counts"] == before
-    assert noemad.api("GET", "/minds/bob").status_code == 404
+    assert app.ctl("timeline", "1", "--back", "7").returncode == 2
+    assert app.ctl("events", mind, "--since", "soon").returncode == 2
+    assert app.ctl("say", mind).returncode == 2
+    assert app.api("GET", "/status").json()["counts"] == before
+    assert app.api("GET", "/minds/bob").status_code == 404
 
 
 def test_daemon_not_running_exits_3_with_a_hint(place: Path) -> None:
@@ -369,6 +385,14 @@ def test_socket_is_resolved_as_noemad_resolves_it(place: Path) -> None:
         assert out.stderr == f"noemactl: noemad is not running on {expected}; {NOT_RUNNING}\n", env
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Noemad]:
+    """One daemon with mind `ada`, for the start-up cases below that only read or add a message (one start, not one each)."""
+    with own_noemad() as running:
+        assert running.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        yield running
+
+
 # --- following ---------------------------------------------------------------------
 
 
@@ -399,12 +423,15 @@ def test_events_follow_since_replays_then_filters_by_kind(noemad: Noemad, mind: 
     assert [line.split()[0] for line in live[2:]] == [f"#{again}", f"#{again + 4}"]
 
 
-def test_events_follow_ends_when_the_mind_is_removed(noemad: Noemad, mind: str, follower: Any) -> None:
-    proc, _, err = follower("events", mind, "--follow")
-    err.until(lambda line: line.startswith("following"))
-    assert noemad.ctl("mind", "rm", mind, "--yes").returncode == 0
-    assert proc.wait(timeout=TIMEOUT) == 0
-    err.until(lambda line: line.startswith("the stream ended: the mind was deleted"))
+def test_events_follow_ends_when_the_mind_is_removed(shared: Noemad) -> None:
+    noemad, mind = shared, "gone"  # a mind of its own on the module's daemon
+    assert noemad.api("POST", "/minds", json={"name": mind}).status_code == 201
+    with followers(noemad) as follower:
+        proc, _, err = follower("events", mind, "--follow")
+        err.until(lambda line: line.startswith("following"))
+        assert noemad.ctl("mind", "rm", mind, "--yes").returncode == 0
+        assert proc.wait(timeout=TIMEOUT) == 0
+        err.until(lambda line: line.startswith("the stream ended: the mind was deleted"))
 
 
 # --- start-up and completion -------------------------------------------------------
@@ -427,7 +454,8 @@ def test_importing_the_cli_does_not_import_the_engine() -> None:
     assert out.stdout.splitlines() == ["[]", "['ack', 'archive', 'archives', 'assert', 'backup', 'belief', 'beliefs', 'calibration', 'changes', 'config', 'connectors', 'consolidate', 'correct', 'demo', 'events', 'export', 'gate-status', 'goal', 'goals', 'import', 'jobs', 'log-level', 'memories', 'mind', 'narrative', 'notifications', 'observe', 'outcome', 'pause', 'predict', 'predictions', 'reflect', 'reload', 'remember', 'replica', 'resume', 'retract', 'rules', 'say', 'sleep', 'status', 'timeline', 'trust', 'ui', 'usage', 'wake']"]
 
 
-def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:
+def test_running_commands_does_not_import_the_engine_or_pydantic(shared: Noemad) -> None:
+    noemad, mind = shared, "ada"
     env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
     for args in (("status",), ("say", mind, "hi", "--mention", "x"), ("events", mind, "--kind", "message", "--limit", "5"), ("timeline", "1", "--back", "2"), ("mind", "rm", "-h")):
         out = subprocess.run([sys.executable, "-X", "importtime", "-m", "noemactl", *args], capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd="/")
@@ -435,7 +463,8 @@ def test_running_commands_does_not_import_the_engine_or_pydantic(noemad: Noemad,
         assert _forbidden_imports(out.stderr) == [], args
 
 
-def test_shell_completion_uses_typers_mechanism_and_knows_minds(noemad: Noemad, mind: str) -> None:
+def test_shell_completion_uses_typers_mechanism_and_knows_minds(shared: Noemad) -> None:
+    noemad = shared
     script = noemad.ctl(env={"_NOEMACTL_COMPLETE": "source_bash"})
     assert script.returncode == 0
     assert "_noemactl_completion()" in script.stdout and "complete -o default -F _noemactl_completion noemactl" in script.stdout

@@ -1,9 +1,11 @@
 """The CLI reads cleanly (issue 14): help like git's, plain errors, NO_COLOR, JSON errors, sentences, timeline words.
 
-Everything here goes through the real noemactl (and, where an answer is
-needed, a real noemad): errors on a terminal under NO_COLOR, the exit code of
-each class of error, the daemon's 422 sentences for names, the timeline's cut
-lines, and completion of `consolidate <TAB>`. The help of every command is
+What only a process proves goes through the real noemactl (and, where an
+answer is needed, a real noemad): errors on a terminal under NO_COLOR, and
+usage errors and an unreachable daemon with nothing in between. The exit code
+of each class of error, the daemon's 422 sentences for names, the timeline's
+cut lines and completion of `consolidate <TAB>` run noemactl's own code in
+process (`app.ctl`). The help of every command is
 rendered in process from noemactl's own command tree; a few helps are checked
 to be the real noemactl's, byte for byte.
 """
@@ -27,6 +29,7 @@ from typing import Any
 import pytest
 
 from conftest import NOEMACTL, Noemad, short_dir, start_noemad
+from inprocess import InProcess, start_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import gendocs  # noqa: E402  (the walk of every command path the man page documents)
@@ -187,27 +190,34 @@ def daemon() -> Iterator[Noemad]:
     shutil.rmtree(place, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def turn(daemon: Noemad) -> dict[str, int]:
+def a_turn(engine: Noemad | InProcess) -> dict[str, int]:
     """A message to ada and the turn it caused: message -> cycle_started -> cycle_completed -> narrative_updated."""
-    message = int(daemon.ctl("say", "ada", "hello there", "--from", "alice").stdout.split()[2])
-    story = daemon.wait_for("ada", "narrative_updated", since=message)
-    completed = daemon.api("GET", f"/events/{story['causation_id']}").json()
+    if isinstance(engine, InProcess) and engine.api("GET", "/minds/ada").status_code == 404:
+        assert engine.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+    message = int(engine.ctl("say", "ada", "hello there", "--from", "alice").stdout.split()[2])
+    story = engine.wait_for("ada", "narrative_updated", since=message)
+    completed = engine.api("GET", f"/events/{story['causation_id']}").json()
     return {"message": message, "started": completed["causation_id"], "completed": completed["id"], "narrative": story["id"]}
 
 
-def test_the_exit_code_says_the_class_of_error(daemon: Noemad) -> None:
+@pytest.fixture(scope="module")
+def turn(daemon: Noemad) -> dict[str, int]:
+    """`a_turn` on the module's daemon."""
+    return a_turn(daemon)
+
+
+def test_the_exit_code_says_the_class_of_error(app: InProcess, mind: str) -> None:
     said = "no mind is named 'zed'; list minds with `noemactl mind list` or create it with `noemactl mind create zed`"
-    missing = daemon.ctl("mind", "show", "zed")
+    missing = app.ctl("mind", "show", "zed")
     assert (missing.returncode, missing.stderr) == (4, f"noemactl: {said}\n")
-    as_json = daemon.ctl("mind", "show", "zed", "--json")
+    as_json = app.ctl("mind", "show", "zed", "--json")
     assert (as_json.returncode, as_json.stdout) == (4, "")
     assert json.loads(as_json.stderr) == {"type": "about:blank", "title": "Mind not found", "status": 404, "detail": said}
-    exists = daemon.ctl("--json", "mind", "create", "ada")
+    exists = app.ctl("--json", "mind", "create", "ada")
     assert exists.returncode == 5 and json.loads(exists.stderr)["status"] == 409
-    invalid = daemon.ctl("--json", "say", "ada", "hi", "--channel", "bad channel")
+    invalid = app.ctl("--json", "say", "ada", "hi", "--channel", "bad channel")
     assert invalid.returncode == 2 and json.loads(invalid.stderr)["status"] == 422
-    assert daemon.ctl("events", "ada", "--limit", "0").returncode == 2  # refused before sending
+    assert app.ctl("events", "ada", "--limit", "0").returncode == 2  # refused before sending
 
 
 def test_no_color_means_no_escape_at_all_on_a_terminal(daemon: Noemad, turn: dict[str, int]) -> None:
@@ -229,7 +239,7 @@ def test_no_color_means_no_escape_at_all_on_a_terminal(daemon: Noemad, turn: dic
 NAME_RULE = "a name has 1-200 letters, digits and _ . : # @ / ! + = - (no spaces)"
 
 
-def test_every_name_follows_one_rule_and_a_refusal_says_it(daemon: Noemad) -> None:
+def test_every_name_follows_one_rule_and_a_refusal_says_it(app: InProcess, mind: str) -> None:
     cases = {
         ("say", "ada", "x", "--channel", "bad channel"): "channel 'bad channel' is not a name: it holds a space",
         ("say", "ada", "x", "--from", "Bad Name?"): "author 'Bad Name?' is not a name: it holds a space and '?'",
@@ -238,25 +248,25 @@ def test_every_name_follows_one_rule_and_a_refusal_says_it(daemon: Noemad) -> No
         ("assert", "ada", "x is y", "--subject", "x", "--from", "who?"): "source 'who?' is not a name: it holds '?'",
         ("trust", "ada", "Bad Name?", "0.5"): "source 'Bad Name?' is not a name: it holds a space and '?'",
     }
-    before = daemon.api("GET", "/status").json()["counts"]["events"]
+    before = app.api("GET", "/status").json()["counts"]["events"]
     for args, said in cases.items():
-        out = daemon.ctl(*args)
+        out = app.ctl(*args)
         assert out.returncode == 2, (args, out.stderr)
         assert out.stderr.startswith(f"noemactl: {said}; {NAME_RULE}"), (args, out.stderr)
         assert "pattern" not in out.stderr and "should" not in out.stderr, out.stderr
-    assert daemon.api("GET", "/status").json()["counts"]["events"] == before
+    assert app.api("GET", "/status").json()["counts"]["events"] == before
     # A mind's name is the same rule made narrower; its refusal says so in the same shape.
-    bad_mind = daemon.ctl("mind", "create", "Bad Name!")
+    bad_mind = app.ctl("mind", "create", "Bad Name!")
     assert (bad_mind.returncode, bad_mind.stderr) == (
         2,
         "noemactl: 'Bad Name!' is not a valid mind name: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit\n",
     )
     # Names from other scripts and with the allowed punctuation pass.
     for author in ("josé", "user:alice", "bot@discord/7"):
-        assert daemon.ctl("say", "ada", "hi", "--from", author, "--channel", "discord:guild#ops").returncode == 0, author
+        assert app.ctl("say", "ada", "hi", "--from", author, "--channel", "discord:guild#ops").returncode == 0, author
 
 
-def test_body_field_errors_name_the_field_the_fault_and_what_is_allowed(daemon: Noemad) -> None:
+def test_body_field_errors_name_the_field_the_fault_and_what_is_allowed(app: InProcess, mind: str) -> None:
     cases = [
         ({"kind": "message", "author": "a", "text": "x", "colour": 1}, "colour is not a field here; remove it (a typo?)"),
         ({"kind": "message", "author": "a"}, "text is missing; it is required here"),
@@ -268,7 +278,7 @@ def test_body_field_errors_name_the_field_the_fault_and_what_is_allowed(daemon: 
         ({"kind": "outcome", "prediction": "one", "result": "hit"}, "prediction must be a whole number, not 'one'"),
     ]
     for body, said in cases:
-        answer = daemon.api("POST", "/minds/ada/events", json=body)
+        answer = app.api("POST", "/minds/ada/events", json=body)
         assert answer.status_code == 422, (body, answer.text)
         assert answer.json()["detail"] == said, body
 
@@ -276,8 +286,9 @@ def test_body_field_errors_name_the_field_the_fault_and_what_is_allowed(daemon: 
 # --- the timeline's words ----------------------------------------------------------------
 
 
-def test_forward_0_is_not_called_a_cut(daemon: Noemad, turn: dict[str, int]) -> None:
-    out = daemon.ctl("timeline", str(turn["started"]), "--forward", "0")
+def test_forward_0_is_not_called_a_cut(app: InProcess) -> None:
+    turn = a_turn(app)
+    out = app.ctl("timeline", str(turn["started"]), "--forward", "0")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert any(f"#{turn['message']} message" in line for line in lines)
@@ -285,11 +296,8 @@ def test_forward_0_is_not_called_a_cut(daemon: Noemad, turn: dict[str, int]) -> 
     assert not any(line.startswith("cut at") for line in lines), lines
 
 
-def test_the_daemons_max_hops_bounds_every_walk_and_the_hint(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    (home / "noemad.toml").write_text("[timeline]\nmax_hops = 2\n")
-    running = start_noemad(home, place / "s.sock")
+def test_the_daemons_max_hops_bounds_every_walk_and_the_hint(tmp_path: Path) -> None:
+    running = start_app(tmp_path, "[timeline]\nmax_hops = 2\n")
     try:
         assert running.api("POST", "/minds", json={"name": "ada"}).status_code == 201
         message = int(running.ctl("say", "ada", "hello", "--from", "alice").stdout.split()[2])
@@ -308,7 +316,6 @@ def test_the_daemons_max_hops_bounds_every_walk_and_the_hint(place: Path) -> Non
         assert short[-1].endswith("walk again with --back/--forward/--limit (this noemad walks at most 2 hops each way and 200 events)")
     finally:
         running.stop()
-        running.notify.close()
 
 
 def test_also_linked_names_a_pair_of_events_once() -> None:
@@ -332,9 +339,9 @@ def test_also_linked_names_a_pair_of_events_once() -> None:
 # --- completion ------------------------------------------------------------------------
 
 
-def test_consolidate_tab_offers_its_commands_and_the_minds(daemon: Noemad) -> None:
-    env = {**os.environ, "NOEMA_SOCKET": str(daemon.socket), "_NOEMACTL_COMPLETE": "complete_bash", "COMP_CWORD": "2"}
+def test_consolidate_tab_offers_its_commands_and_the_minds(app: InProcess, mind: str) -> None:
+    env = {"_NOEMACTL_COMPLETE": "complete_bash", "COMP_CWORD": "2"}
     for words, want in (("noemactl consolidate ", {"run", "reject", "ada"}), ("noemactl consolidate r", {"run", "reject"}), ("noemactl jobs ", {"list", "show", "ada"})):
-        out = subprocess.run([NOEMACTL], capture_output=True, text=True, env={**env, "COMP_WORDS": words}, timeout=TIMEOUT)
+        out = app.ctl(env={**env, "COMP_WORDS": words})
         offered = set(out.stdout.split())
         assert offered >= want and (words.endswith(" ") or "ada" not in offered), (words, offered)

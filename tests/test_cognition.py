@@ -1,11 +1,11 @@
-"""The cycle through the daemon: episodes, evidence, beliefs, retrieval, corrections, replay."""
+"""The cycle in process: episodes, evidence, beliefs, retrieval, corrections, replay (the real noemactl: test_cli_over_the_socket)."""
 
 from __future__ import annotations
 
 import json
 
 from conftest import OPERATOR, Noemad
-from inprocess import InProcess
+from inprocess import ME, InProcess
 
 
 def post(noemad: Noemad | InProcess, mind: str, body: dict) -> dict:
@@ -91,18 +91,19 @@ def test_contested_then_corrected_by_an_operator(app: InProcess, mind: str) -> N
     assert against == ["metacognition", "qa", "qa"]  # recorded, but the pin holds
 
 
-def test_correct_through_the_cli_sends_the_correction(noemad: Noemad, mind: str) -> None:
-    _, done = turn(noemad, mind, observation("green", "build is green"))
-    [belief] = noemad.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
-    # The statuses a correction takes are noemad's to say (the CLI does not restate them).
-    bogus = noemad.ctl("correct", str(belief["id"]), "--status", "bogus", "--reason", "r")
+def test_correct_through_the_cli_sends_the_correction(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    _, done = turn(app, mind, observation("green", "build is green"))
+    [belief] = app.api("GET", f"/minds/{mind}/beliefs").json()["beliefs"]
+    # The statuses a correction takes are app's to say (the CLI does not restate them).
+    bogus = app.ctl("correct", str(belief["id"]), "--status", "bogus", "--reason", "r")
     assert bogus.returncode == 2 and bogus.stderr.startswith("noemactl: status must be 'active', 'pinned' or 'rejected', not 'bogus'")
-    out = noemad.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
+    out = app.ctl("correct", str(belief["id"]), "--confidence", "0.9", "--reason", "I looked at the dashboard")
     assert out.returncode == 0, out.stderr
-    [sent] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]
+    [sent] = app.api("GET", f"/minds/{mind}/events", params={"kind": "correction"}).json()["events"]
     assert sent["actor"] == OPERATOR and sent["data"]["belief"] == belief["id"] and sent["data"]["confidence"] == 0.9
-    noemad.wait_for(mind, "cycle_completed", since=done["id"])
-    assert noemad.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "pinned"
+    app.wait_for(mind, "cycle_completed", since=done["id"])
+    assert app.api("GET", f"/beliefs/{belief['id']}").json()["status"] == "pinned"
 
 
 def test_retrieval_recalls_related_episodes_and_cites_them(app: InProcess, mind: str) -> None:
@@ -166,15 +167,16 @@ def test_a_stimulus_at_the_text_limit_is_still_remembered(app: InProcess, mind: 
     assert len(memory["text"]) == 100_000 and memory["text"].startswith("alice said on cli: zzz")
 
 
-def test_operators_give_semantic_and_procedural_memories(noemad: Noemad, mind: str) -> None:
-    _, done = turn(noemad, mind, {"kind": "message", "author": "alice", "text": "alice prefers Go for services"})
-    [episode] = noemad.api("GET", f"/minds/{mind}/memories").json()["memories"]
-    out = noemad.ctl("remember", mind, "Alice prefers Go", "--from-memory", str(episode["id"]))
+def test_operators_give_semantic_and_procedural_memories(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    _, done = turn(app, mind, {"kind": "message", "author": "alice", "text": "alice prefers Go for services"})
+    [episode] = app.api("GET", f"/minds/{mind}/memories").json()["memories"]
+    out = app.ctl("remember", mind, "Alice prefers Go", "--from-memory", str(episode["id"]))
     assert out.returncode == 0 and out.stdout.startswith("remembered #")
-    fact = noemad.ctl_json("memories", mind, "--kind", "semantic")["memories"][0]
+    fact = app.ctl_json("memories", mind, "--kind", "semantic")["memories"][0]
     assert (fact["kind"], fact["text"], fact["derived_from"]) == ("semantic", "Alice prefers Go", [episode["id"]])
-    created = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "memory_created"}).json()["events"][-1]
+    created = app.api("GET", f"/minds/{mind}/events", params={"kind": "memory_created"}).json()["events"][-1]
     assert created["actor"] == OPERATOR and {"type": "memory", "id": episode["id"]} in created["refs"]
-    assert noemad.ctl("remember", mind, "x", "--kind", "episodic").returncode == 2
-    bad = noemad.api("POST", f"/minds/{mind}/memories", json={"text": "y", "derived_from": [9999]})
+    assert app.ctl("remember", mind, "x", "--kind", "episodic").returncode == 2
+    bad = app.api("POST", f"/minds/{mind}/memories", json={"text": "y", "derived_from": [9999]})
     assert bad.status_code in (404, 422) and "9999" in bad.json()["detail"]

@@ -224,13 +224,6 @@ def test_retract_a_memory(app: InProcess, mind: str) -> None:
     assert other.returncode == 2 and f"memory #{memory} belongs to ada, not bob" in other.stderr
 
 
-def test_retract_over_the_socket(noemad: Noemad, mind: str) -> None:
-    """The real noemactl retracts over the socket (the command's other cases run in process, above)."""
-    memory = noemad.ctl_json("remember", mind, "the build server is in Oslo")["id"]
-    out = noemad.ctl("retract", mind, str(memory), "--reason", "it moved to Bergen")
-    assert out.returncode == 0 and out.stdout.startswith(f"retracted memory #{memory}: the build server is in Oslo\n"), out.stderr
-
-
 def test_reflect_for_every_mind_skips_those_with_nothing_new(app: InProcess, mind: str) -> None:
     assert app.ctl("mind", "create", "bob").returncode == 0
     assert app.ctl("reflect", mind).returncode == 0

@@ -1,6 +1,8 @@
-"""noemactl's gate commands against a real noemad: rules, gate-status (and --watch), sleep and wake.
+"""noemactl's gate commands: rules, gate-status (and --watch), sleep and wake.
 
-Every test runs the installed noemactl; none mocks the daemon or sleeps.
+What only a process proves (a watch piped or on a terminal, what noemactl
+imports at start) runs the installed noemactl against a real noemad; the rest
+runs noemactl's own code in process (`app.ctl`). None mocks the daemon or sleeps.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
-from conftest import NOEMACTL, Noemad
-from inprocess import InProcess
+import pytest
+from conftest import NOEMACTL, Noemad, own_noemad
+from inprocess import InProcess, start_app
 from test_cli import _forbidden_imports, follower  # noqa: F401  (follower: the fixture that starts and stops long-running noemactl)
 
 AMBIENT = '{"name": "ambient", "match": {"kinds": ["message"], "channel": "discord:*"}, "behaviour": {"debounce": {"ms": 2000}}}'
@@ -159,18 +163,18 @@ def test_gate_status_text_and_json(app: InProcess, mind: str) -> None:
     assert app.ctl_json("gate-status")["minds"][0]["mind"] == "ada"
 
 
-def test_sleep_and_wake(noemad: Noemad, mind: str) -> None:
-    out = ok(noemad.ctl("sleep", mind, "--for", "30m", "--note", "night shift"))
+def test_sleep_and_wake(app: InProcess, mind: str) -> None:
+    out = ok(app.ctl("sleep", mind, "--for", "30m", "--note", "night shift"))
     assert out == "ada sleeps until 2026-01-01 00:30:00 (night shift); messages from operator still wake it\n"
-    lines = ok(noemad.ctl("gate-status", mind)).splitlines()
+    lines = ok(app.ctl("gate-status", mind)).splitlines()
     assert lines[1] == "sleeping until 2026-01-01 00:30:00 (night shift)"
-    woke = ok(noemad.ctl("wake", mind))
+    woke = ok(app.ctl("wake", mind))
     assert woke.startswith("ada is awake (event #")
-    assert ok(noemad.ctl("wake", mind)) == "ada was not asleep; nothing changed\n"
-    assert noemad.ctl_json("sleep", mind, "--until", "2026-01-01T08:00:00Z")["until"] == "2026-01-01T08:00:00.000Z"
-    both = noemad.ctl("sleep", mind)
+    assert ok(app.ctl("wake", mind)) == "ada was not asleep; nothing changed\n"
+    assert app.ctl_json("sleep", mind, "--until", "2026-01-01T08:00:00Z")["until"] == "2026-01-01T08:00:00.000Z"
+    both = app.ctl("sleep", mind)
     assert both.returncode == 2 and "--for" in both.stderr
-    past = noemad.ctl("sleep", mind, "--until", "2025-01-01T00:00:00Z")
+    past = app.ctl("sleep", mind, "--until", "2025-01-01T00:00:00Z")
     assert past.returncode == 2 and "future" in past.stderr
 
 
@@ -184,14 +188,23 @@ def test_gate_status_watch_piped_prints_changed_lines(noemad: Noemad, mind: str,
     assert not any(line.startswith("gate of ada") for line in fresh), fresh  # unchanged lines are not printed again
 
 
-def test_gate_status_watch_stops_after_count(noemad: Noemad, mind: str) -> None:
-    out = noemad.ctl("--json", "gate-status", mind, "--watch", "--interval", "0.05", "--count", "3")
+def test_gate_status_watch_stops_after_count(app: InProcess, mind: str) -> None:
+    out = app.ctl("--json", "gate-status", mind, "--watch", "--interval", "0.05", "--count", "3")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["mind"] == "ada"  # JSON Lines, printed when it changed
 
 
-def test_gate_status_watch_on_a_terminal_redraws_in_place(noemad: Noemad, mind: str) -> None:
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Noemad]:
+    """One daemon with mind `ada`, for the cases below that only read or add a rule of their own (one start, not one each)."""
+    with own_noemad() as running:
+        assert running.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        yield running
+
+
+def test_gate_status_watch_on_a_terminal_redraws_in_place(shared: Noemad) -> None:
+    noemad, mind = shared, "ada"
     controller, terminal = pty.openpty()
     chunks: list[bytes] = []
 
@@ -223,7 +236,8 @@ def test_gate_status_watch_on_a_terminal_redraws_in_place(noemad: Noemad, mind: 
     assert "\x1b[2K" in shown  # lines erased and drawn again: a live view, not a scroll of copies
 
 
-def test_the_gate_commands_do_not_import_the_engine_or_pydantic(noemad: Noemad, mind: str) -> None:
+def test_the_gate_commands_do_not_import_the_engine_or_pydantic(shared: Noemad) -> None:
+    noemad, mind = shared, "ada"
     env = {**os.environ, "NOEMA_SOCKET": str(noemad.socket), "NO_COLOR": "1"}
     for args in (("rules", "add", mind, "--name", "dms", "--flag", "dm", "--always"), ("rules", mind), ("gate-status", mind), ("wake", mind)):
         out = subprocess.run([sys.executable, "-X", "importtime", "-m", "noemactl", *args], capture_output=True, text=True, timeout=60, env=env, cwd="/")
@@ -231,13 +245,8 @@ def test_the_gate_commands_do_not_import_the_engine_or_pydantic(noemad: Noemad, 
         assert _forbidden_imports(out.stderr) == [], args
 
 
-def test_judge_flags_make_a_judge_rule_and_stray_judge_options_are_refused(place: Any) -> None:
-    from conftest import start_noemad
-
-    home = place / "home"
-    home.mkdir()
-    (home / "noemad.toml").write_text("[gate.judge]\nenabled = true\n")
-    daemon = start_noemad(home, place / "s.sock")
+def test_judge_flags_make_a_judge_rule_and_stray_judge_options_are_refused(tmp_path: Any) -> None:
+    daemon = start_app(tmp_path, "[gate.judge]\nenabled = true\n")
     try:
         assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
         change = daemon.ctl_json(
@@ -257,4 +266,3 @@ def test_judge_flags_make_a_judge_rule_and_stray_judge_options_are_refused(place
         assert daemon.api("GET", "/minds/ada/rules").json()["rules"][1]["behaviour"] == {"judge": {"debounce_ms": 100}}
     finally:
         daemon.stop()
-        daemon.notify.close()

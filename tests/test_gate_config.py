@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OPERATOR, Noemad
-from inprocess import InProcess, start_app
+from conftest import OPERATOR
+from inprocess import ME, InProcess, start_app
 from noemad.config.files import parse_config, render_config
 from noemad.config.schema import Config
 from noemad.errors import ConfigError
@@ -160,15 +160,16 @@ def test_messages_and_observations_carry_what_rules_match(app: InProcess) -> Non
     assert many.status_code == 422
 
 
-def test_noemactl_say_and_observe_send_the_rule_fields(noemad: Noemad, mind: str) -> None:
-    plain = noemad.ctl_json("say", mind, "hello")
-    said = noemad.ctl_json("say", mind, "ping", "--dm", "--bot", "--reply-to", str(plain["id"]), "--tag", "ops", "--tag", "urgent")
+def test_noemactl_say_and_observe_send_the_rule_fields(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    plain = app.ctl_json("say", mind, "hello")
+    said = app.ctl_json("say", mind, "ping", "--dm", "--bot", "--reply-to", str(plain["id"]), "--tag", "ops", "--tag", "urgent")
     assert said["data"] == {
         "author": said["data"]["author"], "mentions": [], "dm": True, "bot": True, "reply_to": plain["id"], "tags": ["ops", "urgent"],
         "operator": OPERATOR,  # who stored it, beside who it claims to be from
     }
     assert set(plain["data"]) == {"author", "mentions", "operator"}
-    seen = noemad.ctl_json("observe", mind, "green", "--source", "ci", "--tag", "build")
+    seen = app.ctl_json("observe", mind, "green", "--source", "ci", "--tag", "build")
     assert seen["data"] == {"source": "ci", "tags": ["build"], "operator": OPERATOR}
-    refused = noemad.ctl("say", mind, "x", "--reply-to", "0")
+    refused = app.ctl("say", mind, "x", "--reply-to", "0")
     assert refused.returncode != 0 and "--reply-to" in refused.stderr

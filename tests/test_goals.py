@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import OPERATOR, Noemad
-from inprocess import InProcess
+from inprocess import ME, InProcess
 
 from noemad.cognition.goals import GoalClosed, GoalNotFound, active_goals, create_goal, get_goal, list_goals, update_goal
 from noemad.errors import InvalidInput
@@ -98,7 +98,7 @@ def test_goal_input_is_checked(store: Store) -> None:
     assert list_goals(store.reader(), "ada") == []  # nothing half-written
 
 
-# through the API (in process) and the CLI (on the daemon) -------------------------------------
+# through the API and noemactl, in process (the real noemactl over a socket: test_cli_over_the_socket) ---
 
 
 def taken(engine: Noemad | InProcess, mind: str, event: dict[str, Any]) -> dict[str, Any]:
@@ -141,26 +141,27 @@ def test_an_operator_sets_progresses_and_completes_a_goal(app: InProcess, mind: 
     assert again.status_code == 409 and again.json()["detail"].startswith(f"goal {goal['id']} is completed; a closed goal takes no more changes")
 
 
-def test_goal_and_goals_through_the_cli(noemad: Noemad, mind: str) -> None:
-    said = noemad.ctl_json("goal", mind, "ship the parser rewrite")
+def test_goal_and_goals_through_the_cli(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    said = app.ctl_json("goal", mind, "ship the parser rewrite")
     assert said["kind"] == "goal" and said["actor"] == OPERATOR and said["data"] == {"title": "ship the parser rewrite"}
-    taken(noemad, mind, said)
-    [goal] = noemad.ctl_json("goals", mind)["goals"]
-    assert goal == noemad.api("GET", f"/minds/{mind}/goals").json()["goals"][0]  # the API's answer
-    moved = noemad.ctl_json("goal", mind, "--id", str(goal["id"]), "--progress", "0.5", "--note", "the lexer is done")
+    taken(app, mind, said)
+    [goal] = app.ctl_json("goals", mind)["goals"]
+    assert goal == app.api("GET", f"/minds/{mind}/goals").json()["goals"][0]  # the API's answer
+    moved = app.ctl_json("goal", mind, "--id", str(goal["id"]), "--progress", "0.5", "--note", "the lexer is done")
     assert moved["kind"] == "goal" and moved["data"] == {"goal": goal["id"], "progress": 0.5, "note": "the lexer is done"}
-    taken(noemad, mind, moved)
-    done = noemad.ctl_json("goal", mind, "--id", str(goal["id"]), "--complete")
+    taken(app, mind, moved)
+    done = app.ctl_json("goal", mind, "--id", str(goal["id"]), "--complete")
     assert done["data"] == {"goal": goal["id"], "status": "completed"}
-    taken(noemad, mind, done)
-    assert noemad.ctl_json("goals", mind, "--status", "active")["goals"] == []
-    human = noemad.ctl("goals", mind)
+    taken(app, mind, done)
+    assert app.ctl_json("goals", mind, "--status", "active")["goals"] == []
+    human = app.ctl("goals", mind)
     assert human.returncode == 0, human.stderr
     assert human.stdout.splitlines() == [
         "ID  STATUS     PROGRESS  ORIGIN    SET                  TITLE",
         f"#{goal['id']}  completed      100%  operator  2026-01-01 00:00:00  ship the parser rewrite",
     ]
-    again = noemad.ctl("goal", mind, "--id", str(goal["id"]), "--progress", "0.9")
+    again = app.ctl("goal", mind, "--id", str(goal["id"]), "--progress", "0.9")
     assert again.returncode == 5
     assert again.stderr.startswith(f"noemactl: goal {goal['id']} is completed; a closed goal takes no more changes")
 

@@ -1,4 +1,4 @@
-"""Governance on the real daemon and the real SDK: noemactl's views, the config refusals, and the critic through the fake Messages API."""
+"""Governance: noemactl's views (in process, on the scripted provider), the config refusals of a real noemad, and the critic through the fake Messages API."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOEMAD, SCRIPTED_RESPOND, Noemad, scripted_noemad
+from conftest import NOEMAD, SCRIPTED_RESPOND, Noemad
 from fake_messages_api import FakeMessagesAPI
-from inprocess import InProcess, start_app
+from inprocess import InProcess, scripted_app, start_app
 
 SCRIPT = """
 [[respond.rules]]
@@ -36,9 +36,10 @@ mind_tools = false
 
 
 @pytest.fixture
-def daemon(place: Path) -> Iterator[Noemad]:
-    with scripted_noemad(place, SCRIPT, CONFIG) as daemon:
-        yield daemon
+def daemon(tmp_path: Path) -> Iterator[InProcess]:
+    """The engine in process on the scripted provider with a critic: the cases below read views and refusals."""
+    with scripted_app(tmp_path, SCRIPT, CONFIG) as engine:
+        yield engine
 
 
 def say(noemad: Noemad | InProcess, text: str) -> int:
@@ -47,7 +48,7 @@ def say(noemad: Noemad | InProcess, text: str) -> int:
     return int(resp.json()["id"])
 
 
-def test_gate_status_counts_governance_and_usage_shows_the_critic(daemon: Noemad) -> None:
+def test_gate_status_counts_governance_and_usage_shows_the_critic(daemon: InProcess) -> None:
     first = say(daemon, "Thanks for the update!")
     daemon.wait_for("ada", "reply", first)
     second = say(daemon, "What's the weather?")
@@ -64,7 +65,7 @@ def test_gate_status_counts_governance_and_usage_shows_the_critic(daemon: Noemad
     assert usage.returncode == 0 and "critic" in usage.stdout
 
 
-def test_remember_takes_tags(daemon: Noemad) -> None:
+def test_remember_takes_tags(daemon: InProcess) -> None:
     made = daemon.ctl_json("remember", "ada", "Contracts go through legal counsel", "--tag", "legal", "--tag", "contracts")
     assert made["tags"] == ["legal", "contracts"]
     bad = daemon.ctl("remember", "ada", "x", "--tag", "not a name")

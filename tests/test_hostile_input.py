@@ -8,13 +8,11 @@ in-process tier.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from conftest import Noemad, short_dir, start_noemad
 from inprocess import InProcess, fail_first_turn, start_app
 from noemad.events import EventDraft, append
 
@@ -309,25 +307,14 @@ def test_a_failed_turn_is_recorded_and_shown_and_its_stimuli_taken_by_the_retry(
     assert _retry(app, mind) is None
 
 
-@pytest.fixture(scope="module")
-def daemon() -> Iterator[Noemad]:
-    """One real noemad with a mind `ada`, shared by the noemactl cases that must be refused (they store nothing)."""
-    place = short_dir()
-    (place / "home").mkdir()
-    running = start_noemad(place / "home", place / "s.sock")
-    assert running.api("POST", "/minds", json={"name": EDGE_MIND}).status_code == 201
-    yield running
-    running.stop()
-    running.notify.close()
-    shutil.rmtree(place, ignore_errors=True)
-
-
 @pytest.mark.parametrize("data", ['{"x": NaN}', '{"x": 1e999}', '{"x": [-Infinity]}'])
-def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(daemon: Noemad, data: str) -> None:
-    done = daemon.ctl("observe", EDGE_MIND, "reading", "--source", "probe", "--data", data)
+def test_noemactl_refuses_a_number_json_cannot_carry_with_a_sentence(app: InProcess, data: str) -> None:
+    """noemactl's own parsing refuses it (in process): nothing reaches the engine."""
+    assert app.api("POST", "/minds", json={"name": EDGE_MIND}).status_code == 201
+    done = app.ctl("observe", EDGE_MIND, "reading", "--source", "probe", "--data", data)
     assert done.returncode == 2, done.stderr
     assert "--data is not valid JSON (" in done.stderr and "Traceback" not in done.stderr
-    assert daemon.api("GET", f"/minds/{EDGE_MIND}/events?kind=observation").json()["events"] == []
+    assert app.api("GET", f"/minds/{EDGE_MIND}/events?kind=observation").json()["events"] == []
 
 
 def test_a_gate_that_fails_after_the_commit_answers_201_and_the_stimulus_still_wakes_the_mind(

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad
 from inprocess import InProcess
 from noemad.cognition import metacognition
 from noemad.cognition.attention import attend, select
@@ -117,17 +116,17 @@ def test_attention_admits_the_most_salient_few_deterministically() -> None:
     assert select(list(reversed(thoughts)), 3) == select(thoughts, 3)
 
 
-def test_a_single_source_belief_draws_both_warnings_on_the_overview(noemad: Noemad, mind: str) -> None:
-    assert noemad.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 0.9}).status_code == 200  # the CLI's trust has its own test
-    post = noemad.api("POST", f"/minds/{mind}/events", json={
+def test_a_single_source_belief_draws_both_warnings_on_the_overview(app: InProcess, mind: str) -> None:
+    assert app.api("PUT", f"/minds/{mind}/trust/alice", json={"value": 0.9}).status_code == 200  # the CLI's trust has its own test
+    post = app.api("POST", f"/minds/{mind}/events", json={
         "kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}})
-    done = noemad.wait_for(mind, "cycle_completed", since=post.json()["id"])
+    done = app.wait_for(mind, "cycle_completed", since=post.json()["id"])
     assert sorted(done["data"]["warnings"]) == ["insufficient_evidence", "single_source"]
-    overview = noemad.api("GET", f"/minds/{mind}").json()
+    overview = app.api("GET", f"/minds/{mind}").json()
     assert sorted(w["check"] for w in overview["warnings"]) == ["insufficient_evidence", "single_source"]
-    shown = noemad.ctl("mind", "show", mind)
+    shown = app.ctl("mind", "show", mind)
     assert "insufficient_evidence" in shown.stdout and "single_source" in shown.stdout
-    [attention] = noemad.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
+    [attention] = app.api("GET", f"/minds/{mind}/events", params={"kind": "attention"}).json()["events"]
     assert attention["data"]["admitted"] == 4 and attention["data"]["capacity"] == 4
     assert [c["process"] for c in attention["data"]["candidates"]] == ["evidence", "metacognition", "metacognition", "perception"]
 

@@ -1,4 +1,4 @@
-"""Notifications: the rules and their thresholds, the cooldown, acknowledging; in process, then through the daemon."""
+"""Notifications: the rules and their thresholds, the cooldown, acknowledging; in process, then `--follow` through the daemon."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import NOEMACTL, OPERATOR, Noemad
-from inprocess import InProcess
+from inprocess import ME, InProcess
 
 from noemad.clock import iso
 from noemad.config.mind import MindSettings
@@ -319,33 +319,34 @@ def test_notifications_through_the_cli_show_each_with_its_count(app: InProcess, 
     assert f"#{shown['id']}  open    prediction_miss      2" in human.stdout and "missed at stated 0.90: the cache stays warm" in human.stdout
 
 
-def test_ack_through_the_cli_and_its_errors(noemad: Noemad, mind: str) -> None:
-    came = predict_and_miss(noemad, mind, "the cache stays warm", 0.9)
+def test_ack_through_the_cli_and_its_errors(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    came = predict_and_miss(app, mind, "the cache stays warm", 0.9)
     from test_openapi import check
 
-    doc = noemad.api("GET", "/openapi.json").json()
-    nid = wait_notification(noemad, mind, came["id"])["data"]["notification"]
-    check(doc, "GET", "/minds/{mind}/notifications", 200, "application/json", noemad.api("GET", f"/minds/{mind}/notifications").json())
-    out = noemad.ctl("ack", str(nid))
+    doc = app.api("GET", "/openapi.json").json()
+    nid = wait_notification(app, mind, came["id"])["data"]["notification"]
+    check(doc, "GET", "/minds/{mind}/notifications", 200, "application/json", app.api("GET", f"/minds/{mind}/notifications").json())
+    out = app.ctl("ack", str(nid))
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"acknowledged notification #{nid} (prediction_miss): prediction #")
-    [acked] = noemad.ctl_json("notifications", mind, "--status", "acked")["notifications"]
+    [acked] = app.ctl_json("notifications", mind, "--status", "acked")["notifications"]
     assert acked["status"] == "acked" and acked["acked_at"] == "2026-01-01T00:00:00.000Z"
-    recorded = noemad.api("GET", f"/events/{acked['acked_event_id']}").json()
+    recorded = app.api("GET", f"/events/{acked['acked_event_id']}").json()
     assert (recorded["kind"], recorded["actor"]) == ("notification_acked", OPERATOR)
-    assert noemad.ctl_json("notifications", mind, "--open")["notifications"] == []
-    assert "ada has no open notifications" in noemad.ctl("notifications", mind, "--open").stdout
-    twice = noemad.ctl("ack", str(nid))
+    assert app.ctl_json("notifications", mind, "--open")["notifications"] == []
+    assert "ada has no open notifications" in app.ctl("notifications", mind, "--open").stdout
+    twice = app.ctl("ack", str(nid))
     assert twice.returncode == 5 and twice.stderr.startswith(f"noemactl: notification {nid} was already acknowledged at")
-    again = noemad.api("POST", f"/notifications/{nid}/ack")
+    again = app.api("POST", f"/notifications/{nid}/ack")
     assert again.status_code == 409 and "already acknowledged" in again.json()["detail"]
     check(doc, "POST", "/notifications/{notification_id}/ack", 409, "application/problem+json", again.json())
-    unknown = noemad.api("POST", "/notifications/999/ack")
+    unknown = app.api("POST", "/notifications/999/ack")
     assert unknown.status_code == 404 and "notification 999 does not exist" in unknown.json()["detail"]
-    assert noemad.ctl("ack", "999").stderr.startswith("noemactl: notification 999 does not exist")
-    other = predict_and_miss(noemad, mind, "the queue drains", 0.75, subject="queue")
-    second = wait_notification(noemad, mind, other["id"])["data"]["notification"]
-    answered = noemad.ctl_json("ack", str(second))
+    assert app.ctl("ack", "999").stderr.startswith("noemactl: notification 999 does not exist")
+    other = predict_and_miss(app, mind, "the queue drains", 0.75, subject="queue")
+    second = wait_notification(app, mind, other["id"])["data"]["notification"]
+    answered = app.ctl_json("ack", str(second))
     assert (answered["id"], answered["status"], answered["values"]["stated_confidence"]) == (second, "acked", 0.75)
     check(doc, "POST", "/notifications/{notification_id}/ack", 200, "application/json", answered)
 

@@ -1,4 +1,4 @@
-"""Predictions, outcomes and calibration: in process, then through the daemon and noemactl."""
+"""Predictions, outcomes and calibration: in process, noemactl included (its real run over a socket: test_cli_over_the_socket)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Noemad
-from inprocess import InProcess
+from inprocess import ME, InProcess
 
 from noemad.clock import iso
 from noemad.cognition.beliefs.queries import get_belief
@@ -177,7 +177,7 @@ def test_calibration_reads_the_minds_resolved_predictions(store: Store) -> None:
     assert (result.resolved, result.hits, result.open, result.brier) == (2, 1, 1, 0.5)  # (0.64 + 0.36) / 2
 
 
-# through the API (in process) and the CLI (on the daemon) -------------------------------------
+# through the API and noemactl, in process (the real noemactl over a socket: test_cli_over_the_socket) ---
 
 
 def stored(noemad: Noemad | InProcess, *args: str) -> dict[str, Any]:
@@ -246,18 +246,19 @@ def test_predict_then_hit_walks_outcome_to_resolution_to_belief(app: InProcess, 
     assert {(came["id"], resolved["id"], "caused"), (resolved["id"], updated["id"], "caused"), (made["id"], resolved["id"], "cited")} <= edges
 
 
-def test_predict_and_outcome_through_the_cli(noemad: Noemad, mind: str) -> None:
-    said = stored(noemad, "predict", mind, "The deploy finishes cleanly", "--subject", "Deploy", "--confidence", "0.8", "--due", "2h")
+def test_predict_and_outcome_through_the_cli(app: InProcess, mind: str) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    said = stored(app, "predict", mind, "The deploy finishes cleanly", "--subject", "Deploy", "--confidence", "0.8", "--due", "2h")
     assert said["kind"] == "prediction" and said["text"] == "The deploy finishes cleanly"
     assert said["data"]["due_at"] == "2026-01-01T02:00:00.000Z" and said["data"]["confidence"] == 0.8
-    taken(noemad, mind, said)
-    [prediction] = noemad.ctl_json("predictions", mind)["predictions"]
-    assert prediction == listed_predictions(noemad, mind)[0]  # the API's answer
+    taken(app, mind, said)
+    [prediction] = app.ctl_json("predictions", mind)["predictions"]
+    assert prediction == listed_predictions(app, mind)[0]  # the API's answer
     assert (prediction["status"], prediction["subject"], prediction["event_id"] > said["id"]) == ("open", "deploy", True)
-    came = stored(noemad, "outcome", str(prediction["id"]), "--hit", "--observed", "took 4 minutes")
+    came = stored(app, "outcome", str(prediction["id"]), "--hit", "--observed", "took 4 minutes")
     assert came["kind"] == "outcome" and came["data"] == {"prediction": prediction["id"], "result": "hit", "observed": "took 4 minutes"}
-    taken(noemad, mind, came)
-    human = noemad.ctl("predictions", mind)
+    taken(app, mind, came)
+    human = app.ctl("predictions", mind)
     assert human.returncode == 0 and f"#{prediction['id']}" in human.stdout and "hit" in human.stdout and "took 4 minutes" in human.stdout
 
 

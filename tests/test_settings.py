@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OPERATOR, Noemad, start_noemad
+from conftest import OPERATOR
+from inprocess import ME, InProcess, start_app
 from noemad.config.files import parse_config
 from noemad.config.mind import MindSettings, parse_mind_settings
 from noemad.config.schema import with_stored
@@ -130,20 +131,21 @@ def test_a_stored_row_that_is_no_longer_valid_still_loads_and_says_why(store: St
     assert fixed.problems == () and fixed.settings == {"attention_capacity": 3, "persona": "Kept."}
 
 
-def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad) -> None:
-    assert noemad.api("POST", "/minds", json={"name": "ada", "settings": {"attention_capacity": 1}}).status_code == 201
-    bad = noemad.api("POST", "/minds", json={"name": "bob", "settings": {"persona": 42}})
+def test_a_live_mind_changes_settings_through_the_api_and_the_cli(app: InProcess) -> None:
+    app.peer = ME  # the operator the real noemactl is over a real socket
+    assert app.api("POST", "/minds", json={"name": "ada", "settings": {"attention_capacity": 1}}).status_code == 201
+    bad = app.api("POST", "/minds", json={"name": "bob", "settings": {"persona": 42}})
     assert bad.status_code == 422 and bad.json()["detail"].startswith("settings.persona: write the system prompt")
-    noemad.ctl("trust", "ada", "alice", "0.9")
+    app.ctl("trust", "ada", "alice", "0.9")
     claim = {"kind": "assertion", "source": "alice", "claim": {"proposition": "deploys are frozen", "subject": "deploy"}}
-    first = noemad.api("POST", "/minds/ada/events", json=claim).json()
-    noemad.wait_for("ada", "cycle_completed", since=first["id"])
+    first = app.api("POST", "/minds/ada/events", json=claim).json()
+    app.wait_for("ada", "cycle_completed", since=first["id"])
 
-    out = noemad.ctl("mind", "set", "ada", "attention_capacity", "3")
+    out = app.ctl("mind", "set", "ada", "attention_capacity", "3")
     assert out.returncode == 0 and out.stdout == 'settings of ada: {"attention_capacity": 3}\n'
-    out = noemad.ctl("mind", "set", "ada", "persona", "You are Ada.")  # not JSON: taken as text
+    out = app.ctl("mind", "set", "ada", "persona", "You are Ada.")  # not JSON: taken as text
     assert out.returncode == 0
-    changed = noemad.api("GET", "/minds/ada/events", params={"kind": "settings_changed"}).json()["events"]
+    changed = app.api("GET", "/minds/ada/events", params={"kind": "settings_changed"}).json()["events"]
     assert [e["data"]["changes"] for e in changed] == [
         {"attention_capacity": {"from": 1, "to": 3}},
         {"persona": {"from": None, "to": "You are Ada."}},
@@ -151,31 +153,29 @@ def test_a_live_mind_changes_settings_through_the_api_and_the_cli(noemad: Noemad
     assert changed[0]["actor"] == OPERATOR
 
     # The running actor takes the new capacity at its next turn.
-    second = noemad.api("POST", "/minds/ada/events", json={**claim, "claim": {"proposition": "the build is green", "subject": "build"}})
-    noemad.wait_for("ada", "cycle_completed", since=second.json()["id"])
-    capacities = [e["data"]["capacity"] for e in noemad.api("GET", "/minds/ada/events", params={"kind": "attention"}).json()["events"]]
+    second = app.api("POST", "/minds/ada/events", json={**claim, "claim": {"proposition": "the build is green", "subject": "build"}})
+    app.wait_for("ada", "cycle_completed", since=second.json()["id"])
+    capacities = [e["data"]["capacity"] for e in app.api("GET", "/minds/ada/events", params={"kind": "attention"}).json()["events"]]
     assert capacities == [1, 3]
 
-    out = noemad.ctl("mind", "set", "ada", "attention_capacity", "lots")
+    out = app.ctl("mind", "set", "ada", "attention_capacity", "lots")
     assert out.returncode == 2 and "settings.attention_capacity: write a whole number from 1 to 16, not 'lots'" in out.stderr
-    out = noemad.ctl("mind", "set", "ada", "notify_cooldwn", "60")
+    out = app.ctl("mind", "set", "ada", "notify_cooldwn", "60")
     assert out.returncode == 2 and "did you mean 'settings.notify_cooldown'?" in out.stderr
-    out = noemad.ctl("mind", "set", "ada")
+    out = app.ctl("mind", "set", "ada")
     assert out.returncode == 2 and "say what to change" in out.stderr
-    patched = noemad.api("PATCH", "/minds/ada", json={"settings": {"persona": None}})
+    patched = app.api("PATCH", "/minds/ada", json={"settings": {"persona": None}})
     assert patched.status_code == 200 and patched.json()["settings"] == {"attention_capacity": 3}
-    assert noemad.ctl_json("mind", "set", "ada", "--unset", "attention_capacity")["settings"] == {}
-    assert noemad.api("PATCH", "/minds/zed", json={"settings": {"persona": "x"}}).status_code == 404
-    assert noemad.api("PATCH", "/minds/ada", json={"persona": "x"}).status_code == 422  # the keys go under "settings"
-    overview = noemad.api("GET", "/minds/ada").json()
+    assert app.ctl_json("mind", "set", "ada", "--unset", "attention_capacity")["settings"] == {}
+    assert app.api("PATCH", "/minds/zed", json={"settings": {"persona": "x"}}).status_code == 404
+    assert app.api("PATCH", "/minds/ada", json={"persona": "x"}).status_code == 422  # the keys go under "settings"
+    overview = app.api("GET", "/minds/ada").json()
     assert overview["settings_problems"] == [] and overview["events"] > 0  # its history is all there
 
 
-def test_the_file_sets_what_the_store_does_not_and_an_old_bad_row_still_loads(place: Path) -> None:
-    home = place / "home"
-    home.mkdir()
-    (home / "noemad.toml").write_text('[minds.ada]\npersona = "From the file."\nattention_capacity = 2\n')
-    daemon = start_noemad(home, place / "s.sock")
+def test_the_file_sets_what_the_store_does_not_and_an_old_bad_row_still_loads(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    home = tmp_path
+    daemon = start_app(home, '[minds.ada]\npersona = "From the file."\nattention_capacity = 2\n')
     try:
         assert daemon.api("POST", "/minds", json={"name": "ada", "settings": {"persona": "Stored."}}).status_code == 201
         overview = daemon.api("GET", "/minds/ada").json()
@@ -186,13 +186,12 @@ def test_the_file_sets_what_the_store_does_not_and_an_old_bad_row_still_loads(pl
         assert daemon.api("GET", "/minds/ada").json()["settings_in_force"] == {"persona": "From the file.", "attention_capacity": 2}
     finally:
         daemon.stop()
-        daemon.notify.close()
     # A row stored before the checks existed: the daemon starts, the mind runs, and says what it left out.
     raw = open_db(home / "noema.db")
     with raw.conn:
         raw.execute("UPDATE minds SET settings = ? WHERE name = 'ada'", [json.dumps({"tone": "dry", "narrative_llm": True})])
     raw.close()
-    daemon = start_noemad(home, place / "s.sock")
+    daemon = start_app(home)  # started again on the same home and its noemad.toml
     try:
         overview = daemon.api("GET", "/minds/ada").json()
         assert overview["settings"] == {"tone": "dry", "narrative_llm": True}
@@ -206,5 +205,4 @@ def test_the_file_sets_what_the_store_does_not_and_an_old_bad_row_still_loads(pl
         assert daemon.api("GET", "/minds/ada").json()["settings_problems"] == []
     finally:
         daemon.stop()
-        daemon.notify.close()
-    assert "mind ada: stored settings no longer valid, left out until set or unset: settings.tone: unknown key" in (home / "noemad.log").read_text()
+    assert "mind ada: stored settings no longer valid, left out until set or unset: settings.tone: unknown key" in caplog.text

@@ -1,6 +1,6 @@
 """The JSON the API answers for each wire object stays the same: names, nesting and values.
 
-One scenario on a real daemon (manual clock, so times and ids are fixed)
+One scenario on the engine in process (manual clock, so times and ids are fixed)
 touches every object the API shows — minds, events, beliefs with evidence,
 memories, goals, predictions, notifications, calibration, jobs, schedules,
 the causal walk, the narrative, a rejected generalisation — and compares each
@@ -20,7 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import OPERATOR, Noemad
+from conftest import OPERATOR
+from inprocess import ME, InProcess
 
 ANSWERS = Path(__file__).parent / "wire" / "answers.json"
 
@@ -45,25 +46,25 @@ def first_difference(want: Any, got: Any, path: str = "$") -> str | None:
     return None
 
 
-def scenario(noemad: Noemad) -> dict[str, Any]:
+def scenario(engine: InProcess) -> dict[str, Any]:
     """Drive one mind through every wire object; the answers by name."""
     out: dict[str, Any] = {}
 
     def call(name: str, method: str, path: str, expect: int = 200, **kwargs: Any) -> Any:
-        resp = noemad.api(method, path, **kwargs)
+        resp = engine.api(method, path, **kwargs)
         assert resp.status_code == expect, resp.text
         out[name] = resp.json()
         return out[name]
 
     def say(body: dict[str, Any]) -> dict[str, Any]:
-        resp = noemad.api("POST", "/minds/ada/events", json=body)
+        resp = engine.api("POST", "/minds/ada/events", json=body)
         assert resp.status_code == 201, resp.text
         return settled(resp.json())
 
     def settled(stored: dict[str, Any]) -> dict[str, Any]:
         # Each stimulus's turn ends (narrative_updated is its last event) before the next is sent: a stimulus
         # sent during a turn would land between its events, or join the next turn's batch, as timing falls.
-        noemad.wait_for("ada", "narrative_updated", since=stored["id"])
+        engine.wait_for("ada", "narrative_updated", since=stored["id"])
         return stored
 
     call("mind_created", "POST", "/minds", 201, json={"name": "ada", "settings": {"notify_cooldown": "1h"}})
@@ -77,7 +78,7 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
     say({"kind": "prediction", "proposition": "the deploy finishes", "subject": "deploy", "confidence": 0.9, "due": "2h"})
     for text in ("the parser rewrite ships on friday", "the parser rewrite needs review", "the parser rewrite passes tests"):
         say({"kind": "message", "author": "alice", "text": text})
-    noemad.advance(3 * 3600)
+    engine.advance(3 * 3600)
     say({"kind": "message", "author": "alice", "text": "later"})
 
     call("events", "GET", "/minds/ada/events", params={"limit": 1000})
@@ -102,7 +103,7 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
     call("memory", "GET", f"/memories/{out['memory_created']['id']}")
     for kind in ("consolidation", "reflection"):
         job = call(f"{kind}_started", "POST", "/minds/ada/jobs", 202, json={"kind": kind})
-        finished(noemad, job["id"])
+        finished(engine, job["id"])
         call(kind, "GET", f"/jobs/{job['id']}")
     call("jobs", "GET", "/jobs", params={"mind": "ada"})
     call("schedule_paused", "PUT", "/schedules/reflection", json={"paused": True})
@@ -113,25 +114,24 @@ def scenario(noemad: Noemad) -> dict[str, Any]:
     call("paused", "POST", "/minds/ada/pause")
     call("resumed", "POST", "/minds/ada/resume")
     call("minds", "GET", "/minds")
-    overview = noemad.api("GET", "/minds/ada").json()
+    overview = engine.api("GET", "/minds/ada").json()
     out["overview"] = {k: v for k, v in overview.items() if k != "turn_running"}  # a race with the resumed turn
-    generalised = [m for m in noemad.api("GET", "/minds/ada/memories", params={"kind": "semantic"}).json()["memories"] if m["derived_from"]]
+    generalised = [m for m in engine.api("GET", "/minds/ada/memories", params={"kind": "semantic"}).json()["memories"] if m["derived_from"]]
     if generalised:
         call("rejected", "POST", f"/memories/{generalised[0]['id']}/reject", json={"reason": "too broad"})
-    status = noemad.api("GET", "/status").json()
+    status = engine.api("GET", "/status").json()
     out["status_shape"] = ordered_keys(status)
     return out
 
 
-def finished(noemad: Noemad, job: int) -> None:
+def finished(engine: InProcess, job: int) -> None:
     """Follow the mind's events until job `job` hands the mind back (its closing mode_changed)."""
-    with noemad.client as c, c.stream("GET", "/api/v1/minds/ada/events/stream", params={"since": 0}) as resp:
-        for line in resp.iter_lines():
-            if line.startswith("data: "):
-                event = json.loads(line[6:])
-                if event["kind"] == "mode_changed" and event["data"].get("job") == job and event["data"]["to"] == "idle":
-                    return
-    raise AssertionError(f"job {job} did not finish")
+    since = 0
+    while True:
+        event = engine.wait_for("ada", "mode_changed", since=since)
+        if event["data"].get("job") == job and event["data"]["to"] == "idle":
+            return
+        since = event["id"]
 
 
 def ordered_keys(value: Any) -> Any:
@@ -158,8 +158,9 @@ def as_any_user(value: Any) -> Any:
     return value
 
 
-def test_every_wire_object_answers_as_recorded(noemad: Noemad) -> None:
-    got = as_any_user(scenario(noemad))
+def test_every_wire_object_answers_as_recorded(app: InProcess) -> None:
+    app.peer = ME  # the operator a real socket names, as the answers were recorded
+    got = as_any_user(scenario(app))
     if os.environ.get("NOEMA_WIRE_RECORD"):
         ANSWERS.parent.mkdir(exist_ok=True)
         ANSWERS.write_text(json.dumps(got, indent=1) + "\n")
@@ -169,21 +170,21 @@ def test_every_wire_object_answers_as_recorded(noemad: Noemad) -> None:
         assert (found := first_difference(want[name], got[name], name)) is None, found
 
 
-def test_the_cli_prints_the_same_objects(noemad: Noemad) -> None:
+def test_the_cli_prints_the_same_objects(app: InProcess) -> None:
     """`noemactl --json` prints what the API answers, unchanged."""
-    created = noemad.ctl_json("mind", "create", "ada")
-    assert created == noemad.api("GET", "/minds").json()["minds"][0]
-    said = noemad.ctl_json("say", "ada", "hello")
+    created = app.ctl_json("mind", "create", "ada")
+    assert created == app.api("GET", "/minds").json()["minds"][0]
+    said = app.ctl_json("say", "ada", "hello")
     assert said["gate"]["verdict"] == "wake"  # the ingest answer: the stored event, with the gate's decision beside it
-    assert {k: v for k, v in said.items() if k != "gate"} == noemad.api("GET", f"/events/{said['id']}").json()
-    noemad.wait_for("ada", "cycle_completed")
-    chain = noemad.ctl_json("timeline", str(said["id"]))
-    assert chain == noemad.api("GET", f"/events/{said['id']}/chain").json()
+    assert {k: v for k, v in said.items() if k != "gate"} == app.api("GET", f"/events/{said['id']}").json()
+    app.wait_for("ada", "cycle_completed")
+    chain = app.ctl_json("timeline", str(said["id"]))
+    assert chain == app.api("GET", f"/events/{said['id']}/chain").json()
 
 
-def test_the_document_describes_the_wire_objects_fields(noemad: Noemad) -> None:
+def test_the_document_describes_the_wire_objects_fields(app: InProcess) -> None:
     """The docstring under a record's field is its description in the OpenAPI document, inherited ones included."""
-    schemas = noemad.api("GET", "/openapi.json").json()["components"]["schemas"]
+    schemas = app.api("GET", "/openapi.json").json()["components"]["schemas"]
     described = {
         "Node": ["hop", "model_calls"],
         "Edge": ["via"],
