@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
@@ -31,10 +32,8 @@ from noemad.api.schemas import (
     MindDelete,
     MindDeleted,
     MindList,
-    MindOverview,
     MindPatch,
     Problem,
-    StatusOut,
     TrustIn,
     TrustOut,
     UsageOut,
@@ -76,7 +75,7 @@ from noemad.wire import dump, dump_json, extend
 from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.metrics import collect
-from noemad.runtime.status import daemon_status, mind_overview
+from noemad.runtime.status import DaemonStatus, MindOverview, daemon_status, mind_overview
 from noemad.runtime.supervisor import Supervisor
 from noemad.connectors.manager import Connectors
 from noemad.connectors.view import connectors_view, families as view_families, summary
@@ -142,10 +141,10 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
 
     # Routes that read the actors' live state (turns, pauses, retries, gates) are coroutines: that state is
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
-    @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
-    async def status() -> dict[str, Any]:
+    @api.get(V1 + "/status", response_model=DaemonStatus, summary="The daemon's state")
+    async def status() -> DaemonStatus:
         await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
-        return {**daemon_status(sup), "connectors": summary(await connectors_view(connectors))}
+        return replace(daemon_status(sup), connectors=summary(await connectors_view(connectors)))
 
     @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
     async def replica() -> ReplicaStatus:
@@ -167,7 +166,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         return await sup.create_mind(body.name, body.settings, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}", response_model=MindOverview | MindThen, summary="A mind's overview")
-    async def show(mind: MindName, at: At = None) -> dict[str, Any] | MindThen:
+    async def show(mind: MindName, at: At = None) -> MindOverview | MindThen:
         """With `at`, the mind as it stood then: its events up to then, its beliefs by status and memories then, its narrative as it read."""
         if at is not None:
             return await run_in_threadpool(sup.asof.mind_then, mind, at)

@@ -19,13 +19,11 @@ from noemad.cognition.beliefs.model import Belief
 from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory.model import Memory
-from noemad.store.replica.child import ReplicaStatus
 from noemad.cognition.notifications.table import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.config.mind import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
-from noemad.models.holds import Hold
 from noemad.fields import BODY, Id, JsonObject, Text
 from noemad.wire import wire
 
@@ -152,42 +150,6 @@ class EventList(BaseModel):
     )
 
 
-class WarningOut(BaseModel):
-    """A metacognition warning: which check fired on what."""
-
-    event: int
-    at: str
-    check: str
-    ref: str
-    text: str | None
-
-
-class ArchivedCount(BaseModel):
-    """How much of a mind's log has been archived (`noemactl archive`)."""
-
-    events: int
-    archives: int
-
-
-@wire
-@dataclass(frozen=True, kw_only=True)  # after the mind's own fields, some of which have defaults
-class MindOverview(Mind):
-    """A mind with its counts, its newest events and warnings."""
-
-    events: int
-    """Events ever written, archived ones included."""
-    last_event_id: int
-    archived: ArchivedCount
-    turn_running: bool
-    settings_problems: list[str]
-    """A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset."""
-    settings_in_force: dict[str, Any]
-    """The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."""
-    recent: list[Event]
-    warnings: list[WarningOut]
-    """The newest metacognition warnings, oldest first."""
-
-
 class MindList(BaseModel):
     minds: list[Mind]
 
@@ -195,44 +157,6 @@ class MindList(BaseModel):
 class MindDeleted(BaseModel):
     name: str
     events_removed: int
-
-
-class ConfigState(BaseModel):
-    source: str
-    path: str
-    loaded_at: str
-    reloads: int
-    reload_error: str | None
-    reload_error_at: str | None
-
-
-class TurnRetry(BaseModel):
-    """A mind's last turn failed: its stimuli are taken again at `at` (backoff from 5 s, doubling, at most 5 min)."""
-
-    attempt: int = Field(description="Failures in a row.")
-    at: str
-    stimuli: int = Field(description="Stored stimuli the failed turn did not perceive.")
-    error: str
-
-
-class MindStatus(BaseModel):
-    name: str
-    events: int
-    turn_running: bool
-    paused: bool
-    retry: TurnRetry | None = Field(None, description="Set while a failed turn's stimuli wait for their retry.")
-
-
-class Counts(BaseModel):
-    minds: int
-    events: int
-    last_event_id: int
-    commits: int
-
-
-class ModelsState(BaseModel):
-    provider: Literal["none", "anthropic", "scripted"]
-    holds: list[Hold]
 
 
 class UsageRow(BaseModel):
@@ -258,44 +182,6 @@ class UsageOut(BaseModel):
     mind: str | None
     since: str | None
     rows: list[UsageRow]
-
-
-class JobsState(BaseModel):
-    """Background jobs under way and schedules paused."""
-
-    running: list[int] = Field(description="Ids of the jobs running now.")
-    paused_schedules: list[Literal["reflection", "consolidation"]]
-    scheduler_looked_at: str | None = Field(description="When the scheduler last looked for due jobs (it looks every minute).")
-
-
-class MindConnectors(BaseModel):
-    """A mind's connectors in brief (`noemactl connectors MIND` has the rest)."""
-
-    connectors: int
-    up: int = Field(description="Connectors connected or syncing.")
-    pending: int = Field(description="Deliveries waiting in its outbox.")
-    given_up: int = Field(description="Deliveries given up: `noemactl connectors retry MIND DELIVERY` sends one again.")
-
-
-class StatusOut(BaseModel):
-    """The daemon's state."""
-
-    version: str
-    pid: int
-    started_at: str
-    uptime_s: float
-    now: str
-    clock: Literal["system", "manual"]
-    socket: str
-    database: str
-    config: ConfigState
-    minds: list[MindStatus]
-    counts: Counts
-    models: ModelsState
-    jobs: JobsState
-    replica: ReplicaStatus | None = Field(description="The store's Litestream replica ([replica] in noemad.toml); null without one.")
-    stopping: bool
-    connectors: dict[str, MindConnectors] = Field(default_factory=dict, description="Each mind with connectors: how many, how many up, its outbox.")
 
 
 class ClockAdvance(BodyIn):
