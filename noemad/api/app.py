@@ -58,7 +58,7 @@ from noemad.api.schemas import (
     ScheduleList,
     ScheduleOut,
 )
-from noemad.api.schemas import NarrativeOut
+from noemad.cognition.narrative.stored import NarrativeShown
 from noemad.fields import Id, Since, Source
 from noemad.clock import ManualClock, iso, parse_since
 from noemad.errors import InvalidInput, NoReplica
@@ -384,8 +384,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
         return await sup.edits.ack(notification_id, actor=op.actor)
 
-    @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
-    def narrative(mind: MindName, at: At = None) -> dict[str, Any]:
+    @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeShown, summary="What a mind would say it is doing, and why")
+    def narrative(mind: MindName, at: At = None) -> NarrativeShown:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first.
 
         With `at`, the narrative as it read then: the newest written by then, as rephrased by then."""

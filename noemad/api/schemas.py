@@ -9,7 +9,7 @@ here are only the envelopes around them and what the API alone adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
 
@@ -195,36 +195,6 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str
-
-
-class NarrativeParts(BaseModel):
-    """The five parts of a narrative, at most three short items each."""
-
-    doing: list[str] = Field(description="The cycle's admitted thoughts, in order.")
-    why: list[str] = Field(description="The newest stimuli, e.g. 'alice said …'.")
-    recently: list[str] = Field(description="Notable recent events: replies, belief status changes, warnings, goals, outcomes.")
-    resolving: list[str] = Field(description="Contested beliefs, then active goals.")
-    next: list[str] = Field(description="Open predictions with their due times.")
-
-
-class NarrativeOut(BaseModel):
-    """A mind's newest narrative; every field but `mind` is null before its first."""
-
-    mind: str
-    event_id: int | None = Field(description="The narrative_updated event.")
-    at: str | None
-    cycle_id: str | None
-    text: str | None = Field(description="The narrative as shown: the narrate model's rephrasing if it was accepted, else the plain prose.")
-    plain: str | None = Field(description="The plain prose rendered from the parts.")
-    rendered_by: Literal["plain", "model"] | None
-    reason: str | None = Field(
-        description="Why it is plain: narrative_llm_off, not_rephrased, no_model, budget, held, refused, model_error, truncated,"
-        " empty_answer or unsupported_content."
-    )
-    detail: str | None = Field(description="The reason as a sentence.")
-    model_call: int | None = Field(description="The narrate model call, when one was made.")
-    rephrased_event_id: int | None = Field(description="The narrative_rephrased event, when the mind asked for a rephrasing.")
-    parts: NarrativeParts | None
 
 
 # background jobs -----------------------------------------------------------------

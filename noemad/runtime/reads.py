@@ -19,7 +19,7 @@ from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory, list_memories
 from noemad.cognition.memory.reads import search as memory_search
-from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.stored import NarrativeShown, narrative_shown
 from noemad.cognition.notifications.table import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
 from noemad.ledger import usage
@@ -89,11 +89,11 @@ class Reads:
         get_mind(db, mind)
         return list_notifications(db, mind, status=status, limit=limit)
 
-    def narrative(self, mind: str) -> dict[str, Any]:
+    def narrative(self, mind: str) -> NarrativeShown:
         """The mind's newest narrative as the API shows it, judged against its running settings."""
         db = self.store.reader()
         get_mind(db, mind)
-        return narrative_json(db, mind, self.running.settings_of(mind))
+        return narrative_shown(db, mind, self.running.settings_of(mind))
 
     def calibration(self, mind: str) -> Calibration:
         db = self.store.reader()
