@@ -56,7 +56,6 @@ from noemad.api.schemas import (
     TrustList,
     ScheduleIn,
     ScheduleList,
-    ScheduleOut,
 )
 from noemad.cognition.narrative.stored import NarrativeShown
 from noemad.fields import Id, Since, Source
@@ -74,6 +73,7 @@ from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
 from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
+from noemad.runtime.job_control import Schedule
 from noemad.runtime.metrics import collect
 from noemad.runtime.status import DaemonStatus, MindOverview, daemon_status, mind_overview
 from noemad.runtime.supervisor import Supervisor
@@ -447,8 +447,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
         return {"kind": kind, "minds": sup.job_control.news(kind)}
 
-    @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
-    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict[str, Any]:
+    @api.put(V1 + "/schedules/{kind}", response_model=Schedule, summary="Pause or resume a kind's scheduled runs for every mind")
+    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> Schedule:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
         return await sup.job_control.pause_schedule(kind, body.paused, actor=op.actor)
 

@@ -24,6 +24,7 @@ from noemad.cognition.predictions import Prediction
 from noemad.config.mind import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
+from noemad.runtime.job_control import Schedule
 from noemad.fields import BODY, Id, JsonObject, Text
 from noemad.wire import wire
 
@@ -218,18 +219,8 @@ class ScheduleIn(BodyIn):
     paused: bool
 
 
-class ScheduleOut(BaseModel):
-    """A kind's schedule: paused globally or not; `every` is the [schedules] default (minds may override it)."""
-
-    kind: JobKind
-    paused: bool
-    paused_at: str | None
-    actor: str | None
-    every: str
-
-
 class ScheduleList(BaseModel):
-    schedules: list[ScheduleOut]
+    schedules: list[Schedule]
 
 
 class NewsList(BaseModel):
