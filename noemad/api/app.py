@@ -49,7 +49,6 @@ from noemad.api.schemas import (
     JobIn,
     JobList,
     RejectIn,
-    RejectOut,
     RetractIn,
     NewsList,
     RetractOut,
@@ -73,6 +72,7 @@ from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
 from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
+from noemad.runtime.cognition_edits import Rejected
 from noemad.runtime.job_control import Schedule
 from noemad.runtime.metrics import collect
 from noemad.runtime.status import DaemonStatus, MindOverview, daemon_status, mind_overview
@@ -452,8 +452,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
         return await sup.job_control.pause_schedule(kind, body.paused, actor=op.actor)
 
-    @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
-    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict[str, Any]:
+    @api.post(V1 + "/memories/{memory_id}/reject", response_model=Rejected, summary="Reject a generalisation consolidation made")
+    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> Rejected:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.edits.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 

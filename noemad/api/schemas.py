@@ -249,11 +249,3 @@ class RetractOut(BaseModel):
 
     memory: Memory
     event: Event
-
-
-class RejectOut(BaseModel):
-    """The rejected generalisation: its memory (retracted) and its belief (rejected)."""
-
-    memory: Memory
-    belief: int | None
-    event: Event
