@@ -36,7 +36,6 @@ from noemad.api.schemas import (
     Problem,
     TrustIn,
     TrustOut,
-    UsageOut,
     BeliefList,
     BeliefOut,
     GoalList,
@@ -58,7 +57,7 @@ from noemad.api.schemas import (
 )
 from noemad.cognition.narrative.stored import NarrativeShown
 from noemad.fields import Id, Since, Source
-from noemad.clock import ManualClock, iso, parse_since
+from noemad.clock import ManualClock, parse_since
 from noemad.errors import InvalidInput, NoReplica
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
@@ -74,6 +73,7 @@ from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
 from noemad.runtime.cognition_edits import Rejected
 from noemad.runtime.job_control import Schedule
+from noemad.runtime.reads import Usage
 from noemad.runtime.metrics import collect
 from noemad.runtime.status import DaemonStatus, MindOverview, daemon_status, mind_overview
 from noemad.runtime.supervisor import Supervisor
@@ -409,17 +409,15 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         families = collect(sup) + view_families(await connectors_view(connectors))
         return PlainTextResponse(exposition(families), media_type=METRICS_TYPE)
 
-    @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
+    @api.get(V1 + "/usage", response_model=Usage, summary="Model spend with cache hit rates")
     def usage(
         mind: Annotated[str | None, Query(description="Only this mind's calls.")] = None,
         by: Annotated[Literal["role", "model", "day", "mind"], Query(description="Group by this.")] = "role",
         since: Annotated[
             str | None, Query(description="Only calls at or after this: an ISO date or time, or a span back from now (30m, 24h, 7d).")
         ] = None,
-    ) -> dict[str, Any]:
-        start = parse_since(since, sup.clock.now()) if since else None
-        rows = sup.reads.usage(mind, by, start)
-        return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
+    ) -> Usage:
+        return sup.reads.usage(mind, by, parse_since(since, sup.clock.now()) if since else None)
 
     @api.post(V1 + "/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
     async def run_job(mind: MindName, body: JobIn, op: Op) -> Job:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
+from pydantic import BaseModel, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
 from noemad.background.scheduler import MindNews
@@ -158,31 +158,6 @@ class MindList(BaseModel):
 class MindDeleted(BaseModel):
     name: str
     events_removed: int
-
-
-class UsageRow(BaseModel):
-    """Spend of one group: calls by outcome, tokens four ways, dollars and the cache hit rate."""
-
-    model_config = ConfigDict(extra="allow")  # the group key: role, model, day or mind
-
-    calls: int
-    ok: int
-    failed: int
-    refused: int
-    cancelled: int = Field(0, description="Calls cancelled before they answered (e.g. a judge call a turn or its timeout cancelled).")
-    input_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    output_tokens: int
-    cost_usd: float
-    cache_hit_rate: float | None = Field(description="Cache reads over all input tokens; null with no input.")
-
-
-class UsageOut(BaseModel):
-    by: Literal["role", "model", "day", "mind"]
-    mind: str | None
-    since: str | None
-    rows: list[UsageRow]
 
 
 class ClockAdvance(BodyIn):
