@@ -112,6 +112,15 @@ class BenchDaemon:
             if any(line == "READY=1" for line in msg.splitlines()):
                 return
 
+    def cpu_seconds(self) -> float:
+        """The CPU (user and system) noemad has used so far, from /proc (Linux): the figure load does not inflate as it does wall time."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError as exc:
+            raise DaemonError(f"cannot read noemad's CPU time from /proc ({exc}); this measure needs Linux") from exc
+        # After the command name: state is field 3 of stat(5), utime and stime are fields 14 and 15.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> int | None:
         """SIGTERM, wait; SIGKILL if it does not stop in time. Returns the exit code."""
         if self.proc.poll() is None:
@@ -126,9 +135,15 @@ class BenchDaemon:
 
 @contextlib.contextmanager
 def running_daemon(
-    args: tuple[str, ...] = (), keep: bool = False, config: str | None = None, profile: Path | None = None
+    args: tuple[str, ...] = (),
+    keep: bool = False,
+    config: str | None = None,
+    profile: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[BenchDaemon]:
     """A noemad on a fresh temporary home (with `config` as its noemad.toml), on the system clock; stopped and removed afterwards.
+
+    `env` adds to (or overrides) the environment noemad runs in.
 
     With `profile`, noemad runs under cProfile in every thread (bench/_profiled.py) and its stats are written there when it stops.
     """
@@ -146,12 +161,13 @@ def running_daemon(
         notify_path = place / "n.sock"
         notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         notify.bind(str(notify_path))
-        env = {**os.environ, "NOEMA_HOME": str(home), "NOEMA_SOCKET": str(sock), "NOTIFY_SOCKET": str(notify_path)}
-        env.pop("NOEMA_CLOCK", None)  # the real system clock
+        daemon_env = {**os.environ, "NOEMA_HOME": str(home), "NOEMA_SOCKET": str(sock), "NOTIFY_SOCKET": str(notify_path)}
+        daemon_env.pop("NOEMA_CLOCK", None)  # the real system clock
+        daemon_env.update(env or {})
         with open(place / "noemad.log", "ab") as log:
             command = [sys.executable, str(Path(__file__).with_name("_profiled.py")), str(profile)] if profile else [str(NOEMAD)]
-            proc = subprocess.Popen([*command, *args], env=env, stdout=log, stderr=subprocess.STDOUT)
-        daemon = BenchDaemon(place=place, home=home, socket=sock, proc=proc, notify=notify, env=env)
+            proc = subprocess.Popen([*command, *args], env=daemon_env, stdout=log, stderr=subprocess.STDOUT)
+        daemon = BenchDaemon(place=place, home=home, socket=sock, proc=proc, notify=notify, env=daemon_env)
         daemon.wait_ready(PROFILED_READY_TIMEOUT if profile else READY_TIMEOUT)
         yield daemon
     finally:

@@ -68,22 +68,24 @@ def _time_chunks(app: InProcess) -> list[float]:
     """Time each archive chunk's writer job (how long it holds the writer), from now on."""
     holds: list[float] = []
     writer = app.sup.store.writer
-    submit = writer.submit
+    submit, run = writer.submit, writer.run
 
     def timed(job):  # type: ignore[no-untyped-def]
         if "_run" not in getattr(job, "__qualname__", ""):
-            return submit(job)
+            return job
 
-        def run(db):  # type: ignore[no-untyped-def]
+        def chunk(db):  # type: ignore[no-untyped-def]
             began = time.perf_counter()
             try:
                 return job(db)
             finally:
                 holds.append(time.perf_counter() - began)
 
-        return submit(run)
+        return chunk
 
-    writer.submit = timed  # type: ignore[method-assign]
+    # A job is queued through submit (from a thread) or run (awaited on the loop): time it either way.
+    writer.submit = lambda job: submit(timed(job))  # type: ignore[method-assign]
+    writer.run = lambda job: run(timed(job))  # type: ignore[method-assign]
     return holds
 
 

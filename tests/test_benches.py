@@ -42,7 +42,7 @@ SMALLEST: dict[str, tuple[str, ...]] = {
 }
 DAEMON: dict[str, tuple[str, ...]] = {
     "ingest": ("--events", "100", "--minds", "2", "--clients", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3"),
-    "cli_status": ("--runs", "2", "--warmup", "0"),
+    "cli_status": ("--runs", "2", "--warmup", "0", "--starts", "1"),
     "growth": ("--messages", "2"),
     "events_grep": ("--events", "500", "--runs", "1"),
     "replica": ("--seconds", "1", "--events", "2000"),

@@ -85,17 +85,25 @@ from noemad.stimuli import StimulusIn
 MindName = Annotated[str, Path(description="The mind's name.")]
 _PROBLEM_SCHEMA = {"schema": {"$ref": "#/components/schemas/Problem"}}
 V1 = "/api/v1"  # every route's prefix
+_ERROR_TEXTS = (
+    (400, "Malformed body"),
+    (404, "Not found"),
+    (409, "Conflict"),
+    (413, "Body too large"),
+    (422, "Invalid input"),
+    (503, "Shutting down"),
+    (507, "Storage full: the disk holding the database is full; nothing was stored (Retry-After)"),
+)
+# The errors every route documents, given as the schema reference itself rather than as a `model`: for a
+# model FastAPI builds an answer model of Problem for each code of each route (some 500 of them, about a
+# twentieth of the daemon's start) only to write this same reference into the document.
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": Problem, "description": text, "content": {PROBLEM: _PROBLEM_SCHEMA}}
-    for code, text in (
-        (400, "Malformed body"),
-        (404, "Not found"),
-        (409, "Conflict"),
-        (413, "Body too large"),
-        (422, "Invalid input"),
-        (503, "Shutting down"),
-        (507, "Storage full: the disk holding the database is full; nothing was stored (Retry-After)"),
-    )
+    code: {"description": text, "content": {PROBLEM: _PROBLEM_SCHEMA, "application/json": _PROBLEM_SCHEMA}} for code, text in _ERROR_TEXTS
+}
+# Given with the model on one route, /metrics: it answers text/plain, under which FastAPI documents its errors'
+# schema, and a route with the model is what puts Problem among the document's components.
+_ERRORS_BY_MODEL: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem, "description": text, "content": {PROBLEM: _PROBLEM_SCHEMA}} for code, text in _ERROR_TEXTS
 }
 
 
@@ -400,7 +408,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         V1 + "/metrics",
         summary="The daemon's metrics (Prometheus text format)",
         response_class=PlainTextResponse,
-        responses={200: {"content": {"text/plain": {}}}},
+        responses={200: {"content": {"text/plain": {}}}, **_ERRORS_BY_MODEL},
     )
     async def metrics() -> PlainTextResponse:
         """Events by kind, stimuli per mind, turns and their latency, gate and governance counts, the writer, model calls by role, jobs: in the text exposition format 0.0.4."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import logging
 import os
 import signal
@@ -31,6 +32,18 @@ log = logging.getLogger("noemad")
 FORCE_SIGNALS = 3  # stop signals within FORCE_WINDOW_S that end the process at once
 FORCE_WINDOW_S = 5.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def settle_heap() -> None:
+    """Once serving: leave what start-up built out of every later collection, and turn the collector back on.
+
+    `noemad.main` turns it off while the daemon starts: the ~110,000 objects
+    built then (modules, schemas, routes) live as long as the process. Frozen,
+    they are never walked again; without it each full collection walks them all
+    (over a tenth of a second of CPU). Turning on a collector that is on changes nothing.
+    """
+    gc.freeze()
+    gc.enable()
 
 
 class Daemon:
@@ -138,6 +151,7 @@ class Daemon:
             await server.startup(sockets=[listener.sock])
             tasks.append(asyncio.create_task(server.main_loop(), name="uvicorn"))
             where = f"the socket systemd passed ({sup.paths.socket})" if listener.activated else str(listener.path)
+            settle_heap()
             log.info("noemad serving %d minds on %s", len(sup.actors), where)
             self.notifier.ready(f"serving {len(sup.actors)} minds on {where}")
             if self.notifier.watchdog_interval:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from itertools import chain, repeat
 from typing import Any, Literal, NamedTuple
 
-import numpy as np
 from sqlite_utils import Database
 
 from noemad.clock import iso
@@ -283,6 +282,8 @@ def _insert_items(db: Database, mind: str, kind: str, at: str, batches: Sequence
     and a few (`add_evidence`'s one), go a belief at a time, their events
     checked first.
     """
+    import numpy as np  # here, not at import: numpy is a tenth of the daemon's start, and only writing many items at once needs it
+
     brought_by = [b.columns.brought_by for b in batches]
     alike = dict.fromkeys(row for b in batches for row in b.counted())  # items alike but for belief and event
     few = sum(map(len, brought_by)) <= _FEW

@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, NamedTuple
 
-import numpy as np
 from sqlite_utils import Database
 
 from noemad.clock import iso
@@ -180,6 +179,8 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
     source order; each source is found as it is linked (one missing or of
     another mind is not, and then the check says which).
     """
+    import numpy as np  # here, not at import: numpy is a tenth of the daemon's start, and only writing links needs it
+
     count = sum(map(len, sources))
     if not count:
         return

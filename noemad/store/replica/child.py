@@ -26,14 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from noemad.clock import Clock, iso
 from noemad.config.replica import ReplicaSettings
 from noemad.wire import wire
 from noemad.store.replica.litestream import CredentialsProblem, child_environment, control_socket, credentials, find_program, write_config
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("noemad.replica")
 
@@ -249,6 +250,9 @@ class Replicator:
         proc = self._proc
         running = proc is not None and proc.returncode is None
         if running:
+            # Imported here, with a replica running: the HTTP client stack (httpx, and the rich and pygments its CLI loads) is over a hundred modules a daemon without one never needs.
+            import httpx
+
             if self._client is None:
                 # One client for the child's life: a new one per look would build a TLS context each time (~10 ms of CPU).
                 self._client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=str(self.socket)), base_url="http://litestream", timeout=1.0)
