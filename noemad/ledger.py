@@ -149,13 +149,13 @@ class UsageRow:
     """Cache reads over all input tokens; null with no input."""
     # The group's key, under the name of what the rows are grouped by: the one set (a column that is never null).
     role: Annotated[str | None, OMIT_NONE] = None
-    """by role: the role the calls were made for."""
+    """The role the calls were made for (grouped by role; absent otherwise)."""
     model: Annotated[str | None, OMIT_NONE] = None
-    """by model: the model called."""
+    """The model called (grouped by model; absent otherwise)."""
     day: Annotated[str | None, OMIT_NONE] = None
-    """by day: the UTC day, YYYY-MM-DD."""
+    """The UTC day, YYYY-MM-DD (grouped by day; absent otherwise)."""
     mind: Annotated[str | None, OMIT_NONE] = None
-    """by mind: the mind the calls were made for."""
+    """The mind the calls were made for (grouped by mind; absent otherwise)."""
 
 
 def usage(db: Database, mind: str | None, by: UsageGroup, since: float | None) -> list[UsageRow]:
