@@ -12,11 +12,12 @@ import json
 from contextvars import ContextVar
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from sqlite_utils import Database
 
 from noemad.clock import iso
+from noemad.wire import OMIT_NONE, wire
 
 Outcome = Literal["ok", "error", "refused", "cancelled"]
 
@@ -125,9 +126,39 @@ def spent_since(db: Database, mind: str, role: str, since: float) -> tuple[int, 
 
 
 GROUPS = {"role": "role", "model": "model", "day": "substr(at, 1, 10)", "mind": "mind"}
+UsageGroup = Literal["role", "model", "day", "mind"]
 
 
-def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+@wire
+@dataclass(frozen=True)
+class UsageRow:
+    """Spend of one group: calls by outcome, tokens four ways, dollars and the cache hit rate; then the group's key."""
+
+    calls: int
+    ok: int
+    failed: int
+    refused: int
+    cancelled: int
+    """Calls cancelled before they answered (e.g. a judge call a turn or its timeout cancelled)."""
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cache_hit_rate: float | None
+    """Cache reads over all input tokens; null with no input."""
+    # The group's key, under the name of what the rows are grouped by: the one set (a column that is never null).
+    role: Annotated[str | None, OMIT_NONE] = None
+    """The role the calls were made for (grouped by role; absent otherwise)."""
+    model: Annotated[str | None, OMIT_NONE] = None
+    """The model called (grouped by model; absent otherwise)."""
+    day: Annotated[str | None, OMIT_NONE] = None
+    """The UTC day, YYYY-MM-DD (grouped by day; absent otherwise)."""
+    mind: Annotated[str | None, OMIT_NONE] = None
+    """The mind the calls were made for (grouped by mind; absent otherwise)."""
+
+
+def usage(db: Database, mind: str | None, by: UsageGroup, since: float | None) -> list[UsageRow]:
     """Spend grouped by role, model, day or mind, with call counts by outcome and the cache hit rate.
 
     Each role is its own row: the reply judge's calls are the `judge` role's,
@@ -152,19 +183,19 @@ def usage(db: Database, mind: str | None, by: str, since: float | None) -> list[
     for key_value, calls, ok, failed, refused, cancelled, inp, read, write, out, dollars in db.execute(sql, params):
         total_input = inp + read + write
         rows.append(
-            {
-                by: key_value,
-                "calls": calls,
-                "ok": ok,
-                "failed": failed,
-                "refused": refused,
-                "cancelled": cancelled,
-                "input_tokens": inp,
-                "cache_read_tokens": read,
-                "cache_write_tokens": write,
-                "output_tokens": out,
-                "cost_usd": round(dollars, 6),
-                "cache_hit_rate": round(read / total_input, 4) if total_input else None,
-            }
+            UsageRow(
+                calls=calls,
+                ok=ok,
+                failed=failed,
+                refused=refused,
+                cancelled=cancelled,
+                input_tokens=inp,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+                output_tokens=out,
+                cost_usd=round(dollars, 6),
+                cache_hit_rate=round(read / total_input, 4) if total_input else None,
+                **{by: key_value},
+            )
         )
     return rows

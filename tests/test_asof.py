@@ -28,7 +28,7 @@ from noemad.events import EventDraft, append
 from noemad.cognition.memory.reads import list_memories, memories_at
 from noemad.cognition.memory.retrieval import retrieve
 from noemad.cognition.memory.writing import retract, write_memory
-from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.stored import narrative_shown
 from noemad.cognition.narrative.model import Narrative
 from noemad.cognition.narrative.stored import update as narrative_update
 from noemad.minds import create_mind
@@ -64,7 +64,7 @@ def then(db: Database, through: int) -> list[tuple[Any, ...]]:
 
 
 def narrative_then(db: Database, through: int | None) -> Any:
-    return narrative_json(db, "ada", None, through=through)
+    return narrative_shown(db, "ada", None, through=through)
 
 
 op = st.one_of(

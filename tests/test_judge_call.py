@@ -30,6 +30,7 @@ from noemad.minds import create_mind
 from noemad.models.anthropic import AnthropicProvider
 from noemad.models.gateway import ModelGateway
 from noemad.ledger import usage as ledger_usage
+from noemad.wire import dump
 from noemad.models.ratios import TokenRatio, ratio_for
 from noemad.models.scripted import ScriptedProvider
 from noemad.models.types import ModelRequest, ModelResponse, Usage
@@ -377,7 +378,7 @@ async def test_through_the_scripted_provider_usage_is_the_judge_roles_and_no_tur
     outcome = await judge.decide(ask(first, addressed=(first,)))
     assert outcome.verdict == "reply" and outcome.reason == "a direct question"
     assert outcome.input_tokens + outcome.cache_read + outcome.cache_write > 0
-    rows = ledger_usage(env.store.reader(), MIND, "role", None)
+    rows = [dump(r) for r in ledger_usage(env.store.reader(), MIND, "role", None)]
     assert [(r["role"], r["calls"], r["ok"]) for r in rows] == [("judge", 1, 1)]
     # A verdict is no turn and no reply of the mind's.
     db = env.store.reader()
@@ -473,7 +474,7 @@ async def test_usage_by_role_shows_the_judges_spend_cache_hits_and_cancelled_cal
         await asyncio.sleep(0)
     env.clock.advance(20)  # timed out: cancelled, not failed
     await task
-    rows = ledger_usage(env.store.reader(), None, "role", None)
+    rows = [dump(r) for r in ledger_usage(env.store.reader(), None, "role", None)]
     assert [(r["role"], r["calls"], r["ok"], r["failed"], r["cancelled"]) for r in rows] == [("judge", 3, 2, 0, 1)]
     assert env.rows()[1]["cache_read_tokens"] > 0  # the second request read the conversation's full chunk from the cache
     assert rows[0]["cache_hit_rate"] == round(env.rows()[1]["cache_read_tokens"] / sum(

@@ -17,7 +17,7 @@ import pytest
 
 from inprocess import InProcess, start_app
 from noemad.clock import ManualClock, parse_iso
-from noemad.cognition.narrative.stored import empty_json, latest, narrative_json, update
+from noemad.cognition.narrative.stored import NarrativeShown, latest, narrative_shown, update
 from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, update_goal
 from noemad.cognition.narrative.build import build
@@ -178,10 +178,10 @@ def test_a_narrative_is_stored_only_when_it_changes(store: Store) -> None:
     second = stored(store, built(store), cause=again.id, cycle_id="ada/3")
     assert second is not None and second.data["previous"] == first.id and second.data["doing"] == []
     shown = latest(store.reader(), "ada")
-    assert shown is not None and shown["event_id"] == second.id and shown["text"] == second.text == shown["plain"]
-    assert (shown["rendered_by"], shown["reason"], shown["model_call"]) == ("plain", "narrative_llm_off", None)
-    assert shown["parts"]["why"] == ["alice said “hello”, then “hello again”"]
-    assert narrative_json(store.reader(), "bob") == empty_json("bob")
+    assert shown is not None and shown.event_id == second.id and shown.text == second.text == shown.plain
+    assert (shown.rendered_by, shown.reason, shown.model_call) == ("plain", "narrative_llm_off", None)
+    assert shown.parts.why == ["alice said “hello”, then “hello again”"]
+    assert narrative_shown(store.reader(), "bob") == NarrativeShown("bob")
 
 
 # the "adds no content" check ----------------------------------------------------------
@@ -262,7 +262,7 @@ def test_an_accepted_rephrasing_is_recorded_with_its_model_call(env: Env) -> Non
     assert ref.type == "model_call" and event.data == {"narrative": env.updated.id, "rendered_by": "model", "model_call": ref.id, "model": HAIKU}
     assert provider is not None and provider.requests[-1].role == "narrate" and env.updated.text in provider.requests[-1].text()
     shown = latest(env.store.reader(), "ada")
-    assert shown is not None and (shown["text"], shown["plain"], shown["rendered_by"], shown["model_call"], shown["rephrased_event_id"]) == (
+    assert shown is not None and (shown.text, shown.plain, shown.rendered_by, shown.model_call, shown.rephrased_event_id) == (
         event.text, env.updated.text, "model", ref.id, event.id
     )
 
@@ -275,7 +275,7 @@ def test_a_rephrasing_that_adds_content_is_refused_and_the_plain_prose_kept(env:
     assert event.data["unsupported"] == ["3", "twice", "worried", "outages"]
     assert "twice" in event.data["detail"] and [r.type for r in event.refs] == ["model_call"]
     shown = latest(env.store.reader(), "ada")
-    assert shown is not None and (shown["text"], shown["rendered_by"], shown["reason"]) == (env.updated.text, "plain", "unsupported_content")
+    assert shown is not None and (shown.text, shown.rendered_by, shown.reason) == (env.updated.text, "plain", "unsupported_content")
 
 
 @pytest.mark.parametrize("case", ["no_model", "budget", "held", "model_error"])
@@ -311,7 +311,10 @@ def test_without_narrative_llm_no_model_is_asked(env: Env) -> None:
 def test_a_mind_without_a_narrative_answers_nulls(app: InProcess, mind: str) -> None:
     resp = app.api("GET", f"/minds/{mind}/narrative")
     assert resp.status_code == 200
-    assert resp.json() == empty_json(mind)
+    assert resp.json() == {
+        "mind": mind, "event_id": None, "at": None, "cycle_id": None, "text": None, "plain": None, "rendered_by": None,
+        "reason": None, "detail": None, "model_call": None, "rephrased_event_id": None, "parts": None,
+    }
     assert app.api("GET", "/minds/zed/narrative").status_code == 404
     out = app.ctl("narrative", mind)
     assert out.returncode == 0 and out.stdout == "" and "no narrative yet" in out.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
@@ -31,13 +32,10 @@ from noemad.api.schemas import (
     MindDelete,
     MindDeleted,
     MindList,
-    MindOverview,
     MindPatch,
     Problem,
-    StatusOut,
     TrustIn,
     TrustOut,
-    UsageOut,
     BeliefList,
     BeliefOut,
     GoalList,
@@ -50,18 +48,16 @@ from noemad.api.schemas import (
     JobIn,
     JobList,
     RejectIn,
-    RejectOut,
     RetractIn,
     NewsList,
     RetractOut,
     TrustList,
     ScheduleIn,
     ScheduleList,
-    ScheduleOut,
 )
-from noemad.api.schemas import NarrativeOut
+from noemad.cognition.narrative.stored import NarrativeShown
 from noemad.fields import Id, Since, Source
-from noemad.clock import ManualClock, iso, parse_since
+from noemad.clock import ManualClock, parse_since
 from noemad.errors import InvalidInput, NoReplica
 from noemad.background.jobs import Job
 from noemad.cognition.calibration import Calibration
@@ -75,8 +71,11 @@ from noemad.timeline import Timeline
 from noemad.wire import dump, dump_json, extend
 from noemad.runtime.asof_reads import BeliefsThen, MindThen
 from noemad.runtime.ingested import Ingested, StimulusTurn
+from noemad.runtime.cognition_edits import Rejected
+from noemad.runtime.job_control import Schedule
+from noemad.runtime.reads import Usage
 from noemad.runtime.metrics import collect
-from noemad.runtime.status import daemon_status, mind_overview
+from noemad.runtime.status import DaemonStatus, MindOverview, daemon_status, mind_overview
 from noemad.runtime.supervisor import Supervisor
 from noemad.connectors.manager import Connectors
 from noemad.connectors.view import connectors_view, families as view_families, summary
@@ -150,10 +149,10 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
 
     # Routes that read the actors' live state (turns, pauses, retries, gates) are coroutines: that state is
     # changed on the event loop, so it is read there, never from the thread pool a sync route runs in.
-    @api.get(V1 + "/status", response_model=StatusOut, summary="The daemon's state")
-    async def status() -> dict[str, Any]:
+    @api.get(V1 + "/status", response_model=DaemonStatus, summary="The daemon's state")
+    async def status() -> DaemonStatus:
         await sup.replica_status()  # Litestream asked now, so the status shows the replica as it is
-        return {**daemon_status(sup), "connectors": summary(await connectors_view(connectors))}
+        return replace(daemon_status(sup), connectors=summary(await connectors_view(connectors)))
 
     @api.get(V1 + "/replica", response_model=ReplicaStatus, summary="The store's replica")
     async def replica() -> ReplicaStatus:
@@ -175,7 +174,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         return await sup.create_mind(body.name, body.settings, actor=op.actor)
 
     @api.get(V1 + "/minds/{mind}", response_model=MindOverview | MindThen, summary="A mind's overview")
-    async def show(mind: MindName, at: At = None) -> dict[str, Any] | MindThen:
+    async def show(mind: MindName, at: At = None) -> MindOverview | MindThen:
         """With `at`, the mind as it stood then: its events up to then, its beliefs by status and memories then, its narrative as it read."""
         if at is not None:
             return await run_in_threadpool(sup.asof.mind_then, mind, at)
@@ -393,8 +392,8 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """Recorded as `notification_acked`; acknowledging one twice is a conflict. A later repeat notifies anew."""
         return await sup.edits.ack(notification_id, actor=op.actor)
 
-    @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeOut, summary="What a mind would say it is doing, and why")
-    def narrative(mind: MindName, at: At = None) -> dict[str, Any]:
+    @api.get(V1 + "/minds/{mind}/narrative", response_model=NarrativeShown, summary="What a mind would say it is doing, and why")
+    def narrative(mind: MindName, at: At = None) -> NarrativeShown:
         """The newest narrative: its five parts and the prose as shown (the narrate model's if it added nothing). Null fields before the first.
 
         With `at`, the narrative as it read then: the newest written by then, as rephrased by then."""
@@ -418,17 +417,15 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         families = collect(sup) + view_families(await connectors_view(connectors))
         return PlainTextResponse(exposition(families), media_type=METRICS_TYPE)
 
-    @api.get(V1 + "/usage", response_model=UsageOut, summary="Model spend with cache hit rates")
+    @api.get(V1 + "/usage", response_model=Usage, summary="Model spend with cache hit rates")
     def usage(
         mind: Annotated[str | None, Query(description="Only this mind's calls.")] = None,
         by: Annotated[Literal["role", "model", "day", "mind"], Query(description="Group by this.")] = "role",
         since: Annotated[
             str | None, Query(description="Only calls at or after this: an ISO date or time, or a span back from now (30m, 24h, 7d).")
         ] = None,
-    ) -> dict[str, Any]:
-        start = parse_since(since, sup.clock.now()) if since else None
-        rows = sup.reads.usage(mind, by, start)
-        return {"by": by, "mind": mind, "since": iso(start) if start is not None else None, "rows": rows}
+    ) -> Usage:
+        return sup.reads.usage(mind, by, parse_since(since, sup.clock.now()) if since else None)
 
     @api.post(V1 + "/minds/{mind}/jobs", response_model=Job, status_code=202, summary="Run reflection or consolidation now")
     async def run_job(mind: MindName, body: JobIn, op: Op) -> Job:
@@ -456,13 +453,13 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         """A mind has news when an event not written by a job arrived since its last job of the kind started (or since it was created): the scheduler runs only those, and so does `noemactl reflect` with no mind."""
         return {"kind": kind, "minds": sup.job_control.news(kind)}
 
-    @api.put(V1 + "/schedules/{kind}", response_model=ScheduleOut, summary="Pause or resume a kind's scheduled runs for every mind")
-    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> dict[str, Any]:
+    @api.put(V1 + "/schedules/{kind}", response_model=Schedule, summary="Pause or resume a kind's scheduled runs for every mind")
+    async def set_schedule(kind: Annotated[Literal["reflection", "consolidation"], Path()], body: ScheduleIn, op: Op) -> Schedule:
         """The pause is stored, so it survives a restart. It never blocks a run-now."""
         return await sup.job_control.pause_schedule(kind, body.paused, actor=op.actor)
 
-    @api.post(V1 + "/memories/{memory_id}/reject", response_model=RejectOut, summary="Reject a generalisation consolidation made")
-    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> dict[str, Any]:
+    @api.post(V1 + "/memories/{memory_id}/reject", response_model=Rejected, summary="Reject a generalisation consolidation made")
+    async def reject(memory_id: Annotated[Id, Path()], op: Op, body: RejectIn | None = None) -> Rejected:
         """The semantic memory is retracted and its belief set rejected (not moved by evidence); the episodes are untouched."""
         return await sup.edits.reject_generalisation(memory_id, (body or RejectIn()).reason, actor=op.actor)
 

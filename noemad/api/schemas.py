@@ -9,9 +9,9 @@ here are only the envelopes around them and what the API alone adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_serializer
+from pydantic import BaseModel, Field, StringConstraints, field_serializer
 
 from noemad.background.jobs import Job
 from noemad.background.scheduler import MindNews
@@ -19,13 +19,12 @@ from noemad.cognition.beliefs.model import Belief
 from noemad.cognition.trust import TrustLevel
 from noemad.cognition.goals import Goal
 from noemad.cognition.memory.model import Memory
-from noemad.store.replica.child import ReplicaStatus
 from noemad.cognition.notifications.table import Notification
 from noemad.cognition.predictions import Prediction
 from noemad.config.mind import MindSettings
 from noemad.events import Event
 from noemad.minds import Mind
-from noemad.models.holds import Hold
+from noemad.runtime.job_control import Schedule
 from noemad.fields import BODY, Id, JsonObject, Text
 from noemad.wire import wire
 
@@ -152,42 +151,6 @@ class EventList(BaseModel):
     )
 
 
-class WarningOut(BaseModel):
-    """A metacognition warning: which check fired on what."""
-
-    event: int
-    at: str
-    check: str
-    ref: str
-    text: str | None
-
-
-class ArchivedCount(BaseModel):
-    """How much of a mind's log has been archived (`noemactl archive`)."""
-
-    events: int
-    archives: int
-
-
-@wire
-@dataclass(frozen=True, kw_only=True)  # after the mind's own fields, some of which have defaults
-class MindOverview(Mind):
-    """A mind with its counts, its newest events and warnings."""
-
-    events: int
-    """Events ever written, archived ones included."""
-    last_event_id: int
-    archived: ArchivedCount
-    turn_running: bool
-    settings_problems: list[str]
-    """A sentence per stored setting no longer valid (left out, its default applies) until it is set or unset."""
-    settings_in_force: dict[str, Any]
-    """The keys the mind runs with that are not defaults: its stored settings over its [minds.NAME] table (spans as seconds)."""
-    recent: list[Event]
-    warnings: list[WarningOut]
-    """The newest metacognition warnings, oldest first."""
-
-
 class MindList(BaseModel):
     minds: list[Mind]
 
@@ -195,107 +158,6 @@ class MindList(BaseModel):
 class MindDeleted(BaseModel):
     name: str
     events_removed: int
-
-
-class ConfigState(BaseModel):
-    source: str
-    path: str
-    loaded_at: str
-    reloads: int
-    reload_error: str | None
-    reload_error_at: str | None
-
-
-class TurnRetry(BaseModel):
-    """A mind's last turn failed: its stimuli are taken again at `at` (backoff from 5 s, doubling, at most 5 min)."""
-
-    attempt: int = Field(description="Failures in a row.")
-    at: str
-    stimuli: int = Field(description="Stored stimuli the failed turn did not perceive.")
-    error: str
-
-
-class MindStatus(BaseModel):
-    name: str
-    events: int
-    turn_running: bool
-    paused: bool
-    retry: TurnRetry | None = Field(None, description="Set while a failed turn's stimuli wait for their retry.")
-
-
-class Counts(BaseModel):
-    minds: int
-    events: int
-    last_event_id: int
-    commits: int
-
-
-class ModelsState(BaseModel):
-    provider: Literal["none", "anthropic", "scripted"]
-    holds: list[Hold]
-
-
-class UsageRow(BaseModel):
-    """Spend of one group: calls by outcome, tokens four ways, dollars and the cache hit rate."""
-
-    model_config = ConfigDict(extra="allow")  # the group key: role, model, day or mind
-
-    calls: int
-    ok: int
-    failed: int
-    refused: int
-    cancelled: int = Field(0, description="Calls cancelled before they answered (e.g. a judge call a turn or its timeout cancelled).")
-    input_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    output_tokens: int
-    cost_usd: float
-    cache_hit_rate: float | None = Field(description="Cache reads over all input tokens; null with no input.")
-
-
-class UsageOut(BaseModel):
-    by: Literal["role", "model", "day", "mind"]
-    mind: str | None
-    since: str | None
-    rows: list[UsageRow]
-
-
-class JobsState(BaseModel):
-    """Background jobs under way and schedules paused."""
-
-    running: list[int] = Field(description="Ids of the jobs running now.")
-    paused_schedules: list[Literal["reflection", "consolidation"]]
-    scheduler_looked_at: str | None = Field(description="When the scheduler last looked for due jobs (it looks every minute).")
-
-
-class MindConnectors(BaseModel):
-    """A mind's connectors in brief (`noemactl connectors MIND` has the rest)."""
-
-    connectors: int
-    up: int = Field(description="Connectors connected or syncing.")
-    pending: int = Field(description="Deliveries waiting in its outbox.")
-    given_up: int = Field(description="Deliveries given up: `noemactl connectors retry MIND DELIVERY` sends one again.")
-
-
-class StatusOut(BaseModel):
-    """The daemon's state."""
-
-    version: str
-    pid: int
-    started_at: str
-    uptime_s: float
-    now: str
-    clock: Literal["system", "manual"]
-    socket: str
-    database: str
-    config: ConfigState
-    minds: list[MindStatus]
-    counts: Counts
-    models: ModelsState
-    jobs: JobsState
-    replica: ReplicaStatus | None = Field(description="The store's Litestream replica ([replica] in noemad.toml); null without one.")
-    stopping: bool
-    connectors: dict[str, MindConnectors] = Field(default_factory=dict, description="Each mind with connectors: how many, how many up, its outbox.")
 
 
 class ClockAdvance(BodyIn):
@@ -309,36 +171,6 @@ class Problem(BaseModel):
     title: str
     status: int
     detail: str
-
-
-class NarrativeParts(BaseModel):
-    """The five parts of a narrative, at most three short items each."""
-
-    doing: list[str] = Field(description="The cycle's admitted thoughts, in order.")
-    why: list[str] = Field(description="The newest stimuli, e.g. 'alice said …'.")
-    recently: list[str] = Field(description="Notable recent events: replies, belief status changes, warnings, goals, outcomes.")
-    resolving: list[str] = Field(description="Contested beliefs, then active goals.")
-    next: list[str] = Field(description="Open predictions with their due times.")
-
-
-class NarrativeOut(BaseModel):
-    """A mind's newest narrative; every field but `mind` is null before its first."""
-
-    mind: str
-    event_id: int | None = Field(description="The narrative_updated event.")
-    at: str | None
-    cycle_id: str | None
-    text: str | None = Field(description="The narrative as shown: the narrate model's rephrasing if it was accepted, else the plain prose.")
-    plain: str | None = Field(description="The plain prose rendered from the parts.")
-    rendered_by: Literal["plain", "model"] | None
-    reason: str | None = Field(
-        description="Why it is plain: narrative_llm_off, not_rephrased, no_model, budget, held, refused, model_error, truncated,"
-        " empty_answer or unsupported_content."
-    )
-    detail: str | None = Field(description="The reason as a sentence.")
-    model_call: int | None = Field(description="The narrate model call, when one was made.")
-    rephrased_event_id: int | None = Field(description="The narrative_rephrased event, when the mind asked for a rephrasing.")
-    parts: NarrativeParts | None
 
 
 # background jobs -----------------------------------------------------------------
@@ -362,18 +194,8 @@ class ScheduleIn(BodyIn):
     paused: bool
 
 
-class ScheduleOut(BaseModel):
-    """A kind's schedule: paused globally or not; `every` is the [schedules] default (minds may override it)."""
-
-    kind: JobKind
-    paused: bool
-    paused_at: str | None
-    actor: str | None
-    every: str
-
-
 class ScheduleList(BaseModel):
-    schedules: list[ScheduleOut]
+    schedules: list[Schedule]
 
 
 class NewsList(BaseModel):
@@ -401,12 +223,4 @@ class RetractOut(BaseModel):
     """The retracted memory and the `memory_retracted` event recording it."""
 
     memory: Memory
-    event: Event
-
-
-class RejectOut(BaseModel):
-    """The rejected generalisation: its memory (retracted) and its belief (rejected)."""
-
-    memory: Memory
-    belief: int | None
     event: Event

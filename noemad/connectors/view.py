@@ -19,6 +19,7 @@ from noemad.gate.status import ConnectorBrief, GateStatus
 from noemad.minds import get_mind
 from noemad.outbox import DeliveryRow
 from noemad.runtime.metrics import Family
+from noemad.runtime.status import MindConnectors
 from noemad.wire import OMIT_NONE, IsoTime, wire
 
 SHOWN = 10  # newest given-up and pending deliveries listed per connector
@@ -115,15 +116,17 @@ def with_connectors(status: GateStatus, view: ConnectorsView) -> GateStatus:
     return replace(status, connectors=briefs(view, status.mind))
 
 
-def summary(view: ConnectorsView) -> dict[str, dict[str, int]]:
+def summary(view: ConnectorsView) -> dict[str, MindConnectors]:
     """Per mind: connectors by phase, and outbox pending and given up (what `status` shows)."""
-    out: dict[str, dict[str, int]] = {}
+    out: dict[str, MindConnectors] = {}
     for c in view.connectors:
-        mind = out.setdefault(c.mind, {"connectors": 0, "up": 0, "pending": 0, "given_up": 0})
-        mind["connectors"] += 1
-        mind["up"] += c.state.phase in ("connected", "syncing")
-        mind["pending"] += c.outbox.pending
-        mind["given_up"] += c.outbox.given_up
+        was = out.get(c.mind) or MindConnectors(0, 0, 0, 0)
+        out[c.mind] = MindConnectors(
+            connectors=was.connectors + 1,
+            up=was.up + (c.state.phase in ("connected", "syncing")),
+            pending=was.pending + c.outbox.pending,
+            given_up=was.given_up + c.outbox.given_up,
+        )
     return out
 
 

@@ -9,7 +9,6 @@ event id, a span back from the daemon's clock, or an ISO time
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlite_utils import Database
 
@@ -18,7 +17,7 @@ from noemad.cognition.asof import BeliefThen, Changes, Cutoff, Step, beliefs_at,
 from noemad.cognition.beliefs.queries import find_belief
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import memories_at, memory_counts_at
-from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.stored import NarrativeShown, narrative_shown
 from noemad.events import Event, latest_events
 from noemad.minds import get_mind
 from noemad.runtime.running_config import RunningConfig
@@ -101,10 +100,10 @@ class AsOfReads:
         cut = self._cutoff(db, mind, at)
         return memories_at(db, mind, cut.event_id, kind=kind, status=status, limit=limit)
 
-    def narrative_then(self, mind: str, at: str) -> dict[str, Any]:
+    def narrative_then(self, mind: str, at: str) -> NarrativeShown:
         db = self.store.reader()
         cut = self._cutoff(db, mind, at)
-        return narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
+        return narrative_shown(db, mind, self.running.settings_of(mind), through=cut.event_id)
 
     def mind_then(self, mind: str, at: str) -> MindThen:
         db = self.store.reader()
@@ -114,8 +113,8 @@ class AsOfReads:
             by_status[b.status] = by_status.get(b.status, 0) + 1
         (events,) = db.execute("SELECT count(*) FROM events WHERE mind = ? AND id <= ?", [mind, cut.event_id]).fetchone()
         active, retracted = memory_counts_at(db, mind, cut.event_id)
-        told = narrative_json(db, mind, self.running.settings_of(mind), through=cut.event_id)
+        told = narrative_shown(db, mind, self.running.settings_of(mind), through=cut.event_id)
         return MindThen(
-            mind, cut, int(events), by_status, {"active": active, "retracted": retracted}, told.get("text"),
+            mind, cut, int(events), by_status, {"active": active, "retracted": retracted}, told.text,
             latest_events(db, mind, limit=10, through=cut.event_id),
         )

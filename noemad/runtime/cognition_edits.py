@@ -7,7 +7,7 @@ event that records it; a stopping daemon takes none.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from sqlite_utils import Database
 
@@ -20,6 +20,19 @@ from noemad.cognition.trust import set_trust
 from noemad.events import Event
 from noemad.minds import get_mind
 from noemad.store import Store
+from noemad.wire import wire
+
+
+@wire
+@dataclass(frozen=True)
+class Rejected:
+    """The rejected generalisation: its memory (retracted) and its belief (rejected)."""
+
+    memory: Memory
+    belief: int | None
+    """The belief consolidation formed with it (null: it formed none)."""
+    event: Event
+    """The `generalisation_rejected` event recording it."""
 
 
 class CognitionEdits:
@@ -71,7 +84,7 @@ class CognitionEdits:
 
         return await self.store.writer.run(job)
 
-    async def reject_generalisation(self, memory_id: int, reason: str, actor: str = "operator") -> dict[str, Any]:
+    async def reject_generalisation(self, memory_id: int, reason: str, actor: str = "operator") -> Rejected:
         """Reject what consolidation generalised: memory retracted, belief rejected, episodes untouched."""
         from noemad.background.consolidation import reject  # the stemmer and the clustering load on first use
 
@@ -79,4 +92,4 @@ class CognitionEdits:
         now = self.clock.now()
         event = await self.store.writer.run(lambda db: reject(db, memory_id=memory_id, reason=reason, now=now, actor=actor))
         belief = next((r.id for r in event.refs if r.type == "belief"), None)
-        return {"memory": get_memory(self.store.reader(), memory_id), "belief": belief, "event": event}
+        return Rejected(get_memory(self.store.reader(), memory_id), belief, event)

@@ -135,12 +135,12 @@ def collect(sup: Supervisor) -> list[Family]:
     tokens = Family("noemad_model_tokens_total", "counter", "Model tokens, by role and type (input: uncached; cache_read; cache_write; output).")
     cost = Family("noemad_model_cost_dollars_total", "counter", "Estimated model spend in US dollars, by role.")
     for row in usage(db, None, "role", None):
-        role = str(row["role"])
+        role = str(row.role)
         for outcome in CALL_OUTCOMES:
-            calls.add(row[outcome] or 0, role=role, outcome=outcome)
+            calls.add(getattr(row, outcome) or 0, role=role, outcome=outcome)
         for token_type, key in TOKEN_KINDS:
-            tokens.add(row[key] or 0, role=role, type=token_type)
-        cost.add(row["cost_usd"] or 0.0, role=role)
+            tokens.add(getattr(row, key) or 0, role=role, type=token_type)
+        cost.add(row.cost_usd or 0.0, role=role)
 
     jobs = Family("noemad_jobs", "gauge", "Background jobs stored, by kind and status (running, succeeded, failed).")
     for (kind, job_status), n in sorted(job_counts(db).items()):

@@ -8,7 +8,7 @@ opens a connection itself.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from noemad.background.jobs import Job, get_job, list_jobs
 from noemad.cognition.beliefs.model import Belief
@@ -19,13 +19,26 @@ from noemad.cognition.goals import Goal, get_goal, list_goals
 from noemad.cognition.memory.model import Memory
 from noemad.cognition.memory.reads import get_memory, list_memories
 from noemad.cognition.memory.reads import search as memory_search
-from noemad.cognition.narrative.stored import narrative_json
+from noemad.cognition.narrative.stored import NarrativeShown, narrative_shown
 from noemad.cognition.notifications.table import Notification, list_notifications
 from noemad.cognition.predictions import Prediction, get_prediction, list_predictions
-from noemad.ledger import usage
+from noemad.clock import iso
+from noemad.ledger import UsageGroup, UsageRow, usage
 from noemad.minds import Mind, get_mind, list_minds
 from noemad.runtime.running_config import RunningConfig
 from noemad.store import Store
+from noemad.wire import wire
+
+
+@wire
+@dataclass(frozen=True)
+class Usage:
+    """Model spend grouped one way, of one mind or all, since a time or ever."""
+
+    by: UsageGroup
+    mind: str | None
+    since: str | None
+    rows: list[UsageRow]
 
 
 class Reads:
@@ -89,23 +102,23 @@ class Reads:
         get_mind(db, mind)
         return list_notifications(db, mind, status=status, limit=limit)
 
-    def narrative(self, mind: str) -> dict[str, Any]:
+    def narrative(self, mind: str) -> NarrativeShown:
         """The mind's newest narrative as the API shows it, judged against its running settings."""
         db = self.store.reader()
         get_mind(db, mind)
-        return narrative_json(db, mind, self.running.settings_of(mind))
+        return narrative_shown(db, mind, self.running.settings_of(mind))
 
     def calibration(self, mind: str) -> Calibration:
         db = self.store.reader()
         get_mind(db, mind)
         return calibration(db, mind)
 
-    def usage(self, mind: str | None, by: str, since: float | None) -> list[dict[str, Any]]:
+    def usage(self, mind: str | None, by: UsageGroup, since: float | None) -> Usage:
         """Model spend grouped `by` role, model, day or mind."""
         db = self.store.reader()
         if mind is not None:
             get_mind(db, mind)
-        return usage(db, mind, by, since)
+        return Usage(by, mind, iso(since) if since is not None else None, usage(db, mind, by, since))
 
     def list_jobs(self, mind: str | None, kind: str | None, limit: int) -> list[Job]:
         return list_jobs(self.store.reader(), mind=mind, kind=kind, limit=limit)

@@ -18,6 +18,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso, parse_iso
 from noemad.events import Event, EventDraft, append, data_of
+from noemad.wire import wire
 
 RETRY_FIRST = 5.0  # seconds before the first retry
 RETRY_MOST = 300.0  # the backoff stops doubling here: a disk freed is noticed within five minutes
@@ -27,6 +28,19 @@ RETRY_REASON = "a retry of a turn that failed"
 def backoff(attempt: int) -> float:
     """Seconds to wait before retry `attempt` (1: the first)."""
     return min(RETRY_FIRST * 2.0 ** min(attempt - 1, 16), RETRY_MOST)
+
+
+@wire
+@dataclass(frozen=True)
+class TurnRetry:
+    """A mind's last turn failed: its stimuli are taken again at `at` (backoff from 5 s, doubling, at most 5 min)."""
+
+    attempt: int
+    """Failures in a row."""
+    at: str
+    stimuli: int
+    """Stored stimuli the failed turn did not perceive."""
+    error: str
 
 
 @dataclass(frozen=True)
@@ -41,9 +55,9 @@ class TurnFailed:
     def to_data(self) -> dict[str, Any]:
         return {"stimuli": list(self.stimuli), "attempt": self.attempt, "retry_at": iso(self.retry_at), "error": self.error}
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> TurnRetry:
         """The mind's retry as `GET /status` answers it."""
-        return {"attempt": self.attempt, "at": iso(self.retry_at), "stimuli": len(self.stimuli), "error": self.error}
+        return TurnRetry(self.attempt, iso(self.retry_at), len(self.stimuli), self.error)
 
     @classmethod
     def of(cls, event: Event) -> TurnFailed:

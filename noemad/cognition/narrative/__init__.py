@@ -49,5 +49,5 @@ the five parts and the mind's name.
 
 Its modules: `model` (the parts and their limits), `phrasing` (each thing
 said as a clause), `build`, `render`, `stored` (`update`, `latest`,
-`narrative_json`) and `rephrase` (`apply_rephrase`, `unsupported`).
+`narrative_shown`) and `rephrase` (`apply_rephrase`, `unsupported`).
 """

@@ -1,8 +1,9 @@
-"""Narratives stored (`update`, when the parts changed) and read back with their rephrasing (`latest`, `narrative_json`)."""
+"""Narratives stored (`update`, when the parts changed) and read back with their rephrasing (`latest`, `narrative_shown`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 
 from sqlite_utils import Database
 
@@ -16,6 +17,7 @@ from noemad.cognition.narrative.model import (
 )
 from noemad.cognition.narrative.render import render
 from noemad.events import Event, EventDraft, append, get_event, latest_events
+from noemad.wire import wire
 
 if TYPE_CHECKING:
     from noemad.config.mind import MindSettings
@@ -64,7 +66,50 @@ def _rephrased(db: Database, updated: Event, through: int | None = None) -> Even
     return None if row is None else get_event(db, int(row[0]))
 
 
-def latest(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> dict[str, Any] | None:
+@wire
+@dataclass(frozen=True)
+class NarrativeParts:
+    """The five parts of a narrative, at most three short items each."""
+
+    doing: list[str]
+    """The cycle's admitted thoughts, in order."""
+    why: list[str]
+    """The newest stimuli, e.g. 'alice said …'."""
+    recently: list[str]
+    """Notable recent events: replies, belief status changes, warnings, goals, outcomes."""
+    resolving: list[str]
+    """Contested beliefs, then active goals."""
+    next: list[str]
+    """Open predictions with their due times."""
+
+
+@wire
+@dataclass(frozen=True)
+class NarrativeShown:
+    """A mind's newest narrative; every field but `mind` is null before its first."""
+
+    mind: str
+    event_id: int | None = None
+    """The narrative_updated event."""
+    at: str | None = None
+    cycle_id: str | None = None
+    text: str | None = None
+    """The narrative as shown: the narrate model's rephrasing if it was accepted, else the plain prose."""
+    plain: str | None = None
+    """The plain prose rendered from the parts."""
+    rendered_by: Literal["plain", "model"] | None = None
+    reason: str | None = None
+    """Why it is plain: narrative_llm_off, not_rephrased, no_model, budget, held, refused, model_error, truncated, empty_answer or unsupported_content."""
+    detail: str | None = None
+    """The reason as a sentence."""
+    model_call: int | None = None
+    """The narrate model call, when one was made."""
+    rephrased_event_id: int | None = None
+    """The narrative_rephrased event, when the mind asked for a rephrasing."""
+    parts: NarrativeParts | None = None
+
+
+def latest(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> NarrativeShown | None:
     """The mind's newest narrative: parts, the prose as shown, the plain prose, who rendered it and why; None if none yet.
 
     With `through`, the narrative as it read right after that event: the newest written by then, rephrased if it was by then.
@@ -73,21 +118,13 @@ def latest(db: Database, mind: str, settings: MindSettings | None = None, throug
     if updated is None:
         return None
     rephrased = _rephrased(db, updated, through)
-    out: dict[str, Any] = {
-        "event_id": updated.id,
-        "at": updated.at,
-        "cycle_id": updated.cycle_id,
-        "text": updated.text,
-        "plain": updated.text,
-        "rendered_by": "plain",
-        "reason": None,
-        "detail": None,
-        "model_call": None,
-        "rephrased_event_id": None,
-        "parts": Narrative.from_data(updated.data).parts(),
-    }
+    plain = NarrativeShown(
+        mind, event_id=updated.id, at=updated.at, cycle_id=updated.cycle_id, text=updated.text, plain=updated.text, rendered_by="plain",
+        parts=NarrativeParts(**Narrative.from_data(updated.data).parts()),
+    )
     if rephrased is not None:
-        out.update(
+        return replace(
+            plain,
             text=rephrased.text,
             rendered_by=rephrased.data.get("rendered_by", "plain"),
             reason=rephrased.data.get("reason"),
@@ -95,22 +132,11 @@ def latest(db: Database, mind: str, settings: MindSettings | None = None, throug
             model_call=rephrased.data.get("model_call"),
             rephrased_event_id=rephrased.id,
         )
-    elif settings is None or not settings.narrative_llm:
-        out.update(reason="narrative_llm_off", detail=f"the mind's settings do not set {SETTING}: true")
-    else:
-        out.update(reason="not_rephrased", detail="no rephrasing was recorded for this narrative")
-    return out
+    if settings is None or not settings.narrative_llm:
+        return replace(plain, reason="narrative_llm_off", detail=f"the mind's settings do not set {SETTING}: true")
+    return replace(plain, reason="not_rephrased", detail="no rephrasing was recorded for this narrative")
 
 
-def empty_json(mind: str) -> dict[str, Any]:
-    """What the API answers for a mind with no narrative yet."""
-    return {
-        "mind": mind, "event_id": None, "at": None, "cycle_id": None, "text": None, "plain": None, "rendered_by": None,
-        "reason": None, "detail": None, "model_call": None, "rephrased_event_id": None, "parts": None,
-    }
-
-
-def narrative_json(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> dict[str, Any]:
-    """The API's answer: `latest` with the mind's name (running `settings`; as of event `through` if given), or `empty_json`."""
-    found = latest(db, mind, settings, through)
-    return {"mind": mind, **found} if found is not None else empty_json(mind)
+def narrative_shown(db: Database, mind: str, settings: MindSettings | None = None, through: int | None = None) -> NarrativeShown:
+    """The API's answer: `latest` (running `settings`; as of event `through` if given), or the mind's name alone before its first."""
+    return latest(db, mind, settings, through) or NarrativeShown(mind)
