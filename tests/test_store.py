@@ -319,3 +319,33 @@ def test_event_data_is_stored_as_compact_sorted_json_and_never_holds_nan(store: 
     assert stored == '{"a":{"y":"\\u00e9","z":null},"b":[1,2.5]}'
     with pytest.raises(InvalidInput, match="not finite"):
         store.writer.run_sync(lambda db: append(db, EventDraft("ada", "note", "operator", data={"x": float("nan")}), 1.0))
+
+
+def test_a_read_off_the_loop_cancelled_midway_ends_before_its_caller_does(store: Store) -> None:
+    """A task stopped during a read waits for the read, so the store is never closed under one (that crashed the process)."""
+    import asyncio
+
+    started, release = threading.Event(), threading.Event()
+    finished: list[str] = []
+
+    def read() -> int:
+        started.set()
+        release.wait(10)
+        n = store.reader().execute("SELECT count(*) FROM minds").fetchone()[0]
+        finished.append("read")
+        return int(n)
+
+    async def scenario() -> list[str]:
+        task = asyncio.ensure_future(store.off_loop(read))
+        await asyncio.to_thread(started.wait, 10)
+        task.cancel()
+        await asyncio.sleep(0)
+        assert not task.done()  # cancelled, but still waiting for its read
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        finished.append("task")
+        return finished
+
+    assert asyncio.run(scenario()) == ["read", "task"]
+    assert asyncio.run(store.off_loop(lambda: store.reader().execute("SELECT count(*) FROM minds").fetchone()[0])) == 1

@@ -73,7 +73,7 @@ class Sender:
         """Send what is due, wait for what is next, until cancelled."""
         while True:
             self._nudged.clear()
-            rows = await asyncio.to_thread(lambda: outbox.pending(self.store.reader(), self.mind, self.key))
+            rows = await self.store.off_loop(lambda: outbox.pending(self.store.reader(), self.mind, self.key))
             now = self.clock.now()
             # In order: a reply never arrives before one the mind said earlier; the oldest pending one goes first,
             # and those after it wait while it is retried (until it is sent or given up).
@@ -99,7 +99,7 @@ class Sender:
             nudged.cancel()
 
     async def _attempt(self, row: DeliveryRow) -> None:
-        event = await asyncio.to_thread(lambda: get_event(self.store.reader(), row.event_id))
+        event = await self.store.off_loop(lambda: get_event(self.store.reader(), row.event_id))
         attempt = row.attempts + 1
         delivery = Delivery(
             id=row.id, mind=row.mind, event_id=row.event_id, what=row.what, text=event.text or "", at=parse_iso(event.at), attempt=attempt,

@@ -7,7 +7,6 @@ thread. Lag: how long the oldest pending delivery has waited.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field, replace
 from typing import Annotated
 
@@ -77,11 +76,11 @@ async def connectors_view(manager: Connectors, mind: str | None = None) -> Conne
     """The connectors of `mind` (every running mind's when None): states read here, on the loop; the outbox in a thread."""
     sup = manager.sup
     if mind is not None:
-        await asyncio.to_thread(lambda: get_mind(sup.store.reader(), mind))
+        await sup.store.off_loop(lambda: get_mind(sup.store.reader(), mind))
     running = [r for r in manager.running.values() if mind is None or r.mind == mind]
     states = [(r, r.state()) for r in running]
     now = sup.clock.now()
-    return ConnectorsView(await asyncio.to_thread(lambda: [_view(manager, r, s, now) for r, s in states]))
+    return ConnectorsView(await sup.store.off_loop(lambda: [_view(manager, r, s, now) for r, s in states]))
 
 
 def _view(manager: Connectors, running: Running, state: ConnectorState, now: float) -> ConnectorView:

@@ -17,7 +17,6 @@ read from the store is read in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any
@@ -170,7 +169,7 @@ class Gating:
 
     async def rule(self, mind: str, name: str) -> RuleView:
         """One rule as stored, with its state in the running gate (read on the gate's loop)."""
-        stored = await asyncio.to_thread(self._stored_rules, mind)
+        stored = await self.store.off_loop(lambda: self._stored_rules(mind))
         for index, rule in enumerate(stored.rules):
             if rule.name == name:
                 actor = self.actors.get(mind)
@@ -273,10 +272,10 @@ class Gating:
         """A mind's gate now: its rules' counters, pending batches, buckets, sleep, self-wake, upcoming wakes."""
         actor = self.actors.get(mind)
         if actor is None:
-            await asyncio.to_thread(lambda: get_mind(self.store.reader(), mind))  # raises MindNotFound with its hint
+            await self.store.off_loop(lambda: get_mind(self.store.reader(), mind))  # raises MindNotFound with its hint
             raise MindNotFound(f"mind {mind!r} is not running")
         status = actor.gate.status(self.clock.now())
-        return await asyncio.to_thread(self._with_governance, status)
+        return await self.store.off_loop(lambda: self._with_governance(status))
 
     def _with_governance(self, status: GateStatus) -> GateStatus:
         """`status` with the mind's governance counts since its gate started."""
@@ -288,7 +287,7 @@ class Gating:
         """Every running mind's gate, by name."""
         now = self.clock.now()
         statuses = [actor.gate.status(now) for _, actor in sorted(self.actors.items())]
-        return GateOverview(minds=await asyncio.to_thread(lambda: [self._with_governance(s) for s in statuses]))
+        return GateOverview(minds=await self.store.off_loop(lambda: [self._with_governance(s) for s in statuses]))
 
     # sleep -------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ they read its counts, actors and config without scanning the event log.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -216,7 +215,8 @@ def daemon_status(sup: Supervisor) -> DaemonStatus:
 async def mind_overview(sup: Supervisor, name: str) -> MindOverview:
     """A mind with its counts, recent events and warnings (read in a worker thread) and whether a turn runs (read here, on the loop)."""
     actor = sup.actors.get(name)
-    return await asyncio.to_thread(_overview, sup, name, bool(actor and actor.turn_running))
+    turn_running = bool(actor and actor.turn_running)
+    return await sup.store.off_loop(lambda: _overview(sup, name, turn_running))
 
 
 def _overview(sup: Supervisor, name: str, turn_running: bool) -> MindOverview:

@@ -389,7 +389,7 @@ class Supervisor:
 
         The event is read in a worker thread; the actor's state only here, on the loop that changes it.
         """
-        event = await asyncio.to_thread(self.event_reads.event, event_id)
+        event = await self.store.off_loop(lambda: self.event_reads.event(event_id))
         actor = self.actors.get(event.mind)
         waiting, held = actor.untaken(event.id) if actor is not None else (False, None)
         return StimulusTurn(
@@ -411,7 +411,7 @@ class Supervisor:
         assert self.bus is not None
         return Following(
             self.bus, mind, since, self.counts.last_event_id,
-            lambda after: asyncio.to_thread(self.event_reads.events, mind, [], after, FOLLOW_PAGE),
+            lambda after: self.store.off_loop(lambda: self.event_reads.events(mind, [], after, FOLLOW_PAGE)),
         )
 
     @property

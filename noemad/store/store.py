@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from sqlite_utils import Database
 
@@ -12,6 +15,8 @@ from noemad.errors import StoreError
 from noemad.store.connection import open_db
 from noemad.store.migrations import migrations
 from noemad.store.writer import Writer
+
+T = TypeVar("T")
 
 
 class Store:
@@ -49,6 +54,23 @@ class Store:
             with self._lock:
                 self._readers.append(db)
         return db
+
+    async def off_loop(self, read: Callable[[], T]) -> T:
+        """Run `read` (which reads through `reader()`) in a worker thread; a caller cancelled meanwhile waits for it to end.
+
+        `asyncio.to_thread` leaves its thread running when the awaiting task is
+        cancelled, and closing the store under a read still running crashes
+        CPython's sqlite3 (a segfault: a connector's sender, stopped mid-read
+        as the daemon stopped). A task stopped here ends only once its read has.
+        """
+        running = asyncio.ensure_future(asyncio.to_thread(read))
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            await asyncio.wait({running})  # a read ends in milliseconds; what it found is not wanted now
+            if not running.cancelled():
+                running.exception()  # retrieved, so no "never retrieved" warning
+            raise
 
     def close(self) -> None:
         """Close the readers, then flush and close the writer."""

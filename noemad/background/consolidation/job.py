@@ -169,7 +169,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
     # are read meanwhile on another thread, and clustering waits for them once the pairs are counted.
-    considered = await asyncio.to_thread(_load, ctx, start, now)
+    considered = await ctx.store.off_loop(lambda: _load(ctx, start, now))
     reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="consolidation-speakers")
     speakers = reading.submit(_speakers, ctx, considered)
     reading.shutdown(wait=False)  # the read goes on; its thread ends with it

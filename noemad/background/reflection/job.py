@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from noemad.background.jobs import JobContext
@@ -27,7 +26,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     ctx.progress(0.05, "reviewing")
     # Off the loop: the reads of a busy month take a good part of a second.
-    findings = await asyncio.to_thread(_review_on_reader, ctx, now)
+    findings = await ctx.store.off_loop(lambda: _review_on_reader(ctx, now))
     ctx.progress(0.6, "rendering")
     plain = render(findings)
     rendering = await reword(ctx, findings, plain)
