@@ -102,8 +102,10 @@ def _answer(outcomes: list[Outcome]) -> None:
         else:
             waiter.set_exception(value)
     for loop, answers in by_loop.items():
-        if not loop.is_closed():  # a loop gone has nobody waiting on it
+        try:
             loop.call_soon_threadsafe(_settle, answers)
+        except RuntimeError:  # the loop closed (between any check and this call): nobody waits on it
+            pass
 
 
 def _is_full(exc: BaseException) -> bool:
