@@ -120,7 +120,7 @@ async def _run(store: Store, clock: Clock, mind: str, cutoff: float, directory: 
     if span is None:
         return outcome
     if dry_run:
-        await asyncio.to_thread(_count, store, outcome, span, cutoff)  # reads a chunk at a time, off the loop
+        await store.off_loop(lambda: _count(store, outcome, span, cutoff))  # reads a chunk at a time, off the loop
         return outcome
 
     conn: sqlite3.Connection | None = None

@@ -174,7 +174,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     speakers = reading.submit(_speakers, ctx, considered)
     reading.shutdown(wait=False)  # the read goes on; its thread ends with it
     try:
-        found = await asyncio.to_thread(_find, ctx, considered, min_episodes, speakers)
+        found = await ctx.store.off_loop(lambda: _find(ctx, considered, min_episodes, speakers))
     except BaseException:
         await asyncio.gather(asyncio.wrap_future(speakers), return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
