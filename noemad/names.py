@@ -21,6 +21,7 @@ import re
 MAX_NAME = 200
 NAME_RULE = f"1-{MAX_NAME} letters, digits and _ . : # @ / ! + = - (no spaces)"
 _NAME_CHAR = re.compile(r"[\w.:#@/!+=-]")  # \w: letters and digits of any script, and _
+_NAME = re.compile(rf"[\w.:#@/!+=-]{{1,{MAX_NAME}}}")  # a whole valid name at once: the common case, checked per stimulus
 
 MAX_MIND_NAME = 63
 MIND_NAME_RULE = f"1-{MAX_MIND_NAME} lowercase letters, digits, '-' or '_', starting with a letter or digit"
@@ -41,6 +42,8 @@ def _spelt(char: str) -> str:
 
 def name_problem(value: str, what: str = "name") -> str | None:
     """Why `value` is not a valid name for `what` (e.g. "author"), as a sentence; None when it is one."""
+    if _NAME.fullmatch(value):
+        return None
     if not value:
         return f"{what} is empty; give a name of {NAME_RULE}"
     if len(value) > MAX_NAME:

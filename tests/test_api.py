@@ -253,6 +253,21 @@ def test_a_body_that_is_not_json_is_refused_with_a_sentence(app: InProcess, mind
     assert resp.json()["detail"]
 
 
+def test_an_unexpected_error_on_either_ingest_path_is_a_500_problem(app: InProcess, mind: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The fast path runs in front of FastAPI's error middleware, so it answers a bug as that middleware would: logged, 500, no details."""
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in ingest")
+
+    monkeypatch.setattr(app.sup, "ingest", broken)
+    body = b'{"kind": "message", "author": "alice", "text": "hello"}'
+    for media in ("application/json", "application/vnd.noema+json"):
+        resp = app.api("POST", f"/minds/{mind}/events", content=body, headers={"content-type": media})
+        assert resp.status_code == 500 and resp.headers["content-type"] == "application/problem+json", media
+        assert resp.json()["title"] == "Internal error" and "a bug" not in resp.text
+    assert sum("a bug in ingest" in r.getMessage() for r in caplog.records) == 2
+
+
 def test_a_follower_replays_then_follows_and_ends_when_its_mind_is_deleted(app: InProcess, mind: str) -> None:
     first = say(app, mind, "stored before")["id"]
 

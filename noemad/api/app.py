@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from noemad import __version__
-from noemad.api.fastpath import FastIngest, ingest as ingest_body
+from noemad.api.fastpath import FrontDoorAPI, ingest as ingest_body
 from noemad.api.archive import add_archive_routes
 from noemad.api.asof import At, add_asof_routes
 from noemad.api.backup import add_backup_routes
@@ -123,7 +123,13 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     They are read at request time only, never while building, so they may stand for the engine of
     the request being served (`noemad.api.shared`). `manual_clock` adds the route that moves the clock.
     """
-    app = FastAPI(
+
+    def limit() -> int:
+        return sup.config.daemon.max_body_bytes  # read per request: a reload may change it
+
+    app = FrontDoorAPI(
+        sup=sup,
+        limit=limit,
         title="noemad",
         version=__version__,
         description="The API of noemad, served over its Unix socket. Errors are problem+json.",
@@ -136,9 +142,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
-    # Added last is outermost: the body limit applies to the fast ingest path too.
-    app.add_middleware(FastIngest, sup=sup)
-    app.add_middleware(BodyLimit, limit=lambda: sup.config.daemon.max_body_bytes, unlimited=(IMPORT_PATH,))
+    app.add_middleware(BodyLimit, limit=limit, unlimited=(IMPORT_PATH,))  # the fast ingest path, in front, applies it too
     # Routes go on the app's own router: one included from an APIRouter has its
     # state (every parameter and answer model) built a second time on the first request.
     api = app.router

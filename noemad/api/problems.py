@@ -177,8 +177,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _bug(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error: %s", exc)
-        return problem(500, "Internal error", "noemad hit an internal error; the daemon log has the details")
+        return internal_error(exc)
+
+
+def internal_error(exc: Exception) -> JSONResponse:
+    """The answer to an error nothing expected: logged with its traceback, answered 500 without its details."""
+    log.exception("unhandled error: %s", exc)
+    return problem(500, "Internal error", "noemad hit an internal error; the daemon log has the details")
 
 
 _TITLES = {400: "Bad request", 413: "Body too large"}  # as `BodyLimit` titles its own refusals
@@ -195,7 +200,8 @@ def _title(status: int) -> str:
         return "Error"
 
 
-def _too_large(limit: int) -> str:
+def too_large(limit: int) -> str:
+    """What a 413 says: the limit, and how to send less or raise it."""
     return f"the request body is larger than {limit} bytes; send less, or raise daemon.max_body_bytes in noemad.toml"
 
 
@@ -235,13 +241,13 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise StarletteHTTPException(413, detail=_too_large(limit))
+                    raise StarletteHTTPException(413, detail=too_large(limit))
             return message
 
         await self.app(scope, counted, send)
 
     async def _refuse_large(self, send: Send, limit: int) -> None:
-        await self._refuse(send, 413, "Body too large", _too_large(limit))
+        await self._refuse(send, 413, "Body too large", too_large(limit))
 
     @staticmethod
     async def _refuse(send: Send, status: int, title: str, detail: str) -> None:

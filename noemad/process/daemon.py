@@ -131,6 +131,7 @@ class Daemon:
             log_config=None,
             access_log=False,
             http=BoundedHttpToolsProtocol,  # httptools (a dependency), with the request head bounded
+            proxy_headers=False,  # a Unix socket has no proxy in front, and the layer would wrap every request
             timeout_graceful_shutdown=5,
         )
         server = uvicorn.Server(config)
