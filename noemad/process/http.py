@@ -11,6 +11,12 @@ The body keeps its own limit (`daemon.max_body_bytes`, in `noemad.api`).
 It also says who is asking: the peer's uid (SO_PEERCRED) is read once per
 connection and every request on it carries the `Operator` in its ASGI scope
 (`extensions`), for the API to record as the actor of what the request does.
+
+And it answers in one write: uvicorn writes a response's head and its body
+separately, two syscalls that wake the client twice for one small answer
+(every stimulus' 201). The head is held until the body's first write in the
+same turn of the event loop, and goes alone at the end of that turn when no
+body comes with it (a stream's head is never held back).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import asyncio
 import json
 import socket
 import struct
+
+from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -60,6 +68,42 @@ def too_large_response(detail: str) -> bytes:
         "connection: close\r\n\r\n"
     )
     return head.encode("ascii") + body
+
+
+class OneWrite:
+    """A response's view of its connection: its first write (the head) is held for the next, and sent with it."""
+
+    __slots__ = ("_transport", "_held", "_first")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+        self._held: bytes | None = None
+        self._first = True
+
+    def write(self, data: bytes) -> None:
+        if self._first:
+            self._first = False
+            self._held = data
+            asyncio.get_running_loop().call_soon(self._flush)  # alone, if nothing follows in this turn of the loop
+            return
+        if self._held is not None:
+            data, self._held = self._held + data, None
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        if self._held is not None:
+            held, self._held = self._held, None
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)  # anything else a response asks of its connection
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
@@ -121,6 +165,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._head_open = False
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle.transport is self.transport:  # not for an upgrade, which makes no cycle
+            self.cycle.transport = OneWrite(self.transport)  # type: ignore[assignment]  # the writes and closes a cycle makes
 
     def _count(self, size: int, fields: int) -> None:
         self._head_bytes += size

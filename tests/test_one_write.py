@@ -1,0 +1,72 @@
+"""A response goes to its client in one write (noemad.process.http.OneWrite): a head and the body sent with it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from noemad.process.http import OneWrite
+
+
+class Recorded:
+    """A connection that records each write and whether it was closed."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str) -> Any:
+        return f"info {name}"
+
+
+def test_a_head_and_its_body_in_one_turn_of_the_loop_are_one_write() -> None:
+    async def answer() -> list[bytes]:
+        conn = Recorded()
+        one = OneWrite(conn)  # type: ignore[arg-type]
+        one.write(b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n")
+        one.write(b"{}")
+        await asyncio.sleep(0)  # the end of the turn sends nothing more
+        return conn.writes
+
+    assert asyncio.run(answer()) == [b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}"]
+
+
+def test_a_head_with_no_body_yet_goes_alone_at_the_end_of_the_turn() -> None:
+    """A stream's head is not held until its first event: the client sees the answer start at once."""
+
+    async def stream() -> tuple[list[bytes], list[bytes]]:
+        conn = Recorded()
+        one = OneWrite(conn)  # type: ignore[arg-type]
+        one.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        held = list(conn.writes)
+        await asyncio.sleep(0)
+        sent = list(conn.writes)
+        one.write(b"5\r\nevent\r\n")
+        return held, sent + conn.writes[len(sent):]
+
+    held, sent = asyncio.run(stream())
+    assert held == []
+    assert sent == [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n", b"5\r\nevent\r\n"]
+
+
+def test_closing_sends_a_held_head_first() -> None:
+    async def closed() -> Recorded:
+        conn = Recorded()
+        one = OneWrite(conn)  # type: ignore[arg-type]
+        one.write(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n")
+        one.close()
+        assert one.is_closing() and one.get_extra_info("peername") == "info peername"
+        await asyncio.sleep(0)  # the scheduled flush finds nothing left to send
+        return conn
+
+    conn = asyncio.run(closed())
+    assert conn.writes == [b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n"] and conn.closed
