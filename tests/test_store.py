@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,6 +212,39 @@ def test_a_failed_job_of_a_group_raises_to_its_caller_alone(store: Store) -> Non
     assert isinstance(results[0], int) and isinstance(results[2], int)
     assert isinstance(results[1], InvalidLink)
     assert store.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 2
+
+
+def test_the_jobs_a_loop_asks_for_in_one_turn_commit_together(store: Store) -> None:
+    """Stimuli that arrive together are committed together: the writer is handed a turn's jobs at once, not the first alone."""
+    before = store.writer.commits
+
+    async def request(i: int) -> int:
+        # What parsing a request does between two asks: work that lets the writer thread run (hashlib releases the GIL).
+        hashlib.sha256(bytes(4 << 20)).digest()
+        return await store.writer.run(lambda db: append(db, EventDraft("ada", "note", "operator", text=str(i)), 1.0).id)
+
+    async def main() -> list[int]:
+        return await asyncio.gather(*(request(i) for i in range(5)))
+
+    assert len(set(asyncio.run(main()))) == 5
+    assert store.writer.commits == before + 1
+
+
+def test_close_runs_the_jobs_a_loop_asked_for_before_the_end_of_its_turn(tmp_path: Path) -> None:
+    s = Store(tmp_path / "n.db")
+    s.writer.run_sync(lambda db: create_mind(db, "ada", {}, 1.0, "operator"))
+
+    async def main() -> int:
+        asked = asyncio.ensure_future(s.writer.run(lambda db: append(db, EventDraft("ada", "note", "operator", text="late"), 1.0).id))
+        await asyncio.sleep(0)  # asked, and not yet handed to the writer: that happens at the end of the turn
+        assert s.writer.queued == 1
+        s.close()
+        return await asked
+
+    assert asyncio.run(main()) > 0
+    again = Store(tmp_path / "n.db")
+    assert again.reader().execute("SELECT count(*) FROM events WHERE kind = 'note'").fetchone()[0] == 1
+    again.close()
 
 
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:

@@ -155,6 +155,10 @@ class Writer:
         if guarded:
             log.info("write guard on (%s): a write job that changes rows must append an event", "NOEMA_WRITE_GUARD")
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # Jobs each event loop awaits (`run`), handed over once per turn of that loop (`_hand_over`).
+        self._turn: dict[asyncio.AbstractEventLoop, list[tuple[Job, _LoopAnswer]]] = {}
+        self._turn_lock = threading.Lock()  # also guards `_waiting`
+        self._waiting = 0  # jobs asked for and not yet taken into a group
         self._closed = False
         self._after_commit: list[AfterCommit] = []
         self.commits = 0
@@ -177,17 +181,38 @@ class Writer:
         if self._closed:
             raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
         fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._turn_lock:
+            self._waiting += 1
         self._queue.put((job, fut))
         return fut
 
     async def run(self, job: Callable[[Database], T]) -> T:
-        """Run a job and await its commit without blocking the event loop."""
+        """Run a job and await its commit without blocking the event loop.
+
+        The jobs a loop asks for in one turn go to the writer together, at the
+        end of the turn: one wake-up of the writer thread, and one group (one
+        commit) for the requests that arrived together, rather than a commit
+        begun for the first of them while the rest are still being parsed.
+        """
         if self._closed:
             raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put((job, _LoopAnswer(loop, future)))
+        with self._turn_lock:
+            asked = self._turn.get(loop)
+            if asked is None:
+                asked = self._turn[loop] = []
+                loop.call_soon(self._hand_over, loop)
+            asked.append((job, _LoopAnswer(loop, future)))
+            self._waiting += 1
         return await future
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On `loop`, at the end of a turn: queue what it asked for in that turn, as one item."""
+        with self._turn_lock:
+            asked = self._turn.pop(loop, None)
+        if asked:
+            self._queue.put(asked)
 
     def run_sync(self, job: Callable[[Database], T]) -> T:
         """Run a job and wait for its commit (for code outside the event loop)."""
@@ -198,6 +223,10 @@ class Writer:
         if self._closed:
             return
         self._closed = True
+        with self._turn_lock:  # asked before the close, not handed over yet: run before the stop, as queued jobs are
+            for asked in self._turn.values():
+                self._queue.put(asked)
+            self._turn.clear()
         self._queue.put(_STOP)
         self._thread.join()
         if self.replicated:
@@ -217,7 +246,7 @@ class Writer:
             first = self._queue.get()
             if first is _STOP:
                 return
-            batch = [first]
+            batch = list(first) if isinstance(first, list) else [first]  # a list: what one loop asked in one turn
             while len(batch) < _MAX_GROUP:
                 try:
                     item = self._queue.get_nowait()
@@ -226,13 +255,18 @@ class Writer:
                 if item is _STOP:
                     stopping = True
                     break
-                batch.append(item)
+                if isinstance(item, list):
+                    batch.extend(item)  # kept whole: a turn's jobs may take a group past _MAX_GROUP
+                else:
+                    batch.append(item)
+            with self._turn_lock:
+                self._waiting -= len(batch)
             self._commit_group(batch)
 
     @property
     def queued(self) -> int:
-        """Jobs waiting for the writer (approximate: the queue moves while it is read)."""
-        return self._queue.qsize()
+        """Jobs waiting for the writer: asked for and not yet taken into a group."""
+        return self._waiting
 
     def _commit_group(self, batch: list[tuple[Job, Waiter]]) -> None:
         conn = self.db.conn
