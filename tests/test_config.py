@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Noemad
+from conftest import Noemad, start_noemad
 from noemad.config.files import load_config, parse_config
 from noemad.config.schema import Config
 from noemad.errors import ConfigError
@@ -103,6 +103,26 @@ def test_an_invalid_reload_keeps_the_old_config_and_says_why(noemad: Noemad, min
     noemad.wait_notify("STATUS=config reloaded")
     assert noemad.api("GET", "/status").json()["config"]["reload_error"] is None
     assert _limit_in_use(noemad, mind) == 80
+
+
+def test_a_config_apart_from_the_store_is_watched_too(place: Path) -> None:
+    """With the store beside it (a home, as above) the config's directory is polled; apart from the store, inotify watches it."""
+    home, elsewhere = place / "home", place / "etc"
+    home.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "noemad.toml").write_text("[timeline]\nmax_events = 60\n")
+    daemon = start_noemad(home, place / "s.sock", args=("--config", str(elsewhere / "noemad.toml")))
+    try:
+        assert daemon.api("POST", "/minds", json={"name": "ada"}).status_code == 201
+        assert _limit_in_use(daemon, "ada") == 60
+        tmp = elsewhere / ".noemad.toml.swp"
+        tmp.write_text("[timeline]\nmax_events = 70\n")
+        tmp.rename(elsewhere / "noemad.toml")
+        daemon.wait_notify("STATUS=config reloaded")
+        assert _limit_in_use(daemon, "ada") == 70
+    finally:
+        daemon.stop()
+        daemon.notify.close()
 
 
 def test_sighup_reloads_and_announces_it(noemad: Noemad, mind: str) -> None:
