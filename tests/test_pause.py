@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
-from inprocess import InProcess, start_app
+from inprocess import TIMEOUT, InProcess, start_app
+from noemad.stimuli import Message
 
 
 def kinds(engine: InProcess, mind: str) -> list[str]:
@@ -30,6 +33,32 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(a
         "mind_created", "mode_changed", "message", "observation", "mode_changed",
         "cycle_started", "memory_created", "memory_created", "attention", "cycle_completed", "narrative_updated",
     ]  # fmt: skip
+
+
+def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProcess, mind: str) -> None:
+    """Stimuli asked of the writer before a turn began are in it, not in a turn of their own once they commit."""
+    app.api("POST", f"/minds/{mind}/pause")
+    waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()
+    hold, holding = threading.Event(), threading.Event()
+
+    def busy(db: object) -> None:
+        holding.set()
+        hold.wait(TIMEOUT)
+
+    app.sup.store.writer.submit(busy)
+    assert holding.wait(TIMEOUT)
+
+    async def burst() -> list[int]:
+        asked = [asyncio.ensure_future(app.sup.ingest(mind, Message(author="b", text=f"burst {i}"))) for i in range(3)]
+        await asyncio.sleep(0)  # asked of the writer, which is busy
+        app.sup.actors[mind].resume()  # the turn over `waiting` begins now (the actor's resume; the API's also writes a mode change)
+        await asyncio.sleep(0)
+        hold.set()
+        return [(await a).id for a in asked]
+
+    stored = app.run(burst())
+    started = app.wait_for(mind, "cycle_started", waiting["id"])
+    assert started["data"]["stimuli"] == 4 and started["parents"] == [waiting["id"], *stored]
 
 
 def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:

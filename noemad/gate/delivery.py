@@ -31,6 +31,13 @@ class Delivery:
     cause: int | None = None  # a self-wake's self_wake_set event
     judged: bool = False  # a judge's REPLY (or a failed call under on_error = "wake"): a turn even if another took its stimuli
 
+    def joined(self, other: Delivery) -> Delivery:
+        """This delivery with `other`'s stimuli too (its rule and reason kept): one turn wakes for both."""
+        return Delivery(
+            self.rule, tuple(sorted({*self.stimuli, *other.stimuli})), tuple(sorted({*self.addressed, *other.addressed})),
+            self.reason, self.self_wake, self.cause, self.judged,
+        )
+
     def without(self, gone: set[int]) -> Delivery:
         """This delivery with the stimuli in `gone` left out (a turn took them, or a cap dropped them)."""
         return Delivery(

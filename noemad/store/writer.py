@@ -53,6 +53,10 @@ def emit(item: Any) -> None:
 Job = Callable[[Database], Any]
 
 
+def _nothing(db: Database) -> None:
+    """A job that writes nothing: where it stands in the queue is its point (`Writer.caught_up`)."""
+
+
 class _LoopAnswer:
     """Where the answer of a job `Writer.run` awaits goes: a future of the caller's event loop.
 
@@ -206,6 +210,10 @@ class Writer:
             asked.append((job, _LoopAnswer(loop, future)))
             self._waiting += 1
         return await future
+
+    async def caught_up(self) -> None:
+        """Return once every job asked for before this call has committed (or failed); nothing is written."""
+        await self.run(_nothing)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
         """On `loop`, at the end of a turn: queue what it asked for in that turn, as one item."""
