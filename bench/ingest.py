@@ -29,6 +29,13 @@ What is measured
     stimulus; beside the turn-per-stimulus run (no rules: the default,
     `always`). Stimuli/s counts messages committed before their 201 in both.
 
+Where the daemon's CPU goes: each socket run reads /proc for its window,
+by thread (the event loop, noemad's main thread, against the writer and the
+rest) and with the context switches per stimulus (wake-ups of a thread: the
+writer handing back, the GIL changing hands, a client's request arriving);
+a profiled debounce run then splits it by part of the code (cProfile's
+shares, which weigh Python calls more than C and the kernel).
+
 Goals (issue 27): with the debounce rule, >= half the bare sqlite3 rate
 (one transaction per event) and <= 0.25 ms daemon CPU per stimulus; >= 2,000
 stimuli/s with a full cycle per stimulus.
@@ -328,6 +335,36 @@ def proc_cpu_split(pid: int) -> tuple[float, float]:
     return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime
 
 
+@dataclass(frozen=True)
+class Threads:
+    """What a process's threads have used so far, from /proc: its main thread's CPU (noemad's event loop), all
+    threads' CPU, and their context switches (each a wake-up: the writer handing back, the GIL changing hands)."""
+
+    loop_cpu: float
+    cpu: float
+    switches: int
+
+    def __sub__(self, other: Threads) -> Threads:
+        return Threads(self.loop_cpu - other.loop_cpu, self.cpu - other.cpu, self.switches - other.switches)
+
+
+def proc_threads(pid: int) -> Threads:
+    loop = cpu = 0.0
+    switches = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rpartition(")")[2].split()
+            status_lines = (task / "status").read_text().splitlines()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        used = (int(fields[11]) + int(fields[12])) / CLK_TCK
+        cpu += used
+        if task.name == str(pid):
+            loop = used
+        switches += sum(int(line.split()[1]) for line in status_lines if line.split(":")[0].endswith("ctxt_switches"))
+    return Threads(loop, cpu, switches)
+
+
 def status(c: httpx.Client) -> dict[str, Any]:
     resp = c.get("/api/v1/status")
     resp.raise_for_status()
@@ -364,6 +401,7 @@ class SocketRun:
     cycles: int
     daemon_cpu: float  # in the window the clients send in
     daemon_kernel: float  # the part of it spent in the kernel
+    threads: Threads  # the same window, by thread, with the context switches
     drain_cpu: float  # after it, while the turns still due finish (debounced batches fire only once the talk stops)
     client_cpu: float
     errors: int
@@ -388,8 +426,10 @@ def socket_run(
             if profile is not None:
                 mark_window(d, profile, 1)
             user0, kernel0 = proc_cpu_split(d.proc.pid)
+            threads0 = proc_threads(d.proc.pid)
             results, client_cpu = runner(str(d.socket), minds, counts, max_seconds)
             user1, kernel1 = proc_cpu_split(d.proc.pid)
+            threads = proc_threads(d.proc.pid) - threads0
             cpu0, cpu1 = user0 + kernel0, user1 + kernel1
             if profile is not None:
                 mark_window(d, profile, 2)
@@ -412,6 +452,7 @@ def socket_run(
         cycles=db_counts.get("cycle_started", 0),
         daemon_cpu=cpu1 - cpu0,
         daemon_kernel=kernel1 - kernel0,
+        threads=threads,
         drain_cpu=cpu2 - cpu1,
         client_cpu=client_cpu,
         errors=errors,
@@ -706,6 +747,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  daemon CPU per stimulus {per * 1e3:.3f} ms (the turns run in the window included): one Python process"
             f" with a whole core to itself tops out near {1 / per:,.0f} stimuli/s at this cost"
+        )
+        t = run.threads
+        print(
+            f"  by thread, per stimulus: the event loop {t.loop_cpu / max(run.stimuli, 1) * 1e3:.3f} ms, the writer and the rest"
+            f" {(t.cpu - t.loop_cpu) / max(run.stimuli, 1) * 1e3:.3f} ms; {t.switches / max(run.stimuli, 1):.1f} context switches per stimulus"
         )
         print(
             f"  after the window, while the turns still due ran: daemon {run.drain_cpu:.1f}s of CPU"
