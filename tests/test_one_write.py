@@ -70,3 +70,15 @@ def test_closing_sends_a_held_head_first() -> None:
 
     conn = asyncio.run(closed())
     assert conn.writes == [b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n"] and conn.closed
+
+
+def test_a_head_held_for_a_client_that_went_away_is_dropped() -> None:
+    async def gone() -> list[bytes]:
+        conn = Recorded()
+        one = OneWrite(conn)  # type: ignore[arg-type]
+        one.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        conn.closed = True  # the client disconnected before the end of the turn
+        await asyncio.sleep(0)
+        return conn.writes
+
+    assert asyncio.run(gone()) == []

@@ -25,7 +25,6 @@ import asyncio
 import json
 import socket
 import struct
-
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -93,7 +92,8 @@ class OneWrite:
     def _flush(self) -> None:
         if self._held is not None:
             held, self._held = self._held, None
-            self._transport.write(held)
+            if not self._transport.is_closing():  # the client went away meanwhile: nobody to send it to
+                self._transport.write(held)
 
     def close(self) -> None:
         self._flush()
