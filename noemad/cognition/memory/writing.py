@@ -156,7 +156,7 @@ def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
     sources = as_ids(new.derived_from, "derived_from")
     names = checked_tags(new.tags)
     for what, ref in (("cause", new.cause), ("event_id", new.event_id)):
-        if ref is not None:
+        if ref is not None and not (what == "event_id" and ref == new.cause):  # an episode's cause is the event it records: checked once
             check_event_of(db, mind, as_id(ref, what), what)
     return _Checked(new.kind, text, value, sources, names, new.event_id, new.cause)
 

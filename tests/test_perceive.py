@@ -1,0 +1,49 @@
+"""Perception over a batch: every stimulus' episode, in order, written with as few writes as the rows allow."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from noemad.clock import ManualClock, parse_iso
+from noemad.cognition.cycle import run_cycle
+from noemad.events import append, list_events
+from noemad.minds import create_mind
+from noemad.stimuli import Claim, Message, Observation, Stimulus
+from noemad.store import Store
+
+START = parse_iso("2026-01-01T00:00:00Z")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "n.db")
+    s.writer.run_sync(lambda db: create_mind(db, "ada", {}, START, "operator"))
+    yield s
+    s.close()
+
+
+def test_a_run_of_plain_stimuli_has_its_episodes_written_at_once_and_in_order(store: Store) -> None:
+    batch: list[Stimulus] = [
+        Message(author="alice", text="the build is red"),
+        Message(author="bob", text="the parser again"),
+        Observation(source="ci", text="build 41 failed", claim=Claim("the build is red", "build")),
+        Message(author="alice", text="on it"),
+    ]
+    ids = [store.writer.run_sync(lambda db, s=s: append(db, s.draft("ada"), START)).id for s in batch]
+    statements: list[str] = []
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(statements.append))
+    result = asyncio.run(run_cycle(store, ManualClock(START), "ada", ids, "ada/1", "test"))
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(None))
+
+    # One write for the two messages, one for the observation (its evidence follows its episode), one for the last message.
+    assert statements.count("SAVEPOINT write_memories") == 3
+    events = list_events(store.reader(), "ada", since=ids[-1])
+    created = [e for e in events if e.kind == "memory_created"]
+    assert [e.causation_id for e in created] == ids
+    assert [e.subject.id for e in created if e.subject] == result.perception.episodes == sorted(result.perception.episodes)
+    kinds = [e.kind for e in events if e.kind in ("memory_created", "belief_created")]
+    assert kinds == ["memory_created", "memory_created", "memory_created", "belief_created", "memory_created"]
