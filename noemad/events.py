@@ -227,6 +227,13 @@ def _no_constant(name: str) -> None:
     return None
 
 
+def _data(raw: str) -> dict[str, Any]:
+    """An event's stored data, parsed."""
+    # Most events carry no data; skip the parser for the stored default.
+    # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
+    return {} if raw == "{}" else json.loads(raw, parse_constant=_no_constant)
+
+
 def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> Event:
     """An event from a row of `EVENT_COLUMNS` and its links, equal to the one `get_events` builds.
 
@@ -244,7 +251,6 @@ def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref
 
 def event_fields(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> dict[str, Any]:
     """The fields of the event `event_from_row` makes, as a new dict: for a reader that makes an Event subclass of them (the walk's nodes)."""
-    raw = row[7]
     return {
         "id": row[0],
         "mind": row[1],
@@ -253,9 +259,7 @@ def event_fields(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, 
         "at": row[4],
         "text": row[5],
         "channel": row[6],
-        # Most events carry no data; skip the parser for the stored default.
-        # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
-        "data": {} if raw == "{}" else json.loads(raw, parse_constant=_no_constant),
+        "data": _data(row[7]),
         "cycle_id": row[8],
         "causation_id": row[9],
         "parents": parents,
@@ -369,6 +373,13 @@ def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: 
     sql += " ORDER BY id DESC LIMIT ?"
     params.append(limit)
     return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall())))
+
+
+def latest_data(db: Database, mind: str, kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The id and data of the mind's newest event of `kind` (None if it has none): for a reader that needs
+    nothing else of it, without reading its links as `latest_events` does."""
+    row = db.execute("SELECT id, data FROM events WHERE mind = ? AND kind = ? ORDER BY id DESC LIMIT 1", [mind, kind]).fetchone()
+    return None if row is None else (int(row[0]), _data(row[1]))
 
 
 # --- reading a mind's events as people read logs ---------------------------------------------

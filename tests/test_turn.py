@@ -93,6 +93,18 @@ def test_a_turn_that_drafts_nothing_commits_its_cycle_and_narrative_at_once(stor
     assert kinds_after(store, message)[-2:] == ["cycle_completed", "narrative_updated"]
 
 
+def test_a_turn_reads_no_event_or_belief_twice(store: Store) -> None:
+    message = stored(store, Message(author="alice", text="the parser is slow again"))
+    statements: list[str] = []
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(statements.append))
+    turn(store, WITHOUT_RESPOND, {}, [message.id])
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(None))
+
+    # What the cycle read (its stimuli, the contested beliefs) is handed on, not read again by a later step.
+    reads = [s for s in statements if s.startswith("SELECT") and ("FROM beliefs" in s or s.startswith("SELECT id, mind, kind, actor"))]
+    assert reads and len(reads) == len(set(reads)), sorted(reads)
+
+
 def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothing(store: Store) -> None:
     stored(store, Message(author="alice", text="good morning"))
     store.writer.run_sync(lambda db: append(db, EventDraft(mind="ada", kind="reply", actor="model:respond", text="Morning."), START))

@@ -181,7 +181,9 @@ def cycle(
         mind=mind,
         cycle_id=cycle_id,
         now=now,
-        candidates=notification_rules.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
+        candidates=notification_rules.evaluate(
+            db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners, stimuli=events
+        ),
         connectors=settings.connectors,
     )
     return result

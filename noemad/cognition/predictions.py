@@ -185,13 +185,18 @@ def due_predictions(db: Database, mind: str, now: float) -> list[Prediction]:
     return [Prediction(*r) for r in rows]
 
 
-def track_record(db: Database, mind: str) -> tuple[list[tuple[float, bool]], int]:
-    """Each resolved prediction of `mind` as (stated confidence, whether it hit), oldest first, and how many are open."""
+def resolved_record(db: Database, mind: str) -> list[tuple[float, bool]]:
+    """Each resolved prediction of `mind` as (stated confidence, whether it hit), oldest first."""
     rows = db.execute(
         "SELECT stated_confidence, status FROM predictions WHERE mind = ? AND status IN ('hit', 'miss') ORDER BY id", [mind]
     ).fetchall()
+    return [(float(p), status == "hit") for p, status in rows]
+
+
+def track_record(db: Database, mind: str) -> tuple[list[tuple[float, bool]], int]:
+    """`resolved_record`, and how many of the mind's predictions are open."""
     (open_count,) = db.execute("SELECT count(*) FROM predictions WHERE mind = ? AND status = 'open'", [mind]).fetchone()
-    return [(float(p), status == "hit") for p, status in rows], int(open_count)
+    return resolved_record(db, mind), int(open_count)
 
 
 def check_resolvable(db: Database, mind: str, prediction_id: int) -> Prediction:

@@ -79,7 +79,8 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
     recent = folded_notable(db, notable)[-MAX_ITEMS:]
     refs.extend(Ref("event", event.id) for event, _ in recent)
     resolving_refs: set[Ref] = set()
-    for belief in list_beliefs(db, mind, status="contested", limit=MAX_ITEMS):
+    contested = list_beliefs(db, mind, status="contested", limit=MAX_ITEMS)
+    for belief in contested:
         n.resolving.append(clip(f"have not settled whether {prop(belief.proposition)}"))
         refs.append(Ref("belief", belief.id))
     for goal in active_goals(db, mind)[: MAX_ITEMS - len(n.resolving)]:
@@ -123,7 +124,7 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
             for key in keys:
                 where.setdefault(key, (n.doing, len(n.doing) - 1, told_event))
     # A belief still contested is told in `resolving`: a notification that it is, with nothing newer, rides there.
-    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(list_beliefs(db, mind, status="contested", limit=MAX_ITEMS))}
+    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(contested)}
     recent_named: set[int] = set()
     for event, times in recent:
         about = topics_of(event)

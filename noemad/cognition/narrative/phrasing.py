@@ -32,6 +32,7 @@ from noemad.stimuli import (
     Observation,
     OutcomeStimulus,
     PredictionStimulus,
+    Stimulus,
     as_stimulus,
     named,
 )
@@ -127,13 +128,13 @@ def _prediction_text(db: Database, prediction_id: int) -> str:
         return "an earlier prediction"
 
 
-def _did(db: Database, event: Event, predicted: str | None = None) -> str:
-    """Why: what someone did, without who ("said “…”", "had me predict that …").
+def _did(db: Database, event: Event, stimulus: Stimulus | None, predicted: str | None = None) -> str:
+    """Why: what someone did, without who ("said “…”", "had me predict that …"); `stimulus` is the event's `as_stimulus`.
 
     An outcome of the prediction `predicted` (the proposition the same person
     just had me predict) is "told me it missed", not the proposition again.
     """
-    match as_stimulus(event):
+    match stimulus:
         case Message():
             return f"said {quote(event.text)}"
         case Observation():
@@ -166,7 +167,7 @@ def _did(db: Database, event: Event, predicted: str | None = None) -> str:
 
 def _stimulus(db: Database, event: Event) -> str:
     """Why: a stimulus as what someone did ("alice said “…”")."""
-    return f"{_who(event)} {_did(db, event)}"
+    return f"{_who(event)} {_did(db, event, as_stimulus(event))}"
 
 
 def stimuli_items(db: Database, events: Sequence[Event]) -> list[str]:
@@ -176,8 +177,8 @@ def stimuli_items(db: Database, events: Sequence[Event]) -> list[str]:
     for event in events:
         who = _who(event)
         same = bool(runs) and runs[-1][0] == who
-        did = _did(db, event, predicted if same else None)
         stimulus = as_stimulus(event)
+        did = _did(db, event, stimulus, predicted if same else None)
         predicted = prop(stimulus.proposition or event.text) if isinstance(stimulus, PredictionStimulus) else None
         if same:
             runs[-1][1].append(did)
