@@ -41,6 +41,8 @@ def test_a_run_of_plain_stimuli_has_its_episodes_written_at_once_and_in_order(st
 
     # One write for the two messages, one for the observation (its evidence follows its episode), one for the last message.
     assert statements.count("SAVEPOINT write_memories") == 3
+    # Each write counts its memories' terms in one statement, not one per term.
+    assert sum(s.startswith("INSERT INTO memory_terms") for s in statements) == 3
     events = list_events(store.reader(), "ada", since=ids[-1])
     created = [e for e in events if e.kind == "memory_created"]
     assert [e.causation_id for e in created] == ids

@@ -35,9 +35,12 @@ from noemad.minds import get_mind
 from noemad.store import savepoint
 from noemad.words import index_stems
 
-# Document counts per stem and mind; the row with the empty term counts the mind's memories.
-_COUNT_TERM_SQL = (
-    "INSERT INTO memory_terms (mind, term, docs) VALUES (?, ?, 1) ON CONFLICT (mind, term) DO UPDATE SET docs = docs + 1"
+# Document counts per stem and mind; the row with the empty term counts the mind's memories. One
+# statement for every stem of every new memory (a stem several of them hold is counted once per
+# memory: the upsert runs row by row); `WHERE true` keeps SQLite from reading ON as a join's.
+_COUNT_TERMS_SQL = (
+    "INSERT INTO memory_terms (mind, term, docs) SELECT ?, value, 1 FROM json_each(?) WHERE true"
+    " ON CONFLICT (mind, term) DO UPDATE SET docs = docs + 1"
 )
 
 
@@ -136,6 +139,7 @@ def write_memories(
     created_at = iso(now)
     with savepoint(db, "write_memories"):
         ids = [_insert(db, mind, c, created_at) for c in checked]
+        db.execute(_COUNT_TERMS_SQL, [mind, json.dumps([stem for c in checked for stem in ["", *index_stems(c.text)]])])
         for start in range(0, len(checked), _LINKS_AT_ONCE):
             _link(db, mind, ids[start : start + _LINKS_AT_ONCE], [c.sources for c in checked[start : start + _LINKS_AT_ONCE]])
         if cause_citing is not None:
@@ -162,13 +166,12 @@ def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
 
 
 def _insert(db: Database, mind: str, c: _Checked, created_at: str) -> int:
-    """A memory's row, and its terms counted; its id."""
+    """A memory's row; its id."""
     cur = db.execute(
         "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
         " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
         [mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags)],
     )
-    db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(c.text)]])
     return int(cur.lastrowid or 0)
 
 
