@@ -197,20 +197,22 @@ _COLUMNS = "id, mind, kind, actor, at, text, channel, data, cycle_id, causation_
 
 
 def _links(db: Database, ids: Sequence[int]) -> tuple[dict[int, list[int]], dict[int, list[Ref]]]:
+    """The parents (in id order) and refs (in (type, id) order) of the events `ids`, both read by one statement."""
     parents: dict[int, list[int]] = {}
     refs: dict[int, list[Ref]] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
-        for event_id, parent_id in db.execute(
-            f"SELECT event_id, parent_id FROM event_parents WHERE event_id IN ({marks}) ORDER BY event_id, parent_id", chunk
+        # A parent's row has no ref type (NULL sorts first): ordered by (event, type, id), parents come in id order, refs in (type, id) order.
+        for event_id, ref_type, linked in db.execute(
+            f"SELECT event_id, NULL, parent_id FROM event_parents WHERE event_id IN ({marks})"
+            f" UNION ALL SELECT event_id, ref_type, ref_id FROM event_refs WHERE event_id IN ({marks}) ORDER BY 1, 2, 3",
+            chunk + chunk,
         ):
-            parents.setdefault(event_id, []).append(parent_id)
-        for event_id, ref_type, ref_id in db.execute(
-            f"SELECT event_id, ref_type, ref_id FROM event_refs WHERE event_id IN ({marks}) ORDER BY event_id, ref_type, ref_id",
-            chunk,
-        ):
-            refs.setdefault(event_id, []).append(Ref(ref_type, ref_id))
+            if ref_type is None:
+                parents.setdefault(event_id, []).append(linked)
+            else:
+                refs.setdefault(event_id, []).append(Ref(ref_type, linked))
     return parents, refs
 
 
