@@ -83,16 +83,6 @@ def test_without_a_respond_model_or_a_message_the_turn_drafts_nothing(store: Sto
     assert "reply" not in kinds_after(store, message)
 
 
-def test_a_turn_that_drafts_nothing_commits_its_cycle_and_narrative_at_once(store: Store) -> None:
-    message = stored(store, Message(author="alice", text="hello"))
-    commits = store.writer.commits
-    result = turn(store, WITHOUT_RESPOND, {}, [message.id])
-
-    assert store.writer.commits - commits == 1  # one transaction: a turn's CPU is mostly per commit, not per row
-    assert result.narrative is not None and result.narrative.causation_id == result.cycle.completed.id
-    assert kinds_after(store, message)[-2:] == ["cycle_completed", "narrative_updated"]
-
-
 def test_a_turn_reads_no_event_or_belief_twice(store: Store) -> None:
     message = stored(store, Message(author="alice", text="the parser is slow again"))
     statements: list[str] = []

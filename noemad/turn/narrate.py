@@ -8,8 +8,6 @@ it, outside any writer job. What both write is `noemad.cognition.narrative`'s.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from noemad.clock import Clock
 from noemad.config.mind import MindSettings
 from noemad.cognition.narrative.build import build
@@ -21,14 +19,18 @@ from noemad.models import ModelGateway
 from noemad.store import Store
 
 
-def narrate(db: Database, clock: Clock, mind: str, cycle: CycleResult, cycle_id: str) -> Event | None:
-    """Store the narrative after `cycle` if it changed (a writer job): `narrative_updated`, caused by `cycle_completed`."""
-    return update(db, mind=mind, narrative=build(db, mind, cycle.winners, clock.now()), cause=cycle.completed.id, cycle_id=cycle_id, now=clock.now())
-
-
 async def update_narrative(store: Store, clock: Clock, mind: str, cycle: CycleResult, cycle_id: str) -> Event | None:
-    """`narrate` on the writer, after the turn's reply."""
-    return await store.writer.run(lambda db: narrate(db, clock, mind, cycle, cycle_id))
+    """Store the narrative after `cycle` if it changed (`narrative_updated`, caused by `cycle_completed`)."""
+    return await store.writer.run(
+        lambda db: update(
+            db,
+            mind=mind,
+            narrative=build(db, mind, cycle.winners, clock.now()),
+            cause=cycle.completed.id,
+            cycle_id=cycle_id,
+            now=clock.now(),
+        )
+    )
 
 
 async def rephrase_narrative(

@@ -14,8 +14,7 @@ A turn takes every stimulus stored since the mind's last turn:
    what it states that nothing the mind was given supports becomes the
    mind's own `model_output` evidence (`stated.py`), for metacognition;
 5. the narrative updated, after the reply so it counts among what the mind
-   did recently (without a `respond` model nothing comes between: it is
-   stored in the cycle's writer job, one commit for both);
+   did recently;
 6. the narrative rephrased, if the mind's settings ask for it.
 
 No model call happens inside a writer job: each step that writes commits
@@ -26,11 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from noemad.clock import Clock
 from noemad.config.mind import MindSettings
-from noemad.cognition.cycle import CycleResult, cycle as cycle_job, run_cycle
+from noemad.cognition.cycle import CycleResult, run_cycle
 from noemad.events import MAX_LINKS, Event, get_event
 from noemad.models import ModelGateway
 from noemad.store import Store
@@ -38,7 +35,7 @@ from noemad.turn.context import answered, batch_messages, respond_context
 from noemad.turn.draft import draft_reply
 from noemad.turn.emit import emit, reply_event
 from noemad.turn.govern import govern_reply
-from noemad.turn.narrate import narrate, rephrase_narrative, update_narrative
+from noemad.turn.narrate import rephrase_narrative, update_narrative
 from noemad.turn.stated import given, record_statements
 from noemad.turn.tools import MindTools, SkipReply
 from noemad.wake import Wake
@@ -72,18 +69,8 @@ class TurnResult:
     rules_changed: bool = False  # the mind's tools added or removed a wake rule: the gate reloads them
 
 
-def _cycle_narrated(db: Database, clock: Clock, turn: Turn) -> tuple[CycleResult, Event | None]:
-    """The turn's cycle and then its narrative, as one writer job (a turn that drafts no reply)."""
-    cycle = cycle_job(db, mind=turn.mind, stimuli=turn.stimuli, cycle_id=turn.cycle_id, wake=turn.wake, settings=turn.settings, now=clock.now())
-    return cycle, narrate(db, clock, turn.mind, cycle, turn.cycle_id)
-
-
 async def run_turn(store: Store, clock: Clock, gateway: ModelGateway, turn: Turn) -> TurnResult:
     """Run `turn`: cycle, draft (with a respond model and a message to answer), emit, narrative, rephrase."""
-    if not gateway.configured(turn.mind, "respond"):
-        # Nothing will be drafted, so nothing comes between the cycle and the narrative: one writer job, one commit.
-        cycle, narrative = await store.writer.run(lambda db: _cycle_narrated(db, clock, turn))
-        return TurnResult(cycle, None, narrative, await rephrase_narrative(gateway, store, clock, turn.mind, turn.settings, narrative))
     cycle = await run_cycle(store, clock, turn.mind, turn.stimuli, turn.cycle_id, wake=turn.wake, settings=turn.settings)
     reply: Event | None = None
     message: Event | None = None
