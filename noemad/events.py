@@ -116,9 +116,15 @@ def _check_links(db: Database, draft: EventDraft) -> None:
 _DATA_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, allow_nan=False).encode
 
 
-def append(db: Database, draft: EventDraft, now: float) -> Event:
-    """Write one event and its links. Run it on the writer, inside the change it records."""
-    _check_links(db, draft)
+def append(db: Database, draft: EventDraft, now: float, *, links_checked: bool = False) -> Event:
+    """Write one event and its links. Run it on the writer, inside the change it records.
+
+    `links_checked`: the caller has checked, in this writer job, that every
+    link of the draft exists and is the draft's mind's (a writer that has
+    just checked or written what its event names): they are not looked up again.
+    """
+    if not links_checked:
+        _check_links(db, draft)
     at = iso(now)
     try:
         # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.

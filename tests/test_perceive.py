@@ -43,6 +43,8 @@ def test_a_run_of_plain_stimuli_has_its_episodes_written_at_once_and_in_order(st
     assert statements.count("SAVEPOINT write_memories") == 3
     # Each write counts its memories' terms in one statement, not one per term.
     assert sum(s.startswith("INSERT INTO memory_terms") for s in statements) == 3
+    # An episode's event names what its write has just checked or written: only the evidence's event, citing one, looks a memory up.
+    assert sum(s.startswith("SELECT id, mind FROM memories") for s in statements) == 1
     events = list_events(store.reader(), "ada", since=ids[-1])
     created = [e for e in events if e.kind == "memory_created"]
     assert [e.causation_id for e in created] == ids

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, NamedTuple
@@ -25,6 +25,7 @@ from noemad.cognition.memory.model import (
     check_importance,
     check_kind,
     checked_tags,
+    event_minds,
     not_linked,
     preview,
 )
@@ -133,7 +134,8 @@ def write_memories(
     then be None.
     """
     get_mind(db, mind)
-    checked = [_checked(db, mind, m) for m in memories]
+    minds = event_minds(db, (ref for m in memories for ref in (m.cause, m.event_id)))  # one read for every memory's checks
+    checked = [_checked(db, mind, m, minds) for m in memories]
     if cause_citing is not None and any(c.cause is not None for c in checked):
         raise ValueError("a memory caused by the event cause_citing appends has no cause of its own")
     created_at = iso(now)
@@ -145,10 +147,15 @@ def write_memories(
         if cause_citing is not None:
             cause = cause_citing(ids)
             checked = [replace(c, cause=cause) for c in checked]
-        return [_recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)]
+        # Every link of their events is checked by now: each cause and event by _checked, each source as it was linked,
+        # each memory as it was written; but the cause cause_citing appended is not.
+        return [
+            _recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id, links_checked=cause_citing is None)
+            for memory_id, c in zip(ids, checked)
+        ]
 
 
-def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
+def _checked(db: Database, mind: str, new: NewMemory, minds: Mapping[int, str]) -> _Checked:
     """A new memory's input checked, or `InvalidInput`/`InvalidLink` saying what is wrong (its sources are checked as they are linked)."""
     check_kind(new.kind)
     text = new.text
@@ -160,8 +167,8 @@ def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
     sources = as_ids(new.derived_from, "derived_from")
     names = checked_tags(new.tags)
     for what, ref in (("cause", new.cause), ("event_id", new.event_id)):
-        if ref is not None and not (what == "event_id" and ref == new.cause):  # an episode's cause is the event it records: checked once
-            check_event_of(db, mind, as_id(ref, what), what)
+        if ref is not None:
+            check_event_of(db, mind, as_id(ref, what), what, minds)
     return _Checked(new.kind, text, value, sources, names, new.event_id, new.cause)
 
 
@@ -201,7 +208,7 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
 
 
 def _recorded(
-    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None
+    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None, links_checked: bool
 ) -> tuple[Memory, Event]:
     """A new memory's `memory_created` event, and the memory."""
     refs = [Ref("memory", source) for source in c.sources[:MAX_DERIVED_FROM]]  # sources are in id order
@@ -226,6 +233,7 @@ def _recorded(
             subject=Ref("memory", memory_id),
         ),
         now,
+        links_checked=links_checked,
     )
     memory = Memory(
         id=memory_id,
