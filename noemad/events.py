@@ -383,6 +383,17 @@ def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: 
     return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall())))
 
 
+def in_window(db: Database, mind: str, *, kinds: Sequence[str], window: int) -> list[Event]:
+    """The mind's events of `kinds` among its newest `window` events (of every kind), oldest first."""
+    # ids start at 1: with fewer than `window` events, every one is in it.
+    sql = (
+        f"SELECT {_COLUMNS} FROM events WHERE mind = ?"
+        " AND id >= coalesce((SELECT id FROM events WHERE mind = ? ORDER BY id DESC LIMIT 1 OFFSET ?), 0)"
+        f" AND kind IN ({','.join('?' * len(kinds))}) ORDER BY id LIMIT ?"
+    )
+    return _rows_to_events(db, db.execute(sql, [mind, mind, window - 1, *kinds, window]).fetchall())
+
+
 def latest_data(db: Database, mind: str, kind: str) -> tuple[int, dict[str, Any]] | None:
     """The id and data of the mind's newest event of `kind` (None if it has none): for a reader that needs
     nothing else of it, without reading its links as `latest_events` does."""

@@ -173,6 +173,7 @@ def cycle(
             },
         ),
         now,
+        links_checked=True,  # its cause is the cycle's own cycle_started, appended in this job
     )
     result = CycleResult(started, perception, retrieved, winners, effects, completed)
     # After the cycle, in the same transaction: what it did that operators should hear of.

@@ -179,5 +179,6 @@ def retrieve(
             refs=[Ref("memory", i) for i in ids],
         ),
         now,
+        links_checked=True,  # the cause checked above, the memories found among the mind's own
     )
     return results, event

@@ -16,7 +16,6 @@ from noemad.cognition.narrative.model import (
     MAX_ITEM,
     MAX_QUOTE,
     NOTABLE,
-    WINDOW,
 )
 from noemad.cognition.notifications.table import Raised
 from noemad.cognition.predictions import PREDICTION_SOURCE, Resolution, get_prediction
@@ -398,12 +397,6 @@ def doing_item(db: Database, thought: Thought, quoted: set[int], resolving: set[
 def when_said(at: str) -> str:
     """A stored ISO time as `YYYY-MM-DD HH:MM UTC`."""
     return f"{at[:10]} {at[11:16]} UTC" if len(at) >= 16 and at[10] == "T" else at
-
-
-def window_start(db: Database, mind: str) -> int:
-    """`since` for the mind's newest WINDOW events (0 when it has fewer)."""
-    row = db.execute("SELECT id FROM events WHERE mind = ? ORDER BY id DESC LIMIT 1 OFFSET ?", [mind, WINDOW - 1]).fetchone()
-    return int(row[0]) - 1 if row else 0
 
 
 def belief_of(db: Database, thought: Thought) -> tuple[int, int] | None:
