@@ -161,21 +161,23 @@ def append(db: Database, draft: EventDraft, now: float, *, links_checked: bool =
             "INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)",
             [(event_id, r.type, r.id, draft.mind) for r in refs],
         )
-    event = Event(
-        id=event_id,
-        mind=draft.mind,
-        kind=draft.kind,
-        actor=draft.actor,
-        at=at,
-        text=draft.text,
-        channel=draft.channel,
-        data=dict(draft.data),
-        cycle_id=draft.cycle_id,
-        causation_id=draft.causation_id,
-        parents=parents,
-        refs=refs,
-        subject=draft.subject,
-    )
+    # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
+    event = object.__new__(Event)
+    object.__setattr__(event, "__dict__", {
+        "id": event_id,
+        "mind": draft.mind,
+        "kind": draft.kind,
+        "actor": draft.actor,
+        "at": at,
+        "channel": draft.channel,
+        "text": draft.text,
+        "data": dict(draft.data),
+        "cycle_id": draft.cycle_id,
+        "causation_id": draft.causation_id,
+        "parents": parents,
+        "refs": refs,
+        "subject": draft.subject,
+    })
     emit(event)
     return event
 
