@@ -10,6 +10,7 @@ import pytest
 
 from noemad.clock import ManualClock, parse_iso
 from noemad.cognition.cycle import run_cycle
+from noemad.errors import InvalidLink
 from noemad.events import append, list_events
 from noemad.minds import create_mind
 from noemad.stimuli import Claim, Message, Observation, Stimulus
@@ -51,3 +52,11 @@ def test_a_run_of_plain_stimuli_has_its_episodes_written_at_once_and_in_order(st
     assert [e.subject.id for e in created if e.subject] == result.perception.episodes == sorted(result.perception.episodes)
     kinds = [e.kind for e in events if e.kind in ("memory_created", "belief_created")]
     assert kinds == ["memory_created", "memory_created", "memory_created", "belief_created", "memory_created"]
+
+
+def test_a_cycle_refuses_a_stimulus_of_another_mind(store: Store) -> None:
+    store.writer.run_sync(lambda db: create_mind(db, "bob", {}, START, "operator"))
+    theirs = store.writer.run_sync(lambda db: append(db, Message(author="alice", text="hello bob").draft("bob"), START))
+    with pytest.raises(InvalidLink, match="belongs to mind 'bob'"):
+        asyncio.run(run_cycle(store, ManualClock(START), "ada", [theirs.id], "ada/1", "test"))
+    assert [e.kind for e in list_events(store.reader(), "ada")] == ["mind_created"]
