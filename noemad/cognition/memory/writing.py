@@ -133,8 +133,9 @@ def write_memories(
     by the ids they got, never by ids guessed ahead. Their own `cause` must
     then be None.
     """
-    get_mind(db, mind)
     minds = event_minds(db, (ref for m in memories for ref in (m.cause, m.event_id)))  # one read for every memory's checks
+    if mind not in minds.values():  # an event of the mind says it exists (an episode's does); else MindNotFound, first, as ever
+        get_mind(db, mind)
     checked = [_checked(db, mind, m, minds) for m in memories]
     if cause_citing is not None and any(c.cause is not None for c in checked):
         raise ValueError("a memory caused by the event cause_citing appends has no cause of its own")
