@@ -116,9 +116,15 @@ def _check_links(db: Database, draft: EventDraft) -> None:
 _DATA_JSON = json.JSONEncoder(separators=(",", ":"), sort_keys=True, allow_nan=False).encode
 
 
-def append(db: Database, draft: EventDraft, now: float) -> Event:
-    """Write one event and its links. Run it on the writer, inside the change it records."""
-    _check_links(db, draft)
+def append(db: Database, draft: EventDraft, now: float, *, links_checked: bool = False) -> Event:
+    """Write one event and its links. Run it on the writer, inside the change it records.
+
+    `links_checked`: the caller has checked, in this writer job, that every
+    link of the draft exists and is the draft's mind's (a writer that has
+    just checked or written what its event names): they are not looked up again.
+    """
+    if not links_checked:
+        _check_links(db, draft)
     at = iso(now)
     try:
         # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
@@ -155,21 +161,23 @@ def append(db: Database, draft: EventDraft, now: float) -> Event:
             "INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)",
             [(event_id, r.type, r.id, draft.mind) for r in refs],
         )
-    event = Event(
-        id=event_id,
-        mind=draft.mind,
-        kind=draft.kind,
-        actor=draft.actor,
-        at=at,
-        text=draft.text,
-        channel=draft.channel,
-        data=dict(draft.data),
-        cycle_id=draft.cycle_id,
-        causation_id=draft.causation_id,
-        parents=parents,
-        refs=refs,
-        subject=draft.subject,
-    )
+    # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
+    event = object.__new__(Event)
+    object.__setattr__(event, "__dict__", {
+        "id": event_id,
+        "mind": draft.mind,
+        "kind": draft.kind,
+        "actor": draft.actor,
+        "at": at,
+        "channel": draft.channel,
+        "text": draft.text,
+        "data": dict(draft.data),
+        "cycle_id": draft.cycle_id,
+        "causation_id": draft.causation_id,
+        "parents": parents,
+        "refs": refs,
+        "subject": draft.subject,
+    })
     emit(event)
     return event
 
@@ -197,20 +205,22 @@ _COLUMNS = "id, mind, kind, actor, at, text, channel, data, cycle_id, causation_
 
 
 def _links(db: Database, ids: Sequence[int]) -> tuple[dict[int, list[int]], dict[int, list[Ref]]]:
+    """The parents (in id order) and refs (in (type, id) order) of the events `ids`, both read by one statement."""
     parents: dict[int, list[int]] = {}
     refs: dict[int, list[Ref]] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
-        for event_id, parent_id in db.execute(
-            f"SELECT event_id, parent_id FROM event_parents WHERE event_id IN ({marks}) ORDER BY event_id, parent_id", chunk
+        # A parent's row has no ref type (NULL sorts first): ordered by (event, type, id), parents come in id order, refs in (type, id) order.
+        for event_id, ref_type, linked in db.execute(
+            f"SELECT event_id, NULL, parent_id FROM event_parents WHERE event_id IN ({marks})"
+            f" UNION ALL SELECT event_id, ref_type, ref_id FROM event_refs WHERE event_id IN ({marks}) ORDER BY 1, 2, 3",
+            chunk + chunk,
         ):
-            parents.setdefault(event_id, []).append(parent_id)
-        for event_id, ref_type, ref_id in db.execute(
-            f"SELECT event_id, ref_type, ref_id FROM event_refs WHERE event_id IN ({marks}) ORDER BY event_id, ref_type, ref_id",
-            chunk,
-        ):
-            refs.setdefault(event_id, []).append(Ref(ref_type, ref_id))
+            if ref_type is None:
+                parents.setdefault(event_id, []).append(linked)
+            else:
+                refs.setdefault(event_id, []).append(Ref(ref_type, linked))
     return parents, refs
 
 
@@ -225,6 +235,13 @@ EVENT_COLUMNS = _COLUMNS  # the columns `event_from_row` reads, in its order
 
 def _no_constant(name: str) -> None:
     return None
+
+
+def _data(raw: str) -> dict[str, Any]:
+    """An event's stored data, parsed."""
+    # Most events carry no data; skip the parser for the stored default.
+    # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
+    return {} if raw == "{}" else json.loads(raw, parse_constant=_no_constant)
 
 
 def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> Event:
@@ -244,7 +261,6 @@ def event_from_row(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref
 
 def event_fields(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, ...]) -> dict[str, Any]:
     """The fields of the event `event_from_row` makes, as a new dict: for a reader that makes an Event subclass of them (the walk's nodes)."""
-    raw = row[7]
     return {
         "id": row[0],
         "mind": row[1],
@@ -253,9 +269,7 @@ def event_fields(row: Sequence[Any], parents: tuple[int, ...], refs: tuple[Ref, 
         "at": row[4],
         "text": row[5],
         "channel": row[6],
-        # Most events carry no data; skip the parser for the stored default.
-        # A non-finite number stored before the edge refused them reads as null, so no read of it fails.
-        "data": {} if raw == "{}" else json.loads(raw, parse_constant=_no_constant),
+        "data": _data(row[7]),
         "cycle_id": row[8],
         "causation_id": row[9],
         "parents": parents,
@@ -369,6 +383,24 @@ def latest_events(db: Database, mind: str, *, kinds: Sequence[str] = (), limit: 
     sql += " ORDER BY id DESC LIMIT ?"
     params.append(limit)
     return list(reversed(_rows_to_events(db, db.execute(sql, params).fetchall())))
+
+
+def in_window(db: Database, mind: str, *, kinds: Sequence[str], window: int) -> list[Event]:
+    """The mind's events of `kinds` among its newest `window` events (of every kind), oldest first."""
+    # ids start at 1: with fewer than `window` events, every one is in it.
+    sql = (
+        f"SELECT {_COLUMNS} FROM events WHERE mind = ?"
+        " AND id >= coalesce((SELECT id FROM events WHERE mind = ? ORDER BY id DESC LIMIT 1 OFFSET ?), 0)"
+        f" AND kind IN ({','.join('?' * len(kinds))}) ORDER BY id LIMIT ?"
+    )
+    return _rows_to_events(db, db.execute(sql, [mind, mind, window - 1, *kinds, window]).fetchall())
+
+
+def latest_data(db: Database, mind: str, kind: str) -> tuple[int, dict[str, Any]] | None:
+    """The id and data of the mind's newest event of `kind` (None if it has none): for a reader that needs
+    nothing else of it, without reading its links as `latest_events` does."""
+    row = db.execute("SELECT id, data FROM events WHERE mind = ? AND kind = ? ORDER BY id DESC LIMIT 1", [mind, kind]).fetchone()
+    return None if row is None else (int(row[0]), _data(row[1]))
 
 
 # --- reading a mind's events as people read logs ---------------------------------------------

@@ -31,7 +31,7 @@ from noemad.stimuli import (
     Tags,
     _Stimulus,
 )
-from noemad.stimuli import Assertion, Correction, GoalStimulus, Message, Observation, OutcomeStimulus, PredictionStimulus
+from noemad.stimuli import Assertion, Claim, Correction, GoalStimulus, Message, Observation, OutcomeStimulus, PredictionStimulus
 from noemad.wire import HIDDEN, OMIT_EMPTY, body, from_body, wire
 
 
@@ -91,3 +91,28 @@ def test_a_body_converts_to_its_stimulus_with_the_daemons_clock() -> None:
         {"kind": "prediction", "proposition": "p", "subject": "s", "confidence": 0.5, "due": "2h"}
     )
     assert from_body(given, 1000.0) == PredictionStimulus("p", "s", 0.5, 1000.0 + 7200)
+
+
+@pytest.mark.parametrize(
+    "stimulus",
+    [
+        Message(author="alice", text="hi ada", channel="irc:#ops", mentions=("ada",), dm=True, reply_to=3, tags=("x",)),
+        Observation(source="ci", text="build 41 failed", claim=Claim("the build is red", "build"), tags=("ci",)),
+        Assertion(source="bob", claim=Claim("the parser is slow", "parser", "contradicts")),
+        Correction(belief=4, reason="wrong", status="rejected"),
+        GoalStimulus(title="fix the build", progress=0.25),
+        PredictionStimulus("the deploy lands", "deploy", 0.75, 1_800_000_000.0),
+        OutcomeStimulus(5, "miss", "it did not"),
+    ],
+    ids=lambda s: type(s).__name__,
+)
+def test_a_stored_stimulus_reads_back_as_the_object_its_class_makes(stimulus: Any) -> None:
+    # `of` builds the object without the dataclass' __init__ (speed): it must be the very object __init__ makes.
+    assert "__post_init__" not in vars(type(stimulus))  # one would be skipped
+    draft = stimulus.draft("ada")
+    event = Event(1, "ada", draft.kind, draft.actor, "2026-01-01T00:00:00.000Z", draft.channel, draft.text, draft.data, None, None, (), (), None)
+    read = type(stimulus).of(event)
+    made = type(stimulus)(**{f.name: getattr(read, f.name) for f in dataclasses.fields(read)})
+    assert read == stimulus and vars(read) == vars(made) and list(vars(read)) == list(vars(made))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.kind_of_change = 1  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from noemad.turn.run import Turn, TurnResult, run_turn
 START = parse_iso("2026-01-01T00:00:00Z")
 WITH_RESPOND = '[models]\nprovider = "scripted"\n[models.respond]\nmodel = "claude-haiku-5-5"\n'
 WITHOUT_RESPOND = '[models]\nprovider = "scripted"\n'
+BUDGET = 56  # statements a turn over one message may run, its two commits included (before issue 27 item 3: 80)
 
 
 @pytest.fixture
@@ -81,6 +82,32 @@ def test_without_a_respond_model_or_a_message_the_turn_drafts_nothing(store: Sto
     quiet = turn(store, WITH_RESPOND, {"respond": {"default": "unheard"}}, [observation.id])
     assert quiet.reply is None
     assert "reply" not in kinds_after(store, message)
+
+
+def test_a_turn_reads_no_event_or_belief_twice(store: Store) -> None:
+    message = stored(store, Message(author="alice", text="the parser is slow again"))
+    statements: list[str] = []
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(statements.append))
+    turn(store, WITHOUT_RESPOND, {}, [message.id])
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(None))
+
+    # What the cycle read (its stimuli, the contested beliefs) is handed on, not read again by a later step.
+    reads = [s for s in statements if s.startswith("SELECT") and ("FROM beliefs" in s or s.startswith("SELECT id, mind, kind, actor"))]
+    assert reads and len(reads) == len(set(reads)), sorted(reads)
+
+
+def test_a_turn_over_a_message_runs_few_statements(store: Store) -> None:
+    for text in ("the build is red", "the parser is slow", "the deploy is due"):
+        turn(store, WITHOUT_RESPOND, {}, [stored(store, Message(author="alice", text=text)).id])
+    message = stored(store, Message(author="alice", text="the parser is slow again"))
+    statements: list[str] = []
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(statements.append))
+    turn(store, WITHOUT_RESPOND, {}, [message.id])
+    store.writer.run_sync(lambda db: db.conn.set_trace_callback(None))
+
+    # A turn's CPU goes mostly to statements: what it has checked, written or read in the turn is not looked up again.
+    ran = [s for s in statements if not s.startswith("--")]  # statements FTS5 runs inside one are counted in it
+    assert len(ran) <= BUDGET, "\n".join(ran)
 
 
 def test_the_respond_context_is_built_on_a_read_only_connection_and_writes_nothing(store: Store) -> None:

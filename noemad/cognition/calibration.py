@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from noemad.cognition.predictions import track_record
+from noemad.cognition.predictions import resolved_record, track_record
 from noemad.wire import computed, wire
 
 BINS = 10
@@ -123,3 +123,12 @@ def calibration(db: Database, mind: str) -> Calibration:
     """A mind's calibration over its resolved predictions."""
     pairs, open_count = track_record(db, mind)
     return calibrate(mind, pairs, open_count)
+
+
+def overconfident(db: Database, mind: str) -> Calibration | None:
+    """The mind's calibration if it is `overconfident`, else None; cheap when it has too few outcomes to be (metacognition asks every cycle)."""
+    pairs = resolved_record(db, mind)
+    if len(pairs) < OVERCONFIDENT_MIN:
+        return None
+    cal = calibrate(mind, pairs)  # the open count does not bear on the flag or the Brier score
+    return cal if cal.overconfident else None

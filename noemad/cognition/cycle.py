@@ -138,8 +138,12 @@ def cycle(
     db: Database, *, mind: str, stimuli: list[int], cycle_id: str, wake: Wake | str, settings: MindSettings, now: float
 ) -> CycleResult:
     """One whole cycle as one writer job: it commits whole or not at all."""
-    started = append(db, started_draft(mind, stimuli, cycle_id, Wake(wake) if isinstance(wake, str) else wake), now)
     found = get_events(db, stimuli)
+    draft = started_draft(mind, stimuli, cycle_id, Wake(wake) if isinstance(wake, str) else wake)
+    # It links only stimuli, as a rule: read just now, they need no second look-up when all are the mind's.
+    linked = {i for i in (draft.causation_id, *draft.parents, *(r.id for r in draft.refs)) if i is not None}
+    checked = all(r.type == "event" for r in draft.refs) and all(i in found and found[i].mind == mind for i in linked)
+    started = append(db, draft, now, links_checked=checked)
     events = [found[i] for i in stimuli if i in found]
     perception = perceive(db, mind, events, cycle_id, now)
     _, retrieved = retrieve(
@@ -173,6 +177,7 @@ def cycle(
             },
         ),
         now,
+        links_checked=True,  # its cause is the cycle's own cycle_started, appended in this job
     )
     result = CycleResult(started, perception, retrieved, winners, effects, completed)
     # After the cycle, in the same transaction: what it did that operators should hear of.
@@ -181,7 +186,9 @@ def cycle(
         mind=mind,
         cycle_id=cycle_id,
         now=now,
-        candidates=notification_rules.evaluate(db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners),
+        candidates=notification_rules.evaluate(
+            db, mind=mind, settings=settings, events=[*perception.events, *effects], winners=winners, stimuli=events
+        ),
         connectors=settings.connectors,
     )
     return result

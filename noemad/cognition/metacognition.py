@@ -69,7 +69,7 @@ from noemad.clock import iso
 from noemad.cognition.beliefs.evidence import add_evidence, withdraw_evidence
 from noemad.cognition.beliefs.model import Belief, COUNTER_SOURCE, Evidence, FLUENT_KINDS
 from noemad.cognition.beliefs.queries import contested_since, fluent_beliefs, get_belief, rejected_hypotheses, with_standing_counter
-from noemad.cognition.calibration import calibration
+from noemad.cognition.calibration import overconfident
 from noemad.cognition.goals import create_goal
 from noemad.cognition.thoughts import Thought
 from noemad.events import Event, EventDraft, Ref, append, data_of, get_events
@@ -212,8 +212,8 @@ def propose(db: Database, mind: str, changed: Iterable[int], now: float) -> list
 
 
 def _overconfidence(db: Database, mind: str) -> Thought | None:
-    cal = calibration(db, mind)
-    if not cal.overconfident:
+    cal = overconfident(db, mind)
+    if cal is None:
         return None
     return _warning("overconfidence", f"mind:{mind}", "my stated confidence is running ahead of outcomes", (), brier=cal.brier)
 

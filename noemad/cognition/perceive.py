@@ -9,6 +9,7 @@ when stored, so that takes a change made outside the stimuli.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
@@ -18,7 +19,7 @@ from noemad.cognition.beliefs.corrections import correct
 from noemad.cognition.beliefs.evidence import add_evidence
 from noemad.cognition.goals import create_goal, get_goal, update_goal
 from noemad.cognition.memory.model import MAX_TEXT
-from noemad.cognition.memory.writing import write_memory
+from noemad.cognition.memory.writing import NewMemory, write_memories
 from noemad.cognition.predictions import get_prediction, make_prediction, resolve_prediction
 from noemad.events import Event, Ref
 from noemad.stimuli import (
@@ -29,6 +30,7 @@ from noemad.stimuli import (
     Observation,
     OutcomeStimulus,
     PredictionStimulus,
+    Stimulus,
     as_stimulus,
 )
 
@@ -48,9 +50,9 @@ class Perception:
     predictions: list[int] = field(default_factory=list)  # predictions made or resolved
 
 
-def episode_text(stimulus: Event) -> str:
-    """How a stimulus is remembered: who, where, what."""
-    match as_stimulus(stimulus):
+def episode_text(stimulus: Event, payload: Stimulus | None) -> str:
+    """How a stimulus is remembered: who, where, what (`payload`: its `as_stimulus`)."""
+    match payload:
         case Message(author=author):
             return f"{author} said on {stimulus.channel}: {stimulus.text}"
         case Observation(source=source):
@@ -72,60 +74,92 @@ def episode_text(stimulus: Event) -> str:
     return f"{stimulus.kind}: {stimulus.text or ''}"
 
 
+def _episode_only(payload: Stimulus | None) -> bool:
+    """Whether perceiving the stimulus writes its episode and nothing else (a message, a claim-less observation...)."""
+    if isinstance(payload, (Observation, Assertion)):
+        return payload.claim is None
+    return not isinstance(payload, (Correction, GoalStimulus, PredictionStimulus, OutcomeStimulus))
+
+
+def _runs(read: list[tuple[Event, Stimulus | None]]) -> Iterator[list[tuple[Event, Stimulus | None]]]:
+    """The stimuli in order, a run of episode-only ones together (their episodes written at once), every other alone."""
+    run: list[tuple[Event, Stimulus | None]] = []
+    for item in read:
+        if not _episode_only(item[1]):
+            if run:
+                yield run
+                run = []
+            yield [item]
+        else:
+            run.append(item)
+    if run:
+        yield run
+
+
 def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: float) -> Perception:
-    """Write each stimulus' episode and apply what it claims or corrects (one writer job)."""
+    """Write each stimulus' episode and apply what it claims or corrects (one writer job).
+
+    Each stimulus' episode and what it applies are written before the next
+    stimulus' are. A run of stimuli that leave only an episode has its
+    episodes written by one `write_memories`: the same rows in the same order
+    (memories, then their events, none other between), one savepoint, and one
+    FTS5 segment rather than one per episode.
+    """
     out = Perception()
-    for stimulus in stimuli:
-        memory, memory_event = write_memory(
+    for run in _runs([(stimulus, as_stimulus(stimulus)) for stimulus in stimuli]):
+        written = write_memories(
             db,
             mind=mind,
-            kind="episodic",
-            text=episode_text(stimulus)[:MAX_TEXT],  # the prefix may take a stimulus at the limit past it
+            # The prefix may take a stimulus at the limit past it.
+            memories=[NewMemory("episodic", episode_text(stimulus, payload)[:MAX_TEXT], stimulus.id, event_id=stimulus.id) for stimulus, payload in run],
             now=now,
             actor=ACTOR,
-            cause=stimulus.id,
             cycle_id=cycle_id,
-            event_id=stimulus.id,
         )
-        out.episodes.append(memory.id)
-        out.events.append(memory_event)
-        payload = as_stimulus(stimulus)
-        if isinstance(payload, (Observation, Assertion)) and payload.claim is not None:
-            claim, source = payload.claim, payload.source or stimulus.actor
-            belief, event = add_evidence(
-                db,
-                mind=mind,
-                proposition=claim.proposition,
-                subject=claim.subject,
-                kind=stimulus.kind,
-                stance="support" if claim.stance == "supports" else "contradict",
-                weight=WEIGHTS[stimulus.kind],
-                source=source,
-                brought_by=stimulus.id,
-                now=now,
-                actor=ACTOR,
-                cycle_id=cycle_id,
-                cites=[Ref("memory", memory.id)],
-            )
-            out.beliefs.append(belief.id)
-            out.events.append(event)
-        if isinstance(payload, Correction):
-            belief, event = correct(
-                db,
-                belief_id=payload.belief,
-                status=payload.status,
-                confidence_value=payload.confidence,
-                reason=stimulus.text or "",
-                brought_by=stimulus.id,
-                now=now,
-                actor=stimulus.actor,  # the operator who sent the correction
-                cycle_id=cycle_id,
-            )
-            out.beliefs.append(belief.id)
-            out.events.append(event)
-        if isinstance(payload, (GoalStimulus, PredictionStimulus, OutcomeStimulus)):
-            _plan(db, mind, stimulus, payload, Ref("memory", memory.id), cycle_id, now, out)
+        for (stimulus, payload), (memory, memory_event) in zip(run, written):
+            out.episodes.append(memory.id)
+            out.events.append(memory_event)
+            _apply(db, mind, stimulus, payload, Ref("memory", memory.id), cycle_id, now, out)
     return out
+
+
+def _apply(db: Database, mind: str, stimulus: Event, payload: Stimulus | None, episode: Ref, cycle_id: str, now: float, out: Perception) -> None:
+    """What a stimulus claims, corrects or plans, applied after its episode (`episode`)."""
+    if isinstance(payload, (Observation, Assertion)) and payload.claim is not None:
+        claim, source = payload.claim, payload.source or stimulus.actor
+        belief, event = add_evidence(
+            db,
+            mind=mind,
+            proposition=claim.proposition,
+            subject=claim.subject,
+            kind=stimulus.kind,
+            stance="support" if claim.stance == "supports" else "contradict",
+            weight=WEIGHTS[stimulus.kind],
+            source=source,
+            brought_by=stimulus.id,
+            now=now,
+            actor=ACTOR,
+            cycle_id=cycle_id,
+            cites=[episode],
+        )
+        out.beliefs.append(belief.id)
+        out.events.append(event)
+    if isinstance(payload, Correction):
+        belief, event = correct(
+            db,
+            belief_id=payload.belief,
+            status=payload.status,
+            confidence_value=payload.confidence,
+            reason=stimulus.text or "",
+            brought_by=stimulus.id,
+            now=now,
+            actor=stimulus.actor,  # the operator who sent the correction
+            cycle_id=cycle_id,
+        )
+        out.beliefs.append(belief.id)
+        out.events.append(event)
+    if isinstance(payload, (GoalStimulus, PredictionStimulus, OutcomeStimulus)):
+        _plan(db, mind, stimulus, payload, episode, cycle_id, now, out)
 
 
 def _plan(

@@ -49,6 +49,7 @@ def _details(text: str) -> int:
     count = 0
     for sentence in _SENTENCE.split(text):
         words = WORD.findall(sentence)
-        count += sum(1 for w in words if any(c.isdigit() for c in w))
+        # No character is both a letter and a digit: a word of letters only (most) is not looked through.
+        count += sum(1 for w in words if not w.isalpha() and any(map(str.isdigit, w)))
         count += sum(1 for w in words[1:] if w[0].isupper())
     return count

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -153,9 +153,22 @@ def not_linked(db: Database, mind: str, ids: Sequence[int]) -> InvalidLink:
     return InvalidLink(f"some of the {len(ids)} memories named could not be linked")
 
 
-def check_event_of(db: Database, mind: str, event_id: int, what: str) -> None:
-    row = db.execute("SELECT mind FROM events WHERE id = ?", [event_id]).fetchone()
-    if row is None:
+def event_minds(db: Database, ids: Iterable[Any]) -> dict[int, str]:
+    """The mind of each event of `ids` that exists (values that are no id are left out): for `check_event_of` on several at once."""
+    wanted = sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool)})
+    if not wanted:
+        return {}
+    return dict(db.execute(f"SELECT id, mind FROM events WHERE id IN {IDS_SQL}", [json.dumps(wanted)]).fetchall())
+
+
+def check_event_of(db: Database, mind: str, event_id: int, what: str, minds: Mapping[int, str] | None = None) -> None:
+    """`InvalidLink` unless event `event_id` exists and is `mind`'s; `minds`: `event_minds` read for it already."""
+    if minds is not None:
+        owner = minds.get(event_id)
+    else:
+        row = db.execute("SELECT mind FROM events WHERE id = ?", [event_id]).fetchone()
+        owner = None if row is None else row[0]
+    if owner is None:
         raise InvalidLink(f"{what}: event {event_id} does not exist; link only to what is stored")
-    if row[0] != mind:
-        raise InvalidLink(f"{what}: event {event_id} belongs to mind {row[0]!r}, not {mind!r}; link only within a mind")
+    if owner != mind:
+        raise InvalidLink(f"{what}: event {event_id} belongs to mind {owner!r}, not {mind!r}; link only within a mind")

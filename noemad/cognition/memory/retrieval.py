@@ -68,6 +68,11 @@ def rank(
     """What `retrieve` would return now, without writing anything: (query terms, scored memories)."""
     check_limit(limit, MAX_LIMIT)
     get_mind(db, mind)
+    return _ranked(db, mind=mind, query=query, now=now, limit=limit, exclude=exclude)
+
+
+def _ranked(db: Database, *, mind: str, query: str, now: float, limit: int, exclude: Collection[int]) -> tuple[list[str], list[ScoredMemory]]:
+    """`rank` for a mind known to exist."""
     terms = query_terms(query)
     kept, mind_memories = informative_counted(db, mind, terms)
     match = fts_query(kept)
@@ -145,7 +150,10 @@ def retrieve(
     """
     if cause is not None:
         check_event_of(db, mind, as_id(cause, "cause"), "cause")
-    terms, results = rank(db, mind=mind, query=query, now=now, limit=limit, exclude=exclude)
+    check_limit(limit, MAX_LIMIT)
+    if cause is None:
+        get_mind(db, mind)  # else an event of the mind, its cause, says it exists
+    terms, results = _ranked(db, mind=mind, query=query, now=now, limit=limit, exclude=exclude)
     if not results:
         return [], None
     ids = [r.memory.id for r in results]
@@ -179,5 +187,6 @@ def retrieve(
             refs=[Ref("memory", i) for i in ids],
         ),
         now,
+        links_checked=True,  # the cause checked above, the memories found among the mind's own
     )
     return results, event

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, NamedTuple
@@ -25,6 +25,7 @@ from noemad.cognition.memory.model import (
     check_importance,
     check_kind,
     checked_tags,
+    event_minds,
     not_linked,
     preview,
 )
@@ -35,9 +36,12 @@ from noemad.minds import get_mind
 from noemad.store import savepoint
 from noemad.words import index_stems
 
-# Document counts per stem and mind; the row with the empty term counts the mind's memories.
-_COUNT_TERM_SQL = (
-    "INSERT INTO memory_terms (mind, term, docs) VALUES (?, ?, 1) ON CONFLICT (mind, term) DO UPDATE SET docs = docs + 1"
+# Document counts per stem and mind; the row with the empty term counts the mind's memories. One
+# statement for every stem of every new memory (a stem several of them hold is counted once per
+# memory: the upsert runs row by row); `WHERE true` keeps SQLite from reading ON as a join's.
+_COUNT_TERMS_SQL = (
+    "INSERT INTO memory_terms (mind, term, docs) SELECT ?, value, 1 FROM json_each(?) WHERE true"
+    " ON CONFLICT (mind, term) DO UPDATE SET docs = docs + 1"
 )
 
 
@@ -129,22 +133,30 @@ def write_memories(
     by the ids they got, never by ids guessed ahead. Their own `cause` must
     then be None.
     """
-    get_mind(db, mind)
-    checked = [_checked(db, mind, m) for m in memories]
+    minds = event_minds(db, (ref for m in memories for ref in (m.cause, m.event_id)))  # one read for every memory's checks
+    if mind not in minds.values():  # an event of the mind says it exists (an episode's does); else MindNotFound, first, as ever
+        get_mind(db, mind)
+    checked = [_checked(db, mind, m, minds) for m in memories]
     if cause_citing is not None and any(c.cause is not None for c in checked):
         raise ValueError("a memory caused by the event cause_citing appends has no cause of its own")
     created_at = iso(now)
     with savepoint(db, "write_memories"):
         ids = [_insert(db, mind, c, created_at) for c in checked]
+        db.execute(_COUNT_TERMS_SQL, [mind, json.dumps([stem for c in checked for stem in ["", *index_stems(c.text)]])])
         for start in range(0, len(checked), _LINKS_AT_ONCE):
             _link(db, mind, ids[start : start + _LINKS_AT_ONCE], [c.sources for c in checked[start : start + _LINKS_AT_ONCE]])
         if cause_citing is not None:
             cause = cause_citing(ids)
             checked = [replace(c, cause=cause) for c in checked]
-        return [_recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)]
+        # Every link of their events is checked by now: each cause and event by _checked, each source as it was linked,
+        # each memory as it was written; but the cause cause_citing appended is not.
+        return [
+            _recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id, links_checked=cause_citing is None)
+            for memory_id, c in zip(ids, checked)
+        ]
 
 
-def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
+def _checked(db: Database, mind: str, new: NewMemory, minds: Mapping[int, str]) -> _Checked:
     """A new memory's input checked, or `InvalidInput`/`InvalidLink` saying what is wrong (its sources are checked as they are linked)."""
     check_kind(new.kind)
     text = new.text
@@ -157,18 +169,17 @@ def _checked(db: Database, mind: str, new: NewMemory) -> _Checked:
     names = checked_tags(new.tags)
     for what, ref in (("cause", new.cause), ("event_id", new.event_id)):
         if ref is not None:
-            check_event_of(db, mind, as_id(ref, what), what)
+            check_event_of(db, mind, as_id(ref, what), what, minds)
     return _Checked(new.kind, text, value, sources, names, new.event_id, new.cause)
 
 
 def _insert(db: Database, mind: str, c: _Checked, created_at: str) -> int:
-    """A memory's row, and its terms counted; its id."""
+    """A memory's row; its id."""
     cur = db.execute(
         "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
         " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
         [mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags)],
     )
-    db.conn.executemany(_COUNT_TERM_SQL, [(mind, stem) for stem in ["", *index_stems(c.text)]])
     return int(cur.lastrowid or 0)
 
 
@@ -198,7 +209,7 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
 
 
 def _recorded(
-    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None
+    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None, links_checked: bool
 ) -> tuple[Memory, Event]:
     """A new memory's `memory_created` event, and the memory."""
     refs = [Ref("memory", source) for source in c.sources[:MAX_DERIVED_FROM]]  # sources are in id order
@@ -223,6 +234,7 @@ def _recorded(
             subject=Ref("memory", memory_id),
         ),
         now,
+        links_checked=links_checked,
     )
     memory = Memory(
         id=memory_id,

@@ -34,12 +34,11 @@ from noemad.cognition.narrative.phrasing import (
     sureness,
     topics_of,
     when_said,
-    window_start,
 )
 from noemad.cognition.notifications.table import Raised
 from noemad.cognition.predictions import Resolution, list_predictions
 from noemad.cognition.thoughts import Thought
-from noemad.events import Ref, latest_events, list_events
+from noemad.events import Ref, in_window, latest_events
 from noemad.stimuli import (
     STIMULUS_KINDS,
 )
@@ -65,7 +64,7 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
     stimuli = latest_events(db, mind, kinds=STIMULUS_KINDS, limit=MAX_ITEMS)
     n.why = [clip(item) for item in stimuli_items(db, stimuli)]
     refs.extend(Ref("event", event.id) for event in stimuli)
-    notable = [e for e in list_events(db, mind, kinds=NOTABLE, since=window_start(db, mind), limit=WINDOW) if is_notable(e)]
+    notable = [e for e in in_window(db, mind, kinds=NOTABLE, window=WINDOW) if is_notable(e)]
     newest: dict[int, int] = {}  # belief -> its newest change told anywhere
     for belief_id, event_id in [b for b in (belief_of(db, t) for t in admitted) if b is not None] + [
         (e.subject.id, e.id) for e in notable if e.kind in BELIEF_EVENTS and e.subject is not None
@@ -79,7 +78,8 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
     recent = folded_notable(db, notable)[-MAX_ITEMS:]
     refs.extend(Ref("event", event.id) for event, _ in recent)
     resolving_refs: set[Ref] = set()
-    for belief in list_beliefs(db, mind, status="contested", limit=MAX_ITEMS):
+    contested = list_beliefs(db, mind, status="contested", limit=MAX_ITEMS)
+    for belief in contested:
         n.resolving.append(clip(f"have not settled whether {prop(belief.proposition)}"))
         refs.append(Ref("belief", belief.id))
     for goal in active_goals(db, mind)[: MAX_ITEMS - len(n.resolving)]:
@@ -123,7 +123,7 @@ def build(db: Database, mind: str, winners: Sequence[Thought], now: float) -> Na
             for key in keys:
                 where.setdefault(key, (n.doing, len(n.doing) - 1, told_event))
     # A belief still contested is told in `resolving`: a notification that it is, with nothing newer, rides there.
-    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(list_beliefs(db, mind, status="contested", limit=MAX_ITEMS))}
+    unsettled = {Ref("belief", b.id): (n.resolving, i, 0) for i, b in enumerate(contested)}
     recent_named: set[int] = set()
     for event, times in recent:
         about = topics_of(event)

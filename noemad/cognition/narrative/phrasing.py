@@ -16,7 +16,6 @@ from noemad.cognition.narrative.model import (
     MAX_ITEM,
     MAX_QUOTE,
     NOTABLE,
-    WINDOW,
 )
 from noemad.cognition.notifications.table import Raised
 from noemad.cognition.predictions import PREDICTION_SOURCE, Resolution, get_prediction
@@ -32,6 +31,7 @@ from noemad.stimuli import (
     Observation,
     OutcomeStimulus,
     PredictionStimulus,
+    Stimulus,
     as_stimulus,
     named,
 )
@@ -127,13 +127,13 @@ def _prediction_text(db: Database, prediction_id: int) -> str:
         return "an earlier prediction"
 
 
-def _did(db: Database, event: Event, predicted: str | None = None) -> str:
-    """Why: what someone did, without who ("said “…”", "had me predict that …").
+def _did(db: Database, event: Event, stimulus: Stimulus | None, predicted: str | None = None) -> str:
+    """Why: what someone did, without who ("said “…”", "had me predict that …"); `stimulus` is the event's `as_stimulus`.
 
     An outcome of the prediction `predicted` (the proposition the same person
     just had me predict) is "told me it missed", not the proposition again.
     """
-    match as_stimulus(event):
+    match stimulus:
         case Message():
             return f"said {quote(event.text)}"
         case Observation():
@@ -166,7 +166,7 @@ def _did(db: Database, event: Event, predicted: str | None = None) -> str:
 
 def _stimulus(db: Database, event: Event) -> str:
     """Why: a stimulus as what someone did ("alice said “…”")."""
-    return f"{_who(event)} {_did(db, event)}"
+    return f"{_who(event)} {_did(db, event, as_stimulus(event))}"
 
 
 def stimuli_items(db: Database, events: Sequence[Event]) -> list[str]:
@@ -176,8 +176,8 @@ def stimuli_items(db: Database, events: Sequence[Event]) -> list[str]:
     for event in events:
         who = _who(event)
         same = bool(runs) and runs[-1][0] == who
-        did = _did(db, event, predicted if same else None)
         stimulus = as_stimulus(event)
+        did = _did(db, event, stimulus, predicted if same else None)
         predicted = prop(stimulus.proposition or event.text) if isinstance(stimulus, PredictionStimulus) else None
         if same:
             runs[-1][1].append(did)
@@ -397,12 +397,6 @@ def doing_item(db: Database, thought: Thought, quoted: set[int], resolving: set[
 def when_said(at: str) -> str:
     """A stored ISO time as `YYYY-MM-DD HH:MM UTC`."""
     return f"{at[:10]} {at[11:16]} UTC" if len(at) >= 16 and at[10] == "T" else at
-
-
-def window_start(db: Database, mind: str) -> int:
-    """`since` for the mind's newest WINDOW events (0 when it has fewer)."""
-    row = db.execute("SELECT id FROM events WHERE mind = ? ORDER BY id DESC LIMIT 1 OFFSET ?", [mind, WINDOW - 1]).fetchone()
-    return int(row[0]) - 1 if row else 0
 
 
 def belief_of(db: Database, thought: Thought) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ from noemad.cognition.narrative.model import (
     Narrative,
 )
 from noemad.cognition.narrative.render import render
-from noemad.events import Event, EventDraft, append, get_event, latest_events
+from noemad.events import Event, EventDraft, append, get_event, latest_data, latest_events
 from noemad.wire import wire
 
 if TYPE_CHECKING:
@@ -37,8 +37,8 @@ def update(db: Database, *, mind: str, narrative: Narrative, cause: int, cycle_i
 
     A mind's first narrative is stored unless it is empty.
     """
-    previous = last_updated(db, mind)
-    before = Narrative.from_data(previous.data).parts() if previous else Narrative().parts()
+    previous = latest_data(db, mind, UPDATED)  # (id, data): its parts are all the comparison reads
+    before = Narrative.from_data(previous[1]).parts() if previous else Narrative().parts()
     if narrative.parts() == before:
         return None
     return append(
@@ -51,7 +51,7 @@ def update(db: Database, *, mind: str, narrative: Narrative, cause: int, cycle_i
             cycle_id=cycle_id,
             causation_id=cause,
             refs=list(dict.fromkeys(narrative.refs))[:MAX_REFS],
-            data={**narrative.parts(), "rendered_by": "plain", "previous": previous.id if previous else None},
+            data={**narrative.parts(), "rendered_by": "plain", "previous": previous[0] if previous else None},
         ),
         now,
     )

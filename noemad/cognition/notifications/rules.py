@@ -94,6 +94,7 @@ class _Context:
     personality: MindSettings
     events: Sequence[Event]
     winners: Sequence[Thought]
+    stimuli: Sequence[Event] = ()  # the cycle's stimuli, already read
     out: list[Candidate] = field(default_factory=list)
 
     def add(self, rule: str, key: str, title: str, values: dict[str, Any], cause: int, refs: Sequence[Ref] = ()) -> None:
@@ -253,7 +254,9 @@ def _salient_observation(ctx: _Context) -> None:
                 if ref.type == "event":
                     admitted[ref.id] = max(admitted.get(ref.id, 0.0), thought.salience)
     perceived = {e.causation_id for e in ctx.events if e.kind == "memory_created" and e.causation_id is not None}
-    stimuli = get_events(ctx.db, perceived | set(admitted))
+    wanted = perceived | set(admitted)
+    stimuli = {e.id: e for e in ctx.stimuli if e.id in wanted}
+    stimuli.update(get_events(ctx.db, wanted - stimuli.keys()))  # what the cycle did not hand over (none, from a cycle)
     for event_id in sorted(stimuli):
         event = stimuli[event_id]
         if event.kind != "observation" or event.mind != ctx.mind:
@@ -296,10 +299,13 @@ RULE_NAMES: tuple[str, ...] = (*Rules, *DAEMON_RULES)
 
 
 def evaluate(
-    db: Database, *, mind: str, settings: MindSettings, events: Sequence[Event], winners: Sequence[Thought]
+    db: Database, *, mind: str, settings: MindSettings, events: Sequence[Event], winners: Sequence[Thought], stimuli: Sequence[Event] = ()
 ) -> list[Candidate]:
-    """The candidates a cycle's events and admitted thoughts give (reads only; deterministic)."""
-    ctx = _Context(db, mind, settings, [e for e in events if e.mind == mind], list(winners))
+    """The candidates a cycle's events and admitted thoughts give (reads only; deterministic).
+
+    `stimuli`: the cycle's stimuli as it read them, so that no rule reads them again.
+    """
+    ctx = _Context(db, mind, settings, [e for e in events if e.mind == mind], list(winners), list(stimuli))
     for rule in Rules.values():
         rule(ctx)
     seen: set[tuple[str, int | None]] = set()

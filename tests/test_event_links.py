@@ -1,0 +1,58 @@
+"""An event read back carries its links as written: parents in id order, refs in (type, id) order, read in one statement."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from noemad.clock import parse_iso
+from noemad.events import Event, EventDraft, Ref, append, get_event, get_events, latest_events
+from noemad.minds import create_mind
+from noemad.store import Store
+
+START = parse_iso("2026-01-01T00:00:00Z")
+
+
+def test_events_read_back_with_their_parents_and_refs_in_order_in_one_statement(tmp_path: Path) -> None:
+    store = Store(tmp_path / "n.db")
+    try:
+        def write(db: Database) -> list[int]:
+            create_mind(db, "ada", {}, START, "operator")
+            a, b, c = (append(db, EventDraft("ada", "message", "user:alice", text=t), START).id for t in "abc")
+            linked = append(
+                db,
+                EventDraft("ada", "note", "operator:root", parents=[c, a], refs=[Ref("event", c), Ref("event", b)], causation_id=a),
+                START,
+            )
+            return [a, b, c, linked.id]
+
+        a, b, c, linked = store.writer.run_sync(write)
+        statements: list[str] = []
+        reader = store.reader()
+        reader.conn.set_trace_callback(statements.append)
+        found = get_events(reader, [a, linked])
+        reader.conn.set_trace_callback(None)
+
+        assert found[linked].parents == (a, c) and found[linked].refs == (Ref("event", b), Ref("event", c))
+        assert found[a].parents == () and found[a].refs == ()
+        assert len(statements) == 2  # the rows, then every link of them
+        assert latest_events(reader, "ada", limit=1)[0] == found[linked]
+    finally:
+        store.close()
+
+
+def test_an_appended_event_is_the_one_read_back(tmp_path: Path) -> None:
+    store = Store(tmp_path / "n.db")
+    try:
+        def write(db: Database) -> Event:
+            create_mind(db, "ada", {}, START, "operator")
+            a = append(db, EventDraft("ada", "message", "user:alice", text="a", channel="cli", data={"author": "alice"}), START)
+            return append(db, EventDraft("ada", "note", "operator:root", text="n", parents=[a.id], refs=[Ref("event", a.id)], causation_id=a.id), START)
+
+        appended = store.writer.run_sync(write)
+        assert appended == get_event(store.reader(), appended.id)
+        assert list(vars(appended)) == [f.name for f in dataclasses.fields(Event)]  # built as Event(...) builds it
+    finally:
+        store.close()
