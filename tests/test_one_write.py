@@ -1,19 +1,22 @@
-"""A response goes to its client in one write (noemad.process.http.OneWrite): a head and the body sent with it."""
+"""A response goes to its client in one write (noemad.process.http.OneWrite): a head and the body sent with it, straight to the socket when nothing waits before it."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 from noemad.process.http import OneWrite
 
 
 class Recorded:
-    """A connection that records each write and whether it was closed."""
+    """A connection that records each write and whether it was closed; `sock`: the socket it would name, if any."""
 
-    def __init__(self) -> None:
+    def __init__(self, sock: socket.socket | None = None, buffered: int = 0) -> None:
         self.writes: list[bytes] = []
         self.closed = False
+        self.sock = sock
+        self.buffered = buffered
 
     def write(self, data: bytes) -> None:
         self.writes.append(data)
@@ -24,8 +27,11 @@ class Recorded:
     def is_closing(self) -> bool:
         return self.closed
 
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
     def get_extra_info(self, name: str) -> Any:
-        return f"info {name}"
+        return self.sock if name == "socket" else f"info {name}"
 
 
 def test_a_head_and_its_body_in_one_turn_of_the_loop_are_one_write() -> None:
@@ -82,3 +88,75 @@ def test_a_head_held_for_a_client_that_went_away_is_dropped() -> None:
         return conn.writes
 
     assert asyncio.run(gone()) == []
+
+
+def test_a_write_with_nothing_buffered_goes_straight_to_the_socket() -> None:
+    ours, client = socket.socketpair()
+    try:
+        ours.setblocking(False)
+
+        async def answer() -> list[bytes]:
+            conn = Recorded(ours)
+            one = OneWrite(conn)  # type: ignore[arg-type]
+            one.write(b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n")
+            one.write(b"{}")
+            return conn.writes
+
+        assert asyncio.run(answer()) == []  # nothing left for the transport
+        assert client.recv(1024) == b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n{}"
+    finally:
+        ours.close()
+        client.close()
+
+
+def test_a_write_behind_buffered_bytes_keeps_its_place() -> None:
+    """While the transport still holds bytes for the client, writing around it would put the answer before them."""
+    ours, client = socket.socketpair()
+    try:
+        ours.setblocking(False)
+
+        async def answer() -> list[bytes]:
+            conn = Recorded(ours, buffered=10)
+            one = OneWrite(conn)  # type: ignore[arg-type]
+            one.write(b"head;")
+            one.write(b"body")
+            return conn.writes
+
+        assert asyncio.run(answer()) == [b"head;body"]
+        client.setblocking(False)
+        try:
+            assert client.recv(1024) == b""
+        except BlockingIOError:
+            pass  # nothing reached the client around the transport
+    finally:
+        ours.close()
+        client.close()
+
+
+def test_what_the_socket_does_not_take_goes_through_the_transport() -> None:
+    ours, client = socket.socketpair()
+    try:
+        ours.setblocking(False)
+        big = b"x" * (8 << 20)  # more than a socket's buffer takes at once
+
+        async def answer() -> list[bytes]:
+            conn = Recorded(ours)
+            one = OneWrite(conn)  # type: ignore[arg-type]
+            one.write(b"head;")
+            one.write(big)
+            return conn.writes
+
+        rest = asyncio.run(answer())
+        assert len(rest) == 1 and 0 < len(rest[0]) < len(big) + 5
+        client.setblocking(False)
+        got = b""
+        while True:
+            try:
+                chunk = client.recv(1 << 20)
+            except BlockingIOError:
+                break
+            got += chunk
+        assert got + rest[0] == b"head;" + big  # the socket's part, then the transport's, in order
+    finally:
+        ours.close()
+        client.close()
