@@ -116,6 +116,9 @@ class MindActor:
         # Every stored stimulus no turn has taken yet, in id order, with what the gate said of
         # those that did not wake the mind (None: it woke it, or the gate has not said).
         self._untaken: dict[int, HeldBack | None] = {}
+        # The operator behind each stimulus offered and not yet taken (`operator_of` its event, None: nobody's),
+        # so the turn it wakes knows on whose behalf it runs without reading the stimuli back.
+        self._operators: dict[int, str | None] = {}
         self._ready: Delivery | None = None  # a delivery the loop takes next (others are held by the gate)
         self._wake = asyncio.Event()
         self._cycles = cycles_done
@@ -159,6 +162,7 @@ class MindActor:
         self.stats.decided(decision.verdict.word)
         held = decision.verdict.held
         self._untaken[stimulus.id] = None if held is None else HeldBack(stimulus.id, held, decision.rule)
+        self._operators[stimulus.id] = operator_of(stimulus)
         if was_asleep and not self.gate.sleeping(now):
             # A privileged author ended the sleep: stored, so it does not come back at a restart.
             self._write(lambda db: gate_sleep.record_woke(db, self.name, actor=facts.author, cause=stimulus.id, now=now))
@@ -174,6 +178,7 @@ class MindActor:
     def offer_failed(self, stimulus: Event) -> None:
         """The gate raised on a stored stimulus: it wakes the mind now (failing open), so it is never left unperceived."""
         self._untaken[stimulus.id] = None
+        self._operators[stimulus.id] = operator_of(stimulus)
         self._deliver(Delivery(rule=None, stimuli=(stimulus.id,), addressed=(), reason=GATE_FAILED))
 
     def rules_changed(self, stored: StoredRules) -> None:
@@ -432,6 +437,8 @@ class MindActor:
         turn = Turn(mind=self.name, number=self._cycles, stimuli=stimuli, wake=wake, settings=self._settings(), answer=answer)
         # The calls of a turn an operator's stimulus woke are recorded as theirs, as a job's are.
         behalf = ON_BEHALF_OF.set(self._operator_of(delivery))
+        for stimulus in stimuli:
+            self._operators.pop(stimulus, None)
         try:
             result = await run_turn(self._store, self._clock, self._gateway, turn)
         except Exception as exc:
@@ -454,7 +461,10 @@ class MindActor:
         """
         if delivery.self_wake or not delivery.stimuli:
             return None
-        woke = get_events(self._store.reader(), delivery.stimuli)
+        newest_first = sorted(delivery.stimuli, reverse=True)
+        if all(s in self._operators for s in newest_first):  # offered since this actor started: known without a read
+            return next((op for s in newest_first if (op := self._operators[s]) is not None), None)
+        woke = get_events(self._store.reader(), delivery.stimuli)  # a backlog from before a restart, or a retried turn's
         return next((op for _, e in sorted(woke.items(), reverse=True) if (op := operator_of(e)) is not None), None)
 
     def _failed(self, taken: dict[int, HeldBack | None], exc: Exception) -> None:
