@@ -87,6 +87,21 @@ def test_the_server_stack_imports_only_what_serving_needs() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_a_turn_over_a_message_loads_no_numpy(tmp_path: Path) -> None:
+    """Only consolidation and bulk writes need numpy: a daemon whose minds only talk never loads it (some 20 MB, 0.1 s)."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import noemad.main; noemad.main._import_sqlite_utils_without_numpy();"
+        " from pathlib import Path; from inprocess import start_app; app = start_app(Path(sys.argv[2]));"
+        " app.api('POST', '/minds', json={'name': 'ada'});"
+        " sent = app.api('POST', '/minds/ada/events', json={'kind': 'message', 'author': 'alice', 'text': 'hello there'}).json();"
+        " app.wait_for('ada', 'cycle_completed', sent['id']); app.settle('ada'); app.stop(); print('numpy' in sys.modules)"
+    )
+    tests = str(Path(__file__).resolve().parent)
+    out = subprocess.run([sys.executable, "-c", code, tests, str(tmp_path)], capture_output=True, text=True, timeout=60, cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
 SAMPLE = '''\
 """A module of wire classes, for the field docstrings."""
 from dataclasses import dataclass

@@ -190,11 +190,11 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
     source order; each source is found as it is linked (one missing or of
     another mind is not, and then the check says which).
     """
-    import numpy as np  # here, not at import: numpy is a tenth of the daemon's start, and only writing links needs it
-
     count = sum(map(len, sources))
     if not count:
-        return
+        return  # an episode links nothing: a turn never loads numpy
+    import numpy as np  # here, not at import: numpy is a tenth of the daemon's start, and only writing links needs it
+
     codes = np.fromiter(chain.from_iterable(sources), dtype=np.int64, count=count) * _LINKS_AT_ONCE
     codes += np.repeat(np.arange(len(ids), dtype=np.int64), [len(s) for s in sources])
     codes.sort()
