@@ -41,7 +41,7 @@ SMALLEST: dict[str, tuple[str, ...]] = {
     "archive": ("--messages", "60", "--days", "120", "--probe-seconds", "0.2"),
 }
 DAEMON: dict[str, tuple[str, ...]] = {
-    "ingest": ("--events", "100", "--minds", "2", "--clients", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3"),
+    "ingest": ("--events", "100", "--minds", "2", "--clients", "2", "--gate", "debounce", "--no-baseline", "--max-seconds", "3", "--repeat", "1"),
     "cli_status": ("--runs", "2", "--warmup", "0", "--starts", "1"),
     "growth": ("--messages", "2"),
     "events_grep": ("--events", "500", "--runs", "1"),
