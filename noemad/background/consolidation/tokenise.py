@@ -64,9 +64,12 @@ def _bodies(texts: Iterable[str]) -> list[str]:
 
 def _words(distinct: Sequence[str]) -> list[str] | None:
     """The words of these bodies, lower-cased, in order, with a separator between two bodies; None if a body holds the separator."""
-    joined = _JOINER.join(map(str.lower, distinct))
+    joined = _JOINER.join(distinct)
     if joined.count(_SEPARATOR) != len(distinct) - 1:
         return None
+    # Lower-cased at once: the same as body by body for ASCII, whose letters each lower alone (some others, such as a
+    # final sigma, lower by what is around them).
+    joined = joined.lower() if joined.isascii() else _JOINER.join(map(str.lower, distinct))
     joined = expand_negations(joined)
     return joined.translate(_ASCII_WORDS).split() if joined.isascii() else _WORD_OR_SEPARATOR.findall(joined)
 
@@ -237,11 +240,10 @@ def term_table(texts: Sequence[str]) -> TermTable:
     length = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     if words is None:  # a body holds the separator: cut one by one
         return replace(table_of(body_of, list(map(_cut, distinct))), body_length=length)
-    vocabulary = set(words)
-    term_of = _stems(vocabulary)
+    code: dict[str, int] = dict.fromkeys(words, -1)  # every distinct word; -1 for no content word
+    term_of = _stems(code.keys())
     names = sorted(set(term_of.values()))
     term_number = dict(zip(names, range(len(names))))
-    code: dict[str, int] = dict.fromkeys(vocabulary, -1)  # no content word
     code.update(zip(term_of, map(term_number.__getitem__, term_of.values())))
     code[_SEPARATOR] = -2
     codes = np.fromiter(map(code.__getitem__, words), dtype=np.int64, count=len(words))
