@@ -68,7 +68,7 @@ from noemad.store.transfer_ids import (
 )
 
 CHUNK = 5000  # rows read and written at a time: memory stays flat in the mind's size
-ROWS_PER_INSERT = 250  # rows an import's INSERT statement writes (fewer when the table's columns would pass SQLite's limit)
+ROWS_PER_INSERT = 100  # rows an import's INSERT statement writes (fewer when the table's columns would pass SQLite's limit)
 
 
 @dataclass(frozen=True)
@@ -566,15 +566,15 @@ def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table,
         return count
     into, width = table.like or table.name, len(table.columns)
     per = max(1, min(ROWS_PER_INSERT, target.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // max(width, 1)))
-    insert, rewritten = table.insert(move, into, name, per), table.rewriter(move)
+    rewritten = table.rewriter(move)
+    inserts: dict[int, str] = {}  # rows -> the INSERT of that many, made when first needed (most tables are empty)
     while rows := cursor.fetchmany(CHUNK):
         digest.rows(rows)
         moved = rows if rewritten is None else list(map(rewritten, rows))
-        whole = len(moved) - len(moved) % per
-        for start in range(0, whole, per):
-            target.execute(insert, list(chain.from_iterable(moved[start : start + per])))
-        if whole < len(moved):  # the table's last rows
-            target.execute(table.insert(move, into, name, len(moved) - whole), list(chain.from_iterable(moved[whole:])))
+        for start in range(0, len(moved), per):
+            batch = moved[start : start + per]
+            insert = inserts.get(len(batch)) or inserts.setdefault(len(batch), table.insert(move, into, name, len(batch)))
+            target.execute(insert, list(chain.from_iterable(batch)))
         count += len(rows)
     return count
 
