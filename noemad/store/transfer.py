@@ -570,11 +570,11 @@ def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table,
     inserts: dict[int, str] = {}  # rows -> the INSERT of that many, made when first needed (most tables are empty)
     while rows := cursor.fetchmany(CHUNK):
         digest.rows(rows)
-        moved = rows if rewritten is None else list(map(rewritten, rows))
-        for start in range(0, len(moved), per):
-            batch = moved[start : start + per]
-            insert = inserts.get(len(batch)) or inserts.setdefault(len(batch), table.insert(move, into, name, len(batch)))
-            target.execute(insert, list(chain.from_iterable(batch)))
+        values = list(chain.from_iterable(rows if rewritten is None else map(rewritten, rows)))  # every row's, one after another
+        for start in range(0, len(rows), per):
+            n = min(per, len(rows) - start)
+            insert = inserts.get(n) or inserts.setdefault(n, table.insert(move, into, name, n))
+            target.execute(insert, values[start * width : (start + n) * width])
         count += len(rows)
     return count
 
