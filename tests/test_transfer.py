@@ -23,7 +23,9 @@ from sqlite_utils import Database
 
 from noemad.store.migrations import migrations
 from test_connectors import doubles, matrix_config  # noqa: F401 - doubles is a fixture
-from noemad.store.transfer import exported_tables
+from noemad.store import Store
+from noemad.store.connection import open_db
+from noemad.store.transfer import exported_tables, import_mind
 from noemad.store.transfer_ids import (
     ID_COLUMNS,
     JSON_COLUMNS,
@@ -288,6 +290,24 @@ def test_an_import_onto_a_full_disk_is_refused_with_nothing_stored(exported: tup
     b.run(b.sup.store.writer.run(lambda db: db.execute("PRAGMA max_page_count = 1073741823")))
     assert b.ctl("import", str(file)).returncode == 0
 
+
+
+def test_an_import_writes_its_rows_many_to_a_statement(exported: tuple[InProcess, Path], tmp_path: Path) -> None:
+    """Each run of a statement opens a savepoint and copies every page it changes to the statement journal: an import
+    that wrote a row a statement spent most of its time there (bench/export.py). It writes many rows an INSERT."""
+    _, file = exported
+    Store(tmp_path / "c.db").close()  # a store of its own: the trace callback here is the only one on its connection
+    db = open_db(tmp_path / "c.db")
+    runs: list[str] = []  # each run of an INSERT into events (a table with no trigger: a trigger's start is traced too)
+    db.conn.set_trace_callback(lambda sql: runs.append(sql) if sql.startswith('INSERT INTO "events"') else None)
+    try:
+        with db.conn:
+            manifest = import_mind(db, file, "ada")
+        assert manifest.events > 10
+        assert len(runs) == 1  # its events, under a hundred, in one INSERT
+        assert db.execute("SELECT count(*) FROM events WHERE mind = 'ada'").fetchone()[0] == manifest.events
+    finally:
+        db.conn.close()
 
 # --- a mind with every kind of row -------------------------------------------------------------------------------------
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from noemad import __version__
 from noemad.errors import ExportFailed, ImportRefused
 from noemad.store.connection import open_db
 from noemad.store.guard import unrecorded
+from noemad.store.migrations import newest_migration
 from noemad.store.mindfile import (
     FORMAT_VERSION,
     Digest,
@@ -47,7 +50,6 @@ from noemad.store.mindfile import (
     open_file,
     read_manifest,
 )
-from noemad.store.migrations import newest_migration
 from noemad.store.transfer_ids import (
     COMPACT_JSON,
     ID_COLUMNS,
@@ -66,6 +68,7 @@ from noemad.store.transfer_ids import (
 )
 
 CHUNK = 5000  # rows read and written at a time: memory stays flat in the mind's size
+ROWS_PER_INSERT = 100  # rows an import's INSERT statement writes (fewer when the table's columns would pass SQLite's limit)
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,15 @@ class Move:
     """How a mind's ids move between a store and a file: per id space, a floor (a value under it is raised to it) and an offset."""
 
     spaces: dict[str, tuple[int, int]]
-    rename: Callable[[str], str]
-    """The mind's name in NAMED_COLUMNS' text, made the other side's."""
+    names: tuple[str, str]
+    """The mind's name in NAMED_COLUMNS' text, and the other side's for it."""
     places: dict[str, str] = field(default_factory=dict)
     """Archive files' paths (PATH_COLUMNS) as the other side writes them."""
+
+    @cached_property
+    def rename(self) -> Callable[[str], str]:
+        """The mind's name in NAMED_COLUMNS' text, made the other side's."""
+        return renamer(*self.names)
 
     def relocate(self, path: str) -> str:
         """An archive file's path as the other side names it (unchanged when its file does not travel)."""
@@ -105,33 +113,41 @@ class Table:
     like: str = ""
     """The store table whose declarations (transfer_ids) apply, when not `name` (an archive file's table in the file)."""
 
-    def shifter(self, move: Move) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
-        """A function giving a row of this table with its ids (columns and JSON) moved, and the mind's name in its text renamed."""
+    def _ops(self, move: Move) -> _Ops:
+        """Where this table's rows hold what moves, as column positions, with how each moves."""
         index = {c: i for i, c in enumerate(self.columns)}
         base = self.like or self.name
         plain = [(index[c], *move.of(s)) for (t, c), s in ID_COLUMNS.items() if t == base and c in index]
         if "id" in index and (self.space or base in move.spaces):
             plain.append((index["id"], *move.of(base)))
-        typed = [
-            (index[c], index[k], {kind: move.of(s) for kind, s in spaces.items()})
-            for (t, c), (k, spaces) in TYPED_COLUMNS.items()
-            if t == base and c in index
-        ]
-        json_ops = [
-            (index[c], index[k] if k else -1, patterns, (t, c) in COMPACT_JSON)
-            for (t, c), (k, patterns) in JSON_COLUMNS.items()
-            if t == base and c in index
-        ]
-        named = [index[c] for t, c in NAMED_COLUMNS | NAME_COLUMNS if t == base and c in index]
-        placed = [index[c] for t, c in PATH_COLUMNS if t == base and c in index]
-        texts = [index[c] for t, c in TEXT_COLUMNS if t == base and c in index]
-        known: dict[tuple[int, Any], tuple[tuple[str, str], ...]] = {}  # (column, kind) -> its paths: a few kinds, many rows
-        shift, rename, relocate = move.shift, move.rename, move.relocate
-        if not (plain or typed or json_ops or named or placed or texts):
-            return tuple
+        return _Ops(
+            plain=plain,
+            typed=[
+                (index[c], index[k], {kind: move.of(s) for kind, s in spaces.items()})
+                for (t, c), (k, spaces) in TYPED_COLUMNS.items()
+                if t == base and c in index
+            ],
+            json=[
+                (index[c], index[k] if k else -1, patterns, (t, c) in COMPACT_JSON)
+                for (t, c), (k, patterns) in JSON_COLUMNS.items()
+                if t == base and c in index
+            ],
+            named=[index[c] for t, c in NAMED_COLUMNS | NAME_COLUMNS if t == base and c in index],
+            placed=[index[c] for t, c in PATH_COLUMNS if t == base and c in index],
+            texts=[index[c] for t, c in TEXT_COLUMNS if t == base and c in index],
+        )
+
+    def shifter(self, move: Move) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+        """A function giving a row of this table with its ids (columns and JSON) moved, and the mind's name in its text renamed."""
+        ops = self._ops(move)
+        plain, typed, named = ops.plain, ops.typed, ops.named
+        rename = move.rename
+        rest = ops.rewriter(move)
+        if not (plain or typed or named):
+            return rest or tuple
 
         def moved(row: Sequence[Any]) -> tuple[Any, ...]:
-            out = list(row)
+            out = list(row if rest is None else rest(row))
             for i, low, delta in plain:
                 v = out[i]
                 if type(v) is int and v > 0:
@@ -140,25 +156,118 @@ class Table:
                 v, by = out[i], spaces.get(out[k])
                 if type(v) is int and v > 0 and by:
                     out[i] = (v if v > by[0] else by[0]) + by[1]
-            for i, k, patterns, compact in json_ops:
-                kind = out[k] if k >= 0 else "*"
-                paths = known.get((i, kind))
-                if paths is None:
-                    paths = known[i, kind] = paths_for(patterns, kind)
-                if paths and isinstance(out[i], str):
-                    out[i] = shift_json(out[i], paths, shift, compact, rename)
             for i in named:
                 if isinstance(out[i], str):
                     out[i] = rename(out[i])
-            for i in placed:
-                if isinstance(out[i], str):
-                    out[i] = relocate(out[i])
-            for i in texts:
-                if isinstance(out[i], str):
-                    out[i] = shift_text(out[i], shift, rename)
             return tuple(out)
 
         return moved
+
+    def insert(self, move: Move, into: str, mind: str, rows: int) -> str:
+        """An INSERT of `rows` rows of this table into store table `into` (with `mind` in its mind column, if it has one), their values the parameters in order.
+
+        The INSERT itself moves the plain and typed ids and renames the cycle
+        ids (SQL over each row's parameters: no Python per row for them); the
+        rows given it have been through `rewriter` first (JSON and text that
+        name rows, archive files' paths). The two together write what
+        `shifter` gives. Many rows a statement, because each run of a
+        statement has its own start and end (a statement savepoint, the
+        full-text index's savepoint, pages copied to the statement journal,
+        a reset): paid per row, that was a good part of what an import cost.
+        Not too many: preparing a statement takes longer than linearly in
+        its rows (250 rows of events took ~30 ms).
+        """
+        ops = self._ops(move)
+        old, new = move.names
+        width = len(self.columns)
+
+        def row(base: int) -> str:
+            values = [f"?{base + i + 1}" for i in range(width)]
+            for i, low, delta in ops.plain:
+                values[i] = _sql_id(base + i + 1, low, delta)
+            for i, k, spaces in ops.typed:
+                p = f"?{base + i + 1}"
+                arms = [(kind, _sql_moved(base + i + 1, *by)) for kind, by in spaces.items()]
+                when = " ".join(f"WHEN {_literal(kind)} THEN {moved}" for kind, moved in arms if moved != p)
+                if when:
+                    values[i] = f"CASE WHEN typeof({p}) = 'integer' AND {p} > 0 THEN CASE ?{base + k + 1} {when} ELSE {p} END ELSE {p} END"
+            if old != new:
+                for i in ops.named:
+                    p, n = f"?{base + i + 1}", len(old)
+                    values[i] = (
+                        f"CASE WHEN typeof({p}) = 'text' AND (substr({p}, 1, {n + 1}) = {_literal(old + '/')} OR {p} = {_literal(old)})"
+                        f" THEN {_literal(new)} || substr({p}, {n + 1}) ELSE {p} END"
+                    )
+            # The mind's name (checked: letters, digits, - _ .) as a literal: no value per row to carry it.
+            return "(" + ", ".join([*values, *([_literal(mind)] if self.mind_column else [])]) + ")"
+
+        names = ", ".join(map(_q, [*self.columns, *([self.mind_column] if self.mind_column else [])]))
+        return f"INSERT INTO {_q(into)} ({names}) VALUES " + ", ".join(row(n * width) for n in range(rows))
+
+    def rewriter(self, move: Move) -> Callable[[Sequence[Any]], tuple[Any, ...]] | None:
+        """What `insert` leaves to Python: a row with its JSON and text ids shifted and archive paths relocated; None when the table has none."""
+        return self._ops(move).rewriter(move)
+
+
+def _sql_moved(param: int, low: int, delta: int) -> str:
+    """SQL for the id in parameter `param` (known to be a positive integer) moved by floor `low` and `delta`."""
+    p = f"?{param}"
+    raised = p if low <= 0 else f"max({p}, {low})"  # over 0 already: a floor of 0 or less raises nothing
+    return raised if delta == 0 else f"({raised} + {delta})"
+
+
+def _sql_id(param: int, low: int, delta: int) -> str:
+    """SQL for the value of parameter `param` moved as an id (a positive integer) is, left as it is otherwise."""
+    p, moved = f"?{param}", _sql_moved(param, low, delta)
+    return p if moved == p else f"CASE WHEN typeof({p}) = 'integer' AND {p} > 0 THEN {moved} ELSE {p} END"
+
+
+@dataclass(frozen=True)
+class _Ops:
+    """Column positions of a table's row that move, each with how (see `Table.shifter`)."""
+
+    plain: list[tuple[int, int, int]]
+    """(column, floor, offset) of an id."""
+    typed: list[tuple[int, int, dict[Any, tuple[int, int]]]]
+    """(column, the column of its kind, kind -> (floor, offset))."""
+    json: list[tuple[int, int, Mapping[str, tuple[tuple[str, str], ...]], bool]]
+    """(column, the column of its kind or -1, kind pattern -> paths, compact)."""
+    named: list[int]
+    placed: list[int]
+    texts: list[int]
+
+    def rewriter(self, move: Move) -> Callable[[Sequence[Any]], tuple[Any, ...]] | None:
+        """A function giving a row with its JSON and text ids shifted and its archive paths relocated (the row itself when none changes), or None when the table has none."""
+        json_ops, placed, texts = self.json, self.placed, self.texts
+        if not (json_ops or placed or texts):
+            return None
+        known: dict[tuple[int, Any], tuple[tuple[str, str], ...]] = {}  # (column, kind) -> its paths: a few kinds, many rows
+        shift, rename, relocate = move.shift, move.rename, move.relocate
+
+        def rewritten(row: Sequence[Any]) -> tuple[Any, ...]:
+            out: list[Any] | None = None
+            for i, k, patterns, compact in json_ops:
+                kind = row[k] if k >= 0 else "*"
+                paths = known.get((i, kind))
+                if paths is None:
+                    paths = known[i, kind] = paths_for(patterns, kind)
+                v = row[i]
+                if paths and isinstance(v, str):
+                    new = shift_json(v, paths, shift, compact, rename)
+                    if new is not v:
+                        out = out or list(row)
+                        out[i] = new
+            for i in placed:
+                if isinstance(row[i], str):
+                    out = out or list(row)
+                    out[i] = relocate(row[i])
+            for i in texts:
+                if isinstance(row[i], str):
+                    out = out or list(row)
+                    out[i] = shift_text(row[i], shift, rename)
+            return tuple(row) if out is None else tuple(out)  # a row read is a tuple already: no copy
+
+        return rewritten
 
 
 def exported_tables(db: sqlite3.Connection) -> list[Table]:
@@ -250,7 +359,7 @@ def _write(source: sqlite3.Connection, out: sqlite3.Connection, mind: str, expor
     # reflection's lookback from event 1): raised to the mind's first, "from the first" keeps its meaning.
     lowest = {space: _lowest(source, space, mind) for space in _spaces(tables)}
     places = {str(path): f"{{archive:{n}}}" for n, path in enumerate(archives, 1)}
-    move = Move({space: (low, 1 - low) for space, low in lowest.items()}, renamer(mind, MIND), places)
+    move = Move({space: (low, 1 - low) for space, low in lowest.items()}, (mind, MIND), places)
 
     digest = Digest()
     counts: dict[str, int] = {}
@@ -411,7 +520,7 @@ def _import_rows(db: Database, conn: sqlite3.Connection, manifest: Manifest, nam
             )
     # The file counts each space from 1: its ids go after the largest this store has handed out.
     places = _archive_places(manifest, name, archive_dir)
-    move = Move({space: (0, _highest(db, space)) for space in _spaces(list(tables.values()))}, renamer(MIND, name), places)
+    move = Move({space: (0, _highest(db, space)) for space in _spaces(list(tables.values()))}, (MIND, name), places)
 
     unrecorded("an imported mind arrives with its own events, as it recorded them; the daemon's log says who imported it")
     digest = Digest()
@@ -449,7 +558,6 @@ def _import_rows(db: Database, conn: sqlite3.Connection, manifest: Manifest, nam
 def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table, move: Move, digest: Digest, name: str, schema: bool) -> int:
     """Write the file's rows of `table` (checksummed as read) into `target`: the store, or an archive file made anew; how many."""
     digest.table(table.name, table.columns)
-    moved = table.shifter(move)
     cursor = conn.execute(f"SELECT {', '.join(map(_q, table.columns))} FROM {_q(table.name)} ORDER BY rowid")
     count = 0
     if schema:  # an archive file's tables, then its indexes
@@ -458,14 +566,17 @@ def _copy_in(conn: sqlite3.Connection, target: sqlite3.Connection, table: Table,
             target.execute(row[2])
             count += 1
         return count
-    # The mind's name (checked: letters, digits, - _ .) as a literal: no tuple per row to carry it.
-    into = table.like or table.name
-    names = ", ".join(map(_q, [*table.columns, *([table.mind_column] if table.mind_column else [])]))
-    values = ", ".join("?" * len(table.columns)) + (f", {_literal(name)}" if table.mind_column else "")
-    insert = f"INSERT INTO {_q(into)} ({names}) VALUES ({values})"
+    into, width = table.like or table.name, len(table.columns)
+    per = max(1, min(ROWS_PER_INSERT, target.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // max(width, 1)))
+    rewritten = table.rewriter(move)
+    inserts: dict[int, str] = {}  # rows -> the INSERT of that many, made when first needed (most tables are empty)
     while rows := cursor.fetchmany(CHUNK):
         digest.rows(rows)
-        target.executemany(insert, map(moved, rows))
+        values = list(chain.from_iterable(rows if rewritten is None else map(rewritten, rows)))  # every row's, one after another
+        for start in range(0, len(rows), per):
+            n = min(per, len(rows) - start)
+            insert = inserts.get(n) or inserts.setdefault(n, table.insert(move, into, name, n))
+            target.execute(insert, values[start * width : (start + n) * width])
         count += len(rows)
     return count
 

@@ -221,24 +221,39 @@ def shift_json(text: str, paths: tuple[tuple[str, str], ...], shift: Shift, comp
     Written back as its writer wrote it (sorted keys; `compact`: no spaces), so
     the bytes of a value whose ids move by nothing do not change.
     """
-    if not paths or not text or not any(_may_hold(text, path) for path, _ in paths):
-        return text  # none of the paths' keys is there: no need to read it (most rows)
+    if not paths or not text:
+        return text
+    # Only the paths whose first key is in the text can hold an id (most rows: none, and then it is not even read).
+    plan = [(steps, space) for key, steps, space in _plan(paths) if not key or key in text]
+    if not plan:
+        return text
     try:
         value = json.loads(text)
     except ValueError:
         return text
     changed = False
-    for path, space in paths:
-        changed |= _walk(value, [p for p in path.split(".") if p] if path != "[]" else ["[]"], space, shift, rename)
+    for steps, space in plan:
+        changed |= _walk(value, steps, space, shift, rename)
     if not changed:
         return text
-    return json.dumps(value, sort_keys=True, separators=(",", ":") if compact else None)
+    return (_COMPACT if compact else _SPACED).encode(value)
 
 
-def _may_hold(text: str, path: str) -> bool:
-    """Whether the JSON `text` may hold `path`: its first key is in it (a path from the top, "[]", always may)."""
-    key = path.split(".", 1)[0].removesuffix("[]")
-    return not key or f'"{key}"' in text
+# Encoders made once (json.dumps makes one a call), writing as json.dumps(value, sort_keys=True[, separators]) does.
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_SPACED = json.JSONEncoder(sort_keys=True)
+_PLANS: dict[tuple[tuple[str, str], ...], tuple[tuple[str, list[str], str], ...]] = {}
+
+
+def _plan(paths: tuple[tuple[str, str], ...]) -> tuple[tuple[str, list[str], str], ...]:
+    """Each path's first key as the JSON text writes it (`""` when the path starts at the top: "[]"), its steps, and its space; one per set of paths."""
+    plan = _PLANS.get(paths)
+    if plan is None:
+        plan = _PLANS[paths] = tuple(
+            (f'"{key}"' if (key := path.split(".", 1)[0].removesuffix("[]")) else "", [p for p in path.split(".") if p] if path != "[]" else ["[]"], space)
+            for path, space in paths
+        )
+    return plan
 
 
 def _is_id(value: Any) -> bool:
