@@ -24,7 +24,7 @@ from noemad.api.metrics import CONTENT_TYPE as METRICS_TYPE, exposition
 from noemad.api.operations import add_operations_routes
 from noemad.api.operator import Op
 from noemad.dashboard import add_dashboard_routes
-from noemad.api.problems import PROBLEM, BodyLimit, install_error_handlers
+from noemad.api.problems import PROBLEM, install_error_handlers
 from noemad.api.schemas import (
     ClockAdvance,
     EventList,
@@ -130,6 +130,7 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
     app = FrontDoorAPI(
         sup=sup,
         limit=limit,
+        unlimited=(IMPORT_PATH,),
         title="noemad",
         version=__version__,
         description="The API of noemad, served over its Unix socket. Errors are problem+json.",
@@ -142,7 +143,6 @@ def build_app(sup: Supervisor, connectors: Connectors, manual_clock: bool) -> Fa
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
-    app.add_middleware(BodyLimit, limit=limit, unlimited=(IMPORT_PATH,))  # the fast ingest path, in front, applies it too
     # Routes go on the app's own router: one included from an APIRouter has its
     # state (every parameter and answer model) built a second time on the first request.
     api = app.router

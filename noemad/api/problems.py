@@ -200,8 +200,7 @@ def _title(status: int) -> str:
         return "Error"
 
 
-def too_large(limit: int) -> str:
-    """What a 413 says: the limit, and how to send less or raise it."""
+def _too_large(limit: int) -> str:
     return f"the request body is larger than {limit} bytes; send less, or raise daemon.max_body_bytes in noemad.toml"
 
 
@@ -241,13 +240,13 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise StarletteHTTPException(413, detail=too_large(limit))
+                    raise StarletteHTTPException(413, detail=_too_large(limit))
             return message
 
         await self.app(scope, counted, send)
 
     async def _refuse_large(self, send: Send, limit: int) -> None:
-        await self._refuse(send, 413, "Body too large", too_large(limit))
+        await self._refuse(send, 413, "Body too large", _too_large(limit))
 
     @staticmethod
     async def _refuse(send: Send, status: int, title: str, detail: str) -> None:
