@@ -85,7 +85,7 @@ def _time_chunks(app: InProcess) -> list[float]:
 
     # A job is queued through submit (from a thread) or run (awaited on the loop): time it either way.
     writer.submit = lambda job: submit(timed(job))  # type: ignore[method-assign]
-    writer.run = lambda job: run(timed(job))  # type: ignore[method-assign]
+    writer.run = lambda job, **how: run(timed(job), **how)  # type: ignore[method-assign]
     return holds
 
 

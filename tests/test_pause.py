@@ -61,6 +61,33 @@ def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProces
     assert started["data"]["stimuli"] == 4 and started["parents"] == [waiting["id"], *stored]
 
 
+def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_joins_it(app: InProcess, mind: str) -> None:
+    """A stimulus is committed ahead of the turn's work queued before it (a client waits on it), and the turn takes it."""
+    app.api("POST", f"/minds/{mind}/pause")
+    waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()
+    hold, holding = threading.Event(), threading.Event()
+
+    def busy(db: object) -> None:
+        holding.set()
+        hold.wait(TIMEOUT)
+
+    app.sup.store.writer.submit(busy)
+    assert holding.wait(TIMEOUT)
+
+    async def late() -> int:
+        app.sup.actors[mind].resume()  # the turn over `waiting` asks the writer first...
+        for _ in range(3):
+            await asyncio.sleep(0)
+        asked = asyncio.ensure_future(app.sup.ingest(mind, Message(author="b", text="late")))  # ...and this, after it
+        await asyncio.sleep(0)
+        hold.set()
+        return (await asked).id
+
+    stored = app.run(late())
+    started = app.wait_for(mind, "cycle_started", waiting["id"])
+    assert started["parents"] == [waiting["id"], stored] and started["id"] > stored
+
+
 def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:
     out = app.ctl("pause", mind)
     assert (out.returncode, out.stdout) == (0, "mind ada is paused (mode paused)\n")

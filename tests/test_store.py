@@ -247,6 +247,83 @@ def test_close_runs_the_jobs_a_loop_asked_for_before_the_end_of_its_turn(tmp_pat
     again.close()
 
 
+def _noting(ran: list[str], name: str, before: Any = None) -> Any:
+    """A writer job that notes it ran (after calling `before`, on the writer thread) and appends a note."""
+
+    def job(db: Any) -> int:
+        if before is not None:
+            before()
+        ran.append(name)
+        return append(db, EventDraft("ada", "note", "operator", text=name), 1.0).id
+
+    return job
+
+
+async def _handed_over() -> None:
+    """Let the loop hand what it asked for in this turn to the writer (`Writer._hand_over` runs at the turn's end)."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def test_a_stimulus_commits_ahead_of_the_turns_queued_before_it_and_a_turn_under_way_gives_way(store: Store) -> None:
+    """A stimulus waits for the one job under way, not for every turn queued before it; the turns keep their order."""
+    ran: list[str] = []
+    started, hold = threading.Event(), threading.Event()
+    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
+    assert started.wait(30)
+    in_a, release_a = threading.Event(), threading.Event()
+
+    async def main() -> list[int]:
+        turns = [asyncio.ensure_future(store.writer.run(_noting(ran, "a", lambda: (in_a.set(), release_a.wait(30))))),
+                 asyncio.ensure_future(store.writer.run(_noting(ran, "b")))]
+        await _handed_over()
+        stimuli = [asyncio.ensure_future(store.writer.run(_noting(ran, "s1"), first=True))]
+        await _handed_over()
+        hold.set()
+        await asyncio.get_running_loop().run_in_executor(None, in_a.wait, 30)
+        stimuli.append(asyncio.ensure_future(store.writer.run(_noting(ran, "s2"), first=True)))
+        await _handed_over()
+        release_a.set()
+        return await asyncio.gather(*stimuli, *turns)
+
+    commits = store.writer.commits
+    s1, s2, a, b = asyncio.run(main())
+    assert ran == ["s1", "a", "s2", "b"]  # s2 was asked while a ran, with b queued before it
+    assert store.writer.commits == commits + 4  # the hold; s1; a and s2; b: a group ends where a stimulus waits
+    assert s1 < a < s2 < b  # each event's id says where it stands in the timeline
+    assert store.writer.queued == 0
+
+
+def test_turns_go_on_while_stimuli_keep_coming(store: Store) -> None:
+    """Each stimulus is asked while the one before it runs: one turn still runs between two of them, none starves."""
+    ran: list[str] = []
+    started, hold = threading.Event(), threading.Event()
+    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
+    assert started.wait(30)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        stimuli: list[asyncio.Future[Any]] = []
+
+        async def ask(n: int) -> None:
+            before = None if n == 5 else (lambda: asyncio.run_coroutine_threadsafe(ask(n + 1), loop).result(30))
+            stimuli.append(asyncio.ensure_future(store.writer.run(_noting(ran, f"s{n}", before), first=True)))
+            await _handed_over()  # the next stimulus is queued before the one asking for it commits
+
+        turns = [asyncio.ensure_future(store.writer.run(_noting(ran, t))) for t in ("a", "b", "c")]
+        await _handed_over()
+        await ask(1)
+        hold.set()
+        await asyncio.gather(*turns)
+        while len(stimuli) < 5:
+            await asyncio.sleep(0)
+        await asyncio.gather(*stimuli)
+
+    asyncio.run(main())
+    # Each stimulus asks for the next while it runs; between two groups' stimuli a turn still runs.
+    assert ran == ["s1", "a", "s2", "s3", "b", "s4", "s5", "c"]
+
+
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
     from noemad.words import index_stems
     from noemad.store.connection import open_db

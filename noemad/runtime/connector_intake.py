@@ -71,7 +71,7 @@ class ConnectorIntake:
                 inbox.set_cursor(db, mind, connector, cursor, now)
             return stored
 
-        stored = await self.store.writer.run(store)
+        stored = await self.store.writer.run(store, first=True)  # ahead of turns, as a client's stimulus is
         return [self._offer(actor, event, facts) for event, facts in stored]
 
     async def redact_from(self, mind: str, connector: str, remote_id: str, draft: EventDraft) -> Event | None:

@@ -367,7 +367,7 @@ class Supervisor:
             event = append(db, draft, now)
             return event, facts_of(db, event, mind, stimulus)  # what the rules ask, read while the writer has the rows at hand
 
-        event, facts = await self.store.writer.run(store)
+        event, facts = await self.store.writer.run(store, first=True)  # ahead of turns: a client waits on it
         return self._offer(actor, event, facts)
 
     def _offer(self, actor: MindActor, event: Event, facts: Facts) -> Ingested:

@@ -5,6 +5,17 @@ runs each in its own savepoint inside one `BEGIN IMMEDIATE` transaction and
 commits once (group commit), then answers each caller. A job that raises is
 rolled back alone; the others commit. Nothing is answered before its commit.
 
+Stimuli go first (`run(job, first=True)`): a client waits on each one's
+commit, and a mind's turn can take many milliseconds. The writer takes
+what waits on the queue; the first jobs among it commit in a group of
+their own, ahead of the others taken before them. Then a group of the
+others runs them in the order asked until a first job waits: that one
+(and any waiting with it) runs next and ends the group, sharing its
+commit. So a stimulus waits for the one job under way at most, and the
+others still run at least one a group: none starves. Under load stimuli
+pile up while a turn runs and the next turn takes them all: fewer,
+bigger turns, the cheapest way through a burst.
+
 The guard (`noemad.store.guard`, on when `NOEMA_WRITE_GUARD=1`, as in the
 tests) fails a job that changed rows of a table outside its allowlist and
 appended no event: every change is recorded by its owner with an event.
@@ -13,6 +24,7 @@ appended no event: every change is recorded by its owner with an event.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import logging
 import queue
@@ -66,11 +78,12 @@ class _LoopAnswer:
     that chain cost more CPU than the job.
     """
 
-    __slots__ = ("loop", "future")
+    __slots__ = ("loop", "future", "first")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], first: bool = False) -> None:
         self.loop = loop
         self.future = future
+        self.first = first  # asked with `run(job, first=True)`
 
     def set_running_or_notify_cancel(self) -> bool:
         """Whether the job should run: not if its caller gave up waiting (the request went away) before it started."""
@@ -82,6 +95,16 @@ class _LoopAnswer:
 
 Waiter = concurrent.futures.Future[Any] | _LoopAnswer
 Outcome = tuple[Waiter, bool, Any]  # the waiter, whether the job succeeded, its result or its exception
+
+
+def _is_first(entry: tuple[Job, Waiter]) -> bool:
+    """Whether a queued job was asked with `run(job, first=True)`."""
+    waiter = entry[1]
+    return isinstance(waiter, _LoopAnswer) and waiter.first
+
+
+def _count_firsts(asked: list[tuple[Job, _LoopAnswer]]) -> int:
+    return sum(1 for _, answer in asked if answer.first)
 
 
 def _settle(answers: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
@@ -161,8 +184,11 @@ class Writer:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         # Jobs each event loop awaits (`run`), handed over once per turn of that loop (`_hand_over`).
         self._turn: dict[asyncio.AbstractEventLoop, list[tuple[Job, _LoopAnswer]]] = {}
-        self._turn_lock = threading.Lock()  # also guards `_waiting`
-        self._waiting = 0  # jobs asked for and not yet taken into a group
+        self._turn_lock = threading.Lock()  # also guards `_waiting` and `_firsts`
+        self._waiting = 0  # jobs asked for and not yet run
+        self._firsts = 0  # jobs asked for with first=True, on the queue and not yet taken off it
+        self._later: collections.deque[tuple[Job, Waiter]] = collections.deque()  # the writer thread's: taken, not first, not run
+        self._stopping = False  # the writer thread's: it took the stop off the queue
         self._closed = False
         self._after_commit: list[AfterCommit] = []
         self.commits = 0
@@ -190,13 +216,17 @@ class Writer:
         self._queue.put((job, fut))
         return fut
 
-    async def run(self, job: Callable[[Database], T]) -> T:
+    async def run(self, job: Callable[[Database], T], *, first: bool = False) -> T:
         """Run a job and await its commit without blocking the event loop.
 
         The jobs a loop asks for in one turn go to the writer together, at the
         end of the turn: one wake-up of the writer thread, and one group (one
         commit) for the requests that arrived together, rather than a commit
         begun for the first of them while the rest are still being parsed.
+
+        `first`: for a stimulus being stored, short and waited on by a client.
+        It is committed ahead of the jobs asked without it (the module's
+        docstring says how); among themselves, each kind runs in the order asked.
         """
         if self._closed:
             raise ShuttingDown("the store is closing and takes no new writes; retry once noemad is back up")
@@ -207,20 +237,24 @@ class Writer:
             if asked is None:
                 asked = self._turn[loop] = []
                 loop.call_soon(self._hand_over, loop)
-            asked.append((job, _LoopAnswer(loop, future)))
+            asked.append((job, _LoopAnswer(loop, future, first)))
             self._waiting += 1
         return await future
 
     async def caught_up(self) -> None:
-        """Return once every job asked for before this call has committed (or failed); nothing is written."""
+        """Return once every job asked for before this call has committed (or failed); nothing is written.
+
+        Jobs asked later with first=True may have committed too.
+        """
         await self.run(_nothing)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
         """On `loop`, at the end of a turn: queue what it asked for in that turn, as one item."""
         with self._turn_lock:
             asked = self._turn.pop(loop, None)
-        if asked:
-            self._queue.put(asked)
+            if asked:
+                self._firsts += _count_firsts(asked)
+                self._queue.put(asked)  # under the lock: counted as waiting no sooner than it is
 
     def run_sync(self, job: Callable[[Database], T]) -> T:
         """Run a job and wait for its commit (for code outside the event loop)."""
@@ -233,6 +267,7 @@ class Writer:
         self._closed = True
         with self._turn_lock:  # asked before the close, not handed over yet: run before the stop, as queued jobs are
             for asked in self._turn.values():
+                self._firsts += _count_firsts(asked)
                 self._queue.put(asked)
             self._turn.clear()
         self._queue.put(_STOP)
@@ -249,78 +284,103 @@ class Writer:
         self.db.close()
 
     def _loop(self) -> None:
-        stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is _STOP:
-                return
-            batch = list(first) if isinstance(first, list) else [first]  # a list: what one loop asked in one turn
-            while len(batch) < _MAX_GROUP:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is _STOP:
-                    stopping = True
-                    break
-                if isinstance(item, list):
-                    batch.extend(item)  # kept whole: a turn's jobs may take a group past _MAX_GROUP
-                else:
-                    batch.append(item)
+        while True:
+            firsts = self._take(block=not self._later)  # with jobs of its own to run, the writer only looks for more
+            if firsts:
+                self._commit_group(iter(firsts))  # alone: they wait for no other job
+            if self._later:
+                self._commit_group(self._others())  # at least one of them between two groups of firsts: none starves
+            elif not firsts:
+                return  # stopping (else `_take` waited for a job)
+
+    def _take(self, *, block: bool) -> list[tuple[Job, Waiter]]:
+        """Take the jobs on the queue off it: the first ones returned, the others put behind `_later`."""
+        firsts: list[tuple[Job, Waiter]] = []
+        while not self._stopping and len(firsts) < _MAX_GROUP:  # lists are kept whole: one may take a group past it
+            try:
+                item = self._queue.get() if block else self._queue.get_nowait()
+            except queue.Empty:
+                break
+            block = False
+            if item is _STOP:
+                self._stopping = True
+                break
+            for entry in item if isinstance(item, list) else (item,):  # a list: what one loop asked in one turn
+                (firsts if _is_first(entry) else self._later).append(entry)
+        if firsts:
             with self._turn_lock:
-                self._waiting -= len(batch)
-            self._commit_group(batch)
+                self._firsts -= len(firsts)
+        return firsts
+
+    def _others(self) -> Iterator[tuple[Job, Waiter]]:
+        """A group of the jobs not first, in the order asked, until a first one waits: that one, and any waiting with
+        it, end the group (they wait for the one job under way, and share its commit)."""
+        others = 0
+        while self._later and others < _MAX_GROUP:
+            if others and self._firsts:  # read without the lock: at worst it is seen at the next job
+                yield from self._take(block=False)
+                return
+            others += 1
+            yield self._later.popleft()
 
     @property
     def queued(self) -> int:
-        """Jobs waiting for the writer: asked for and not yet taken into a group."""
+        """Jobs waiting for the writer: asked for and not yet run."""
         return self._waiting
 
-    def _commit_group(self, batch: list[tuple[Job, Waiter]]) -> None:
+    def _commit_group(self, group: Iterator[tuple[Job, Waiter]]) -> None:
+        """Run a group's jobs in one transaction, then commit and answer them."""
         conn = self.db.conn
         began = time.perf_counter()
         outcomes: list[Outcome] = []
         emitted: list[Any] = []
+        taken: list[tuple[Job, Waiter]] = []
         try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            err = StoreFull(self.path) if _is_full(exc) else StoreError(f"cannot start a write: {exc}")
-            _answer([(fut, False, err) for _, fut in batch])
-            return
-        for job, fut in batch:
-            if not fut.set_running_or_notify_cancel():
-                continue
-            conn.execute("SAVEPOINT job")
-            _outbox.items = []
             try:
-                if self.guard is not None:
-                    self.guard.begin()
-                result = job(self.db)
-                if self.guard is not None:
-                    self.guard.check(appended=bool(_outbox.items), job=job)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
-                if not conn.in_transaction:
-                    # SQLite rolled the whole transaction back (a full disk does): the jobs this group
-                    # ran before are gone too. Fail the group rather than the thread.
-                    self._fail_group(batch, StoreFull(self.path) if _is_full(exc) else exc)
-                    return
-                conn.execute("ROLLBACK TO SAVEPOINT job")
-                conn.execute("RELEASE SAVEPOINT job")
-                # A full disk is the operator's to fix, not a bug: the caller answers it as such (507).
-                outcomes.append((fut, False, StoreFull(self.path) if _is_full(exc) else exc))
-            else:
-                conn.execute("RELEASE SAVEPOINT job")
-                outcomes.append((fut, True, result))
-                emitted.extend(_outbox.items)
-            finally:
-                _outbox.items = None
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            conn.execute("ROLLBACK") if conn.in_transaction else None
-            err = StoreFull(self.path) if _is_full(exc) else StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
-            _answer([(fut, False, err) for fut, _, _ in outcomes])
-            return
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                err = StoreFull(self.path) if _is_full(exc) else StoreError(f"cannot start a write: {exc}")
+                taken.extend(group)
+                _answer([(fut, False, err) for _, fut in taken])
+                return
+            for job, fut in group:
+                taken.append((job, fut))
+                if not fut.set_running_or_notify_cancel():
+                    continue
+                conn.execute("SAVEPOINT job")
+                _outbox.items = []
+                try:
+                    if self.guard is not None:
+                        self.guard.begin()
+                    result = job(self.db)
+                    if self.guard is not None:
+                        self.guard.check(appended=bool(_outbox.items), job=job)
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
+                    if not conn.in_transaction:
+                        # SQLite rolled the whole transaction back (a full disk does): the jobs this group
+                        # ran before are gone too. Fail the group rather than the thread.
+                        self._fail_group(taken, StoreFull(self.path) if _is_full(exc) else exc)
+                        return
+                    conn.execute("ROLLBACK TO SAVEPOINT job")
+                    conn.execute("RELEASE SAVEPOINT job")
+                    # A full disk is the operator's to fix, not a bug: the caller answers it as such (507).
+                    outcomes.append((fut, False, StoreFull(self.path) if _is_full(exc) else exc))
+                else:
+                    conn.execute("RELEASE SAVEPOINT job")
+                    outcomes.append((fut, True, result))
+                    emitted.extend(_outbox.items)
+                finally:
+                    _outbox.items = None
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK") if conn.in_transaction else None
+                err = StoreFull(self.path) if _is_full(exc) else StoreError(f"the write could not be committed: {exc}; nothing of it was stored")
+                _answer([(fut, False, err) for fut, _, _ in outcomes])
+                return
+        finally:
+            with self._turn_lock:
+                self._waiting -= len(taken)
         self.commits += 1
         self.commit_seconds.observe(time.perf_counter() - began)
         if emitted:
