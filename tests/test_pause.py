@@ -35,8 +35,9 @@ def test_pause_stores_without_turns_and_resume_takes_one_turn_over_the_backlog(a
     ]  # fmt: skip
 
 
-def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProcess, mind: str) -> None:
-    """Stimuli asked of the writer before a turn began are in it, not in a turn of their own once they commit."""
+def _paused_with_the_writer_held(app: InProcess, mind: str) -> tuple[int, threading.Event]:
+    """Pause `mind`, store one message for it, then hold the writer with a job of its own: the message's id, and
+    the event that lets the writer go."""
     app.api("POST", f"/minds/{mind}/pause")
     waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()
     hold, holding = threading.Event(), threading.Event()
@@ -47,6 +48,12 @@ def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProces
 
     app.sup.store.writer.submit(busy)
     assert holding.wait(TIMEOUT)
+    return waiting["id"], hold
+
+
+def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProcess, mind: str) -> None:
+    """Stimuli asked of the writer before a turn began are in it, not in a turn of their own once they commit."""
+    waiting, hold = _paused_with_the_writer_held(app, mind)
 
     async def burst() -> list[int]:
         asked = [asyncio.ensure_future(app.sup.ingest(mind, Message(author="b", text=f"burst {i}"))) for i in range(3)]
@@ -57,22 +64,13 @@ def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProces
         return [(await a).id for a in asked]
 
     stored = app.run(burst())
-    started = app.wait_for(mind, "cycle_started", waiting["id"])
-    assert started["data"]["stimuli"] == 4 and started["parents"] == [waiting["id"], *stored]
+    started = app.wait_for(mind, "cycle_started", waiting)
+    assert started["data"]["stimuli"] == 4 and started["parents"] == [waiting, *stored]
 
 
 def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_joins_it(app: InProcess, mind: str) -> None:
     """A stimulus is committed ahead of the turn's work queued before it (a client waits on it), and the turn takes it."""
-    app.api("POST", f"/minds/{mind}/pause")
-    waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()
-    hold, holding = threading.Event(), threading.Event()
-
-    def busy(db: object) -> None:
-        holding.set()
-        hold.wait(TIMEOUT)
-
-    app.sup.store.writer.submit(busy)
-    assert holding.wait(TIMEOUT)
+    waiting, hold = _paused_with_the_writer_held(app, mind)
 
     async def late() -> int:
         app.sup.actors[mind].resume()  # the turn over `waiting` asks the writer first...
@@ -84,8 +82,8 @@ def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_join
         return (await asked).id
 
     stored = app.run(late())
-    started = app.wait_for(mind, "cycle_started", waiting["id"])
-    assert started["parents"] == [waiting["id"], stored] and started["id"] > stored
+    started = app.wait_for(mind, "cycle_started", waiting)
+    assert started["parents"] == [waiting, stored] and started["id"] > stored
 
 
 def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:
