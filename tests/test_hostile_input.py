@@ -234,6 +234,45 @@ def test_a_full_disk_fails_every_write_of_its_group_not_the_writer(app: InProces
     assert app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).status_code == 201
 
 
+def test_a_full_disk_answers_the_stimuli_a_group_took_in_and_had_not_run_yet(app: InProcess, mind: str) -> None:
+    """Stimuli taken into a turn's group (they go first) and lost with its transaction are answered, never left waiting."""
+    import asyncio
+    import threading
+
+    from noemad.errors import StoreFull
+
+    writer = app.sup.store.writer
+    hold, held = threading.Event(), threading.Event()
+
+    def block(db: Any) -> None:
+        held.set()
+        hold.wait(30)
+
+    blocker = writer.submit(block)  # not first: the stimuli asked while it runs end its group, and run in it
+    assert held.wait(30)
+
+    def big(db: Any) -> None:
+        _fill_disk(db)
+        append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="y" * 60_000), 0)
+
+    async def stimuli() -> list[BaseException | int]:
+        asked = [
+            asyncio.ensure_future(writer.run(big, first=True)),
+            asyncio.ensure_future(writer.run(lambda db: append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="small"), 0).id, first=True)),
+        ]
+        for _ in range(3):  # handed to the writer at the end of this turn of the loop
+            await asyncio.sleep(0)
+        hold.set()
+        return await asyncio.wait_for(asyncio.gather(*asked, return_exceptions=True), 30)
+
+    outcomes = app.run(stimuli())
+    blocker.result(30)
+    assert [type(o) for o in outcomes] == [StoreFull, StoreFull]
+    assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
+    app.run(writer.run(_free_disk))
+    assert app.api("POST", f"/minds/{mind}/events", json=BIG_MESSAGE).status_code == 201
+
+
 # a failed turn's stimuli are retried -------------------------------------------------------
 
 

@@ -358,7 +358,9 @@ class Writer:
                 except BaseException as exc:  # noqa: BLE001 - handed to the caller, not swallowed
                     if not conn.in_transaction:
                         # SQLite rolled the whole transaction back (a full disk does): the jobs this group
-                        # ran before are gone too. Fail the group rather than the thread.
+                        # ran before are gone too. Fail the group rather than the thread, with the jobs it
+                        # had still to run (a first one taken off the queue is answered, never dropped).
+                        taken.extend(group)
                         self._fail_group(taken, StoreFull(self.path) if _is_full(exc) else exc)
                         return
                     conn.execute("ROLLBACK TO SAVEPOINT job")
