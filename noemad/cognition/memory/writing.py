@@ -46,6 +46,7 @@ _COUNT_TERMS_SQL = (
 
 
 _LINKS_AT_ONCE = 64  # memories whose links one statement stores
+_ROWS_AT_ONCE = 100  # memories one statement inserts (7 values each, well inside SQLite's bound on a statement's values)
 
 
 class NewMemory(NamedTuple):
@@ -141,7 +142,7 @@ def write_memories(
         raise ValueError("a memory caused by the event cause_citing appends has no cause of its own")
     created_at = iso(now)
     with savepoint(db, "write_memories"):
-        ids = [_insert(db, mind, c, created_at) for c in checked]
+        ids = [memory_id for start in range(0, len(checked), _ROWS_AT_ONCE) for memory_id in _insert(db, mind, checked[start : start + _ROWS_AT_ONCE], created_at)]
         db.execute(_COUNT_TERMS_SQL, [mind, json.dumps([stem for c in checked for stem in ["", *index_stems(c.text)]])])
         for start in range(0, len(checked), _LINKS_AT_ONCE):
             _link(db, mind, ids[start : start + _LINKS_AT_ONCE], [c.sources for c in checked[start : start + _LINKS_AT_ONCE]])
@@ -173,14 +174,22 @@ def _checked(db: Database, mind: str, new: NewMemory, minds: Mapping[int, str]) 
     return _Checked(new.kind, text, value, sources, names, new.event_id, new.cause)
 
 
-def _insert(db: Database, mind: str, c: _Checked, created_at: str) -> int:
-    """A memory's row; its id."""
+def _insert(db: Database, mind: str, checked: Sequence[_Checked], created_at: str) -> list[int]:
+    """Memories' rows, by one statement; their ids, in their order.
+
+    One statement, not one a memory: FTS5 writes what its trigger indexed as
+    a segment of its own at the next statement of the transaction, so rows
+    inserted one at a time cost a segment (and its merging) each.
+    """
+    row = "(?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)"
     cur = db.execute(
         "INSERT INTO memories (mind, kind, text, created_at, importance, last_access, access_count, status, event_id, tags)"
-        " VALUES (?, ?, ?, ?, ?, NULL, 0, 'active', ?, ?)",
-        [mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags)],
+        f" VALUES {', '.join([row] * len(checked))}",
+        [value for c in checked for value in (mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags))],
     )
-    return int(cur.lastrowid or 0)
+    # One statement's rows are given ids in the order of its VALUES, one after another (the writer is alone).
+    last = int(cur.lastrowid or 0)
+    return list(range(last - len(checked) + 1, last + 1))
 
 
 def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[int, ...]]) -> None:
