@@ -42,6 +42,9 @@ def test_a_run_of_plain_stimuli_has_its_episodes_written_at_once_and_in_order(st
 
     # One write for the two messages, one for the observation (its evidence follows its episode), one for the last message.
     assert statements.count("SAVEPOINT write_memories") == 3
+    # Each write's memories go in one statement, so FTS5 indexes them as one segment (it writes one at the next
+    # statement of the transaction): a segment per memory, and its merging, were most of writing an episode.
+    assert sum(s.startswith("-- INSERT INTO 'main'.'memories_fts_idx'") for s in statements) == 3
     # Each write counts its memories' terms in one statement, not one per term.
     assert sum(s.startswith("INSERT INTO memory_terms") for s in statements) == 3
     # An episode's event names what its write has just checked or written: only the evidence's event, citing one, looks a memory up.
