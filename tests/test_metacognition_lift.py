@@ -33,6 +33,7 @@ from noemad.cognition.confidence import Item, side
 from noemad.config.mind import MAX_ATTENTION_CAPACITY
 from noemad.events import EventDraft, append
 from noemad.minds import create_mind
+from noemad.stimuli import as_stimulus
 from noemad.store import Store
 
 DAY = 86_400.0
@@ -75,6 +76,7 @@ def cycle(s: Store, proposition: str, items: list[Arriving], now: float) -> int:
             held, changed = add_evidence(db, mind="ada", proposition=proposition, subject="reactor", kind=kind, stance="support",
                                          weight=weight, credibility=credibility, source=source, brought_by=cause.id, now=now, actor="test")
             stimuli.append(cause)
+            seen.payloads.append(as_stimulus(cause))
             seen.beliefs.append(held.id)
             seen.events.append(changed)
         deliberate(db, mind="ada", stimuli=stimuli, perception=seen, size=MAX_ATTENTION_CAPACITY, cause=stimuli[-1].id, cycle_id="ada/1", now=now)

@@ -120,7 +120,7 @@ def deliberate(
     """Lift the warnings whose cause is gone, propose, attend, and let the admitted warnings take effect (one writer job)."""
     lifted = metacognition.lift(db, mind, perception.beliefs, cycle_id, now)
     thoughts = [
-        *perception_thoughts(mind, stimuli),
+        *perception_thoughts(mind, stimuli, perception.payloads),
         *evidence_thoughts([*perception.events, *lifted], lambda belief: _proposition(db, belief)),
         *goal_thoughts(active_goals(db, mind)),
         *prediction_thoughts(due_predictions(db, mind, now), now),

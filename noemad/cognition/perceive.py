@@ -48,6 +48,7 @@ class Perception:
     events: list[Event] = field(default_factory=list)
     goals: list[int] = field(default_factory=list)  # goals created or changed
     predictions: list[int] = field(default_factory=list)  # predictions made or resolved
+    payloads: list[Stimulus | None] = field(default_factory=list)  # each stimulus' typed payload, in the order taken (read once)
 
 
 def episode_text(stimulus: Event, payload: Stimulus | None) -> str:
@@ -105,8 +106,9 @@ def perceive(db: Database, mind: str, stimuli: list[Event], cycle_id: str, now: 
     (memories, then their events, none other between), one savepoint, and one
     FTS5 segment rather than one per episode.
     """
-    out = Perception()
-    for run in _runs([(stimulus, as_stimulus(stimulus)) for stimulus in stimuli]):
+    read = [(stimulus, as_stimulus(stimulus)) for stimulus in stimuli]
+    out = Perception(payloads=[payload for _, payload in read])
+    for run in _runs(read):
         written = write_memories(
             db,
             mind=mind,

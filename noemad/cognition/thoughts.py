@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from noemad.clock import parse_iso
 from noemad.cognition.beliefs.change import BELIEF_EVENTS, BeliefChange
 from noemad.events import Event, Ref
-from noemad.stimuli import Message
+from noemad.stimuli import Message, Stimulus
 from noemad.wire import OMIT_EMPTY, rounded, wire
 
 # Order among equally salient thoughts: what was perceived first, then what
@@ -45,12 +45,12 @@ STIMULUS_SALIENCE = {"correction": 0.9, "message": 0.6, "outcome": 0.7, "asserti
 MENTIONED = 0.2  # a message that names the mind
 
 
-def perception_thoughts(mind: str, stimuli: list[Event]) -> list[Thought]:
-    """One thought per stimulus taken in this cycle."""
+def perception_thoughts(mind: str, stimuli: list[Event], payloads: Sequence[Stimulus | None]) -> list[Thought]:
+    """One thought per stimulus taken in this cycle (`payloads`: theirs, as perception read them)."""
     out = []
-    for event in stimuli:
+    for event, payload in zip(stimuli, payloads, strict=True):
         salience = STIMULUS_SALIENCE.get(event.kind, 0.4)
-        if event.kind == "message" and mind in Message.of(event).mentions:
+        if isinstance(payload, Message) and mind in payload.mentions:
             salience += MENTIONED
         text = (event.text or "").replace("\n", " ")
         out.append(
