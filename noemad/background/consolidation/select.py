@@ -37,6 +37,10 @@ _WINDOW_SQL = (
     f" FROM ({_EPISODES_SQL})"
 )
 
+# The stimuli the window's episodes record, in the window's order: what the speakers' read needs, read on its own so
+# that it can start as the episodes are read.
+_STIMULI_SQL = f"SELECT json_group_array(event_id) FROM ({_EPISODES_SQL}) WHERE event_id IS NOT NULL"
+
 # The event that wrote an episode with no stimulus (its memory_created).
 _WRITTEN_BY_SQL = """
 SELECT m.value, (SELECT w.id FROM events w WHERE w.subject_type = 'memory' AND w.subject_id = m.value ORDER BY w.id LIMIT 1)
@@ -69,6 +73,11 @@ def load_window(db: Database, mind: str, start: float, end: float) -> Window:
         order = sorted(range(len(ids)), key=ids.__getitem__)
         columns = [list(map(column.__getitem__, order)) for column in columns]
     return Window(*columns)
+
+
+def load_stimuli(db: Database, mind: str, start: float, end: float) -> list[int]:
+    """The stimuli (memories.event_id) the episodes `load_window` would read record, those that record one."""
+    return json.loads(db.execute(_STIMULI_SQL, [mind, iso(start), iso(end)]).fetchone()[0])  # type: ignore[no-any-return]
 
 
 def load_episodes(db: Database, mind: str, start: float, end: float) -> tuple[list[int], list[str]]:
