@@ -24,6 +24,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import chain, repeat
 
 import numpy as np
@@ -174,10 +175,17 @@ class TableTerms:
     table: TermTable
     episodes: Sequence[int]
 
+    @cached_property
+    def _bodies(self) -> tuple[Ints, Ints, Ints, Ints, Ints]:
+        """The episodes' distinct bodies, how many have each, each episode's place among them, and the bodies' entries
+        and how many each has: found once for a plan's counts and hits (a search of the whole table each)."""
+        bodies, times, place = self.table.bodies_of(self.episodes)
+        entries, sizes = self.table.entries_of(bodies)
+        return bodies, times, place, entries, sizes
+
     def counts(self) -> Counter[str]:
         """term -> how many of the episodes hold it."""
-        bodies, times, _ = self.table.bodies_of(self.episodes)
-        entries, sizes = self.table.entries_of(bodies)
+        _, times, _, entries, sizes = self._bodies
         count = np.bincount(self.table.entry_term[entries], weights=np.repeat(times, sizes))
         found = np.flatnonzero(count)
         names = self.table.names
@@ -187,8 +195,7 @@ class TableTerms:
         """How many of `keys` each episode holds, in their order."""
         names = self.table.names
         numbers = [i for i in (bisect_left(names, k) for k in set(keys)) if i < len(names) and names[i] in keys]
-        bodies, _, place = self.table.bodies_of(self.episodes)
-        entries, sizes = self.table.entries_of(bodies)
+        bodies, _, place, entries, sizes = self._bodies
         is_key = np.isin(self.table.entry_term[entries], numbers)
         per_body = np.bincount(np.repeat(np.arange(len(bodies)), sizes), weights=is_key, minlength=len(bodies))
         return per_body[place].astype(np.int64).tolist()  # type: ignore[no-any-return]
@@ -200,8 +207,7 @@ class TableTerms:
 
     def union(self) -> set[str]:
         """Every term of the episodes."""
-        bodies, _, _ = self.table.bodies_of(self.episodes)
-        entries, _ = self.table.entries_of(bodies)
+        entries = self._bodies[3]
         return set(map(self.table.names.__getitem__, set(self.table.entry_term[entries].tolist())))
 
 
