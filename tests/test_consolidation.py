@@ -283,20 +283,6 @@ def test_sources_are_the_speakers_and_their_trust_is_the_credibility(env: Env) -
     assert c["proposition"].startswith("alice, bob and 2 others repeatedly mentioned select, go and job (6 episodes,")
 
 
-def test_an_episode_written_after_the_speakers_read_of_the_window_still_has_its_speaker(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The speakers' read reads the window's stimuli on its own, as the episodes are read: an episode written between
-    # the two reads is one its read missed, and its speaker is read with the episodes.
-    from noemad.background.consolidation import job
-
-    for i, author in enumerate(("alice", "bob", "alice", "carol", "bob")):
-        env.say(f"select Go for job {i}", NOW - 5 * DAY + i * 60, author=author)
-    read = job.load_stimuli
-    monkeypatch.setattr(job, "load_stimuli", lambda *args: read(*args)[:2])  # as if the last three came after it
-    [c] = env.consolidate().clusters
-    assert c["speakers"] == {"alice": 2, "bob": 2, "carol": 1}
-    assert sorted(e.source for e in get_belief(env.store.reader(), c["belief"]).evidence) == ["alice", "alice", "bob", "bob", "carol"]
-
-
 def test_many_clusters_the_summary_cites_the_first_64_and_lists_them_all(env: Env) -> None:
     for n in range(35):
         for k in range(3):

@@ -1,9 +1,10 @@
 """The consolidation job (`run`): find the clusters off the loop, then word them one at a time and write them a few at a time.
 
 Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
-run in a worker thread on a reader, while another reads, from the start,
-who each episode is from (the stimulus it records) and on which day,
-which clustering waits for once it has counted the pairs. Then clusters are taken largest first:
+run in a worker thread on a reader, while another reads, from the moment
+the episodes' stimuli are read (before their texts), who each episode is
+from and on which day, which clustering waits for once it has counted
+the pairs. Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and written together
 with the clusters before it once they hold WRITE_EPISODES episodes, as one
@@ -31,7 +32,7 @@ from noemad.background.consolidation.clustering import Authors, Cluster, Pairs, 
 from noemad.background.consolidation.generalise import REFUSALS, Wording, word
 from noemad.background.consolidation.proposition import SPEAKERS_NAMED, Episodes, Plan, plan
 from noemad.background.consolidation.recording import ClusterWrite, Skipped, Written, record, write_clusters
-from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_stimuli, load_window, load_written_by
+from noemad.background.consolidation.select import UNKNOWN_SPEAKER, Window, load_speakers, load_window, load_written_by
 from noemad.background.consolidation.tokenise import TableTerms, TermTable, term_table
 from noemad.background.jobs import JobContext, start_event
 from noemad.clock import iso, span_seconds
@@ -119,30 +120,23 @@ class _Settled:
             self.failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
 
 
-def _load(ctx: JobContext, start: float, end: float) -> Window:
-    """The episodes to consider, on a reader in a worker thread."""
+def _load(ctx: JobContext, start: float, end: float, stimuli: Future[list[int | None]]) -> Window:
+    """The episodes to consider, on a reader in a worker thread; their stimuli handed to `stimuli` as soon as read."""
     ctx.progress(0.02, "loading episodes")
-    return load_window(ctx.store.reader(), ctx.mind, start, end)
+    return load_window(ctx.store.reader(), ctx.mind, start, end, stimuli.set_result)
 
 
-def _speakers(ctx: JobContext, start: float, end: float, window: Future[Window]) -> tuple[dict[int, str], Authors]:
+def _speakers(ctx: JobContext, stimuli: Future[list[int | None]], window: Future[Window]) -> tuple[dict[int, str], Authors]:
     """Who each of the window's stimuli is from, and each episode's speaker and UTC day as numbers.
 
-    On another worker thread's reader, started with the read of the
-    episodes (`window`, given once read): the stimuli the window records
-    are read on their own and their speakers read while the episodes are
-    read, tokenised and their pairs counted (SQLite reads without the
-    interpreter lock). A stimulus of the window that read did not see (an
-    episode written between the two reads) is read then. An episode with
-    no stimulus (or one not found) is the unknown speaker's.
+    On another worker thread's reader, from the moment the episodes'
+    stimuli are read (`stimuli`; their texts are read after them): while
+    the texts are read, tokenised and their pairs counted (SQLite reads
+    without the interpreter lock). An episode with no stimulus (or one
+    not found) is the unknown speaker's.
     """
-    db = ctx.store.reader()
-    read = load_stimuli(db, ctx.mind, start, end)
-    speakers = load_speakers(db, read)
+    speakers = load_speakers(ctx.store.reader(), {s for s in stimuli.result() if s is not None})
     episodes = window.result()
-    stimuli = [s for s in episodes.stimuli if s is not None]
-    if stimuli != read:  # the window changed between the two reads (or was put in id order): its other stimuli too
-        speakers.update(load_speakers(db, set(stimuli).difference(read)))
     names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in episodes.stimuli]
     return speakers, Authors.of(names, [c[:10] for c in episodes.created])
 
@@ -225,19 +219,21 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
-    # are read meanwhile on another thread, from the start (their read takes longer than tokenising: it waited for
-    # the episodes' read before), and clustering waits for them once the pairs are counted.
+    # are read meanwhile on another thread, from the moment their stimuli are read (before their texts: once the
+    # whole window was read, that read outlasted tokenising), and clustering waits for them once the pairs are counted.
+    stimuli: Future[list[int | None]] = Future()
     read: Future[Window] = Future()
     reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="consolidation-speakers")
-    speakers = reading.submit(_speakers, ctx, start, now, read)
+    speakers = reading.submit(_speakers, ctx, stimuli, read)
     reading.shutdown(wait=False)  # the read goes on; its thread ends with it
     try:
-        considered = await ctx.store.off_loop(lambda: _load(ctx, start, now))
+        considered = await ctx.store.off_loop(lambda: _load(ctx, start, now, stimuli))
         read.set_result(considered)
         found = await ctx.store.off_loop(lambda: _find(ctx, considered, min_episodes, speakers))
     except BaseException as exc:
-        if not read.done():
-            read.set_exception(exc)  # the speakers' thread waits for the episodes: it ends with this
+        for waited in (stimuli, read):  # the speakers' thread waits for them: it ends with this
+            if not waited.done():
+                waited.set_exception(exc)
         await asyncio.gather(asyncio.wrap_future(speakers), return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
     total = len(found.clusters)
