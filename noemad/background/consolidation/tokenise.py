@@ -161,10 +161,17 @@ class TermTable:
         bodies = ranked[firsts]
         return bodies, np.diff(np.r_[firsts, len(ranked)]), np.searchsorted(bodies, of)
 
+    @cached_property
+    def _entry_starts(self) -> Ints:
+        """Where each body's entries start, and after the last body's, where they end: made once, then read per plan."""
+        starts = np.zeros(self.bodies + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.entry_body, minlength=self.bodies), out=starts[1:])
+        return starts
+
     def entries_of(self, bodies: Ints) -> tuple[Ints, Ints]:
         """The indices of these (ascending) bodies' entries, body by body, and how many each body has."""
-        starts = np.searchsorted(self.entry_body, bodies, side="left")
-        sizes = np.searchsorted(self.entry_body, bodies, side="right") - starts
+        starts = self._entry_starts[bodies]
+        sizes = self._entry_starts[bodies + 1] - starts
         return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum())), sizes
 
 
