@@ -185,7 +185,7 @@ class TableTerms:
     @cached_property
     def _bodies(self) -> tuple[Ints, Ints, Ints, Ints, Ints]:
         """The episodes' distinct bodies, how many have each, each episode's place among them, and the bodies' entries
-        and how many each has: found once for a plan's counts and hits (a search of the whole table each)."""
+        and how many each has: found once for a plan's counts and hits (a sort of the episodes' bodies each)."""
         bodies, times, place = self.table.bodies_of(self.episodes)
         entries, sizes = self.table.entries_of(bodies)
         return bodies, times, place, entries, sizes
