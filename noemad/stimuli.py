@@ -487,10 +487,12 @@ def speakers(db: Database, event_ids: Iterable[int], unknown: str) -> dict[int, 
     id not found is left out. For bulk readers (consolidation asks for
     thousands at once): no event is built.
     """
-    # Grouped: tens of thousands of stimuli come from a few dozen (actor, author, source), each decided once.
+    # Grouped: tens of thousands of stimuli come from a few dozen (actor, author, source), each decided once. Each
+    # (distinct) id is looked up from the JSON array as it is read, a tenth cheaper than `id IN` it, which first
+    # copies the array into a temporary index.
     found = db.execute(
-        "SELECT actor, json_extract(data, '$.author'), json_extract(data, '$.source'), json_group_array(id)"
-        " FROM events WHERE id IN (SELECT value FROM json_each(?)) GROUP BY 1, 2, 3",
+        "SELECT e.actor, json_extract(e.data, '$.author'), json_extract(e.data, '$.source'), json_group_array(e.id)"
+        " FROM json_each(?) j CROSS JOIN events e ON e.id = j.value GROUP BY 1, 2, 3",
         [json.dumps(sorted(set(event_ids)))],
     )
     out: dict[int, str] = {}

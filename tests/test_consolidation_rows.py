@@ -249,5 +249,9 @@ def test_the_window_is_in_id_order_when_the_clock_stepped_back(tmp_path: Path) -
         assert window.ids == sorted(ids) == ids
         assert window.texts == [f"episode {d}" for d in days]
         assert [c[:10] for c in window.created] == [time.strftime("%Y-%m-%d", time.gmtime(NOW - 20 * DAY + d * DAY)) for d in days]
+        # Read in two steps, the stimuli handed on first (as a run reads them): the same window, in one read transaction.
+        handed: list[list[int | None]] = []
+        assert load_window(store.reader(), "ada", NOW - 30 * DAY, NOW, handed.append) == window
+        assert handed == [[None] * 5] and not store.reader().conn.in_transaction
     finally:
         store.close()

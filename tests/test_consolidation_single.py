@@ -10,6 +10,8 @@ first: a pair says more than one of its terms.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,3 +81,16 @@ def test_a_pair_is_taken_before_one_of_its_terms() -> None:
     assert [c.pair for c in cluster(said, 3, few)] == [("go", "select")]
     # Without authors nobody is known to have a habit: one shared term alone never clusters.
     assert [c.pair for c in cluster(said, 3)] == [("go", "select")]
+
+
+def test_counting_a_habits_days_and_occasions_does_not_import_numpy_ma() -> None:
+    # np.unique imports numpy.ma on its first call: 12 ms of a daemon's first consolidation, on its clustering's path.
+    code = (
+        "import sys\n"
+        "from noemad.background.consolidation import Authors, cluster\n"
+        "said = [{'select', 'go', f'x{i}'} for i in range(5)] + [{'go', f'y{i}'} for i in range(4)] + [{'rust', 'pick'}] * 3\n"
+        "found = cluster(said, 3, Authors.of(['alice'] * 9 + ['bob'] * 3, list(range(9)) + [20, 20, 21]))\n"
+        "assert [c.by for c in found] == ['lift', 'lift', 'term'], found\n"
+        "assert 'numpy.ma' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

@@ -1,9 +1,10 @@
 """The consolidation job (`run`): find the clusters off the loop, then word them one at a time and write them a few at a time.
 
 Loading (`select`), tokenising (`tokenise`) and clustering (`clustering`)
-run in a worker thread on a reader, while another reads who each episode
-is from (the stimulus it records) and on which day, which clustering
-waits for once it has counted the pairs. Then clusters are taken largest first:
+run in a worker thread on a reader, while another reads, from the moment
+the episodes' stimuli are read (before their texts), who each episode is
+from and on which day, which clustering waits for once it has counted
+the pairs. Then clusters are taken largest first:
 planned in a worker thread (`proposition.plan`, no reads), worded on the
 loop if a model call is left (`generalise.word`), and written together
 with the clusters before it once they hold WRITE_EPISODES episodes, as one
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -71,23 +72,73 @@ class _Found:
         return self._columns
 
 
-def _load(ctx: JobContext, start: float, end: float) -> Window:
-    """The episodes to consider, on a reader in a worker thread."""
+@dataclass
+class _Settled:
+    """The job's outputs for the clusters written so far, in their order: each batch's are made as it settles.
+
+    So the first batch's (the first `dump` builds its adapter) are made while
+    the next batch is written, not after the last.
+    """
+
+    clusters: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    clustered: int = 0  # episodes in the clusters written
+    count: int = 0  # clusters settled
+
+    def add(self, p: Plan, w: Wording, result: Written | Skipped | NoemaError) -> None:
+        """One cluster's outcome."""
+        self.count += 1
+        if isinstance(result, Written):
+            self.clustered += len(p.episodes)
+            self.clusters.append(
+                {
+                    "belief": result.belief,
+                    "memory": result.memory,
+                    "episodes": len(p.episodes),
+                    "proposition": w.text,
+                    **dump(w),
+                    "plain": p.plain,
+                    "terms": p.shown_terms,
+                    "pair": list(p.cluster.pair),
+                    "association": {
+                        "cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4),
+                        "share": round(p.cluster.share, 4), "by": p.cluster.by,
+                    },
+                    "subject": p.subject,
+                    "confidence": result.confidence,
+                    "speakers": dict(p.speakers[:SPEAKERS_NAMED * 3]),
+                    "first": p.first,
+                    "last": p.last,
+                    "belief_event": result.belief_event,
+                    "memory_event": result.memory_event,
+                }
+            )
+        elif isinstance(result, Skipped):
+            self.skipped.append({"cluster": p.index, "episodes": len(p.episodes), "proposition": w.text, "belief": result.belief, "why": result.reason})
+        else:
+            self.failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
+
+
+def _load(ctx: JobContext, start: float, end: float, stimuli: Future[list[int | None]]) -> Window:
+    """The episodes to consider, on a reader in a worker thread; their stimuli handed to `stimuli` as soon as read."""
     ctx.progress(0.02, "loading episodes")
-    return load_window(ctx.store.reader(), ctx.mind, start, end)
+    return load_window(ctx.store.reader(), ctx.mind, start, end, stimuli.set_result)
 
 
-def _speakers(ctx: JobContext, window: Window) -> tuple[dict[int, str], Authors]:
+def _speakers(ctx: JobContext, stimuli: Future[list[int | None]], window: Future[Window]) -> tuple[dict[int, str], Authors]:
     """Who each of the window's stimuli is from, and each episode's speaker and UTC day as numbers.
 
-    On another worker thread's reader while the episodes are tokenised and
-    their pairs counted: SQLite reads it without the interpreter lock, in
-    the time those take. An episode with no stimulus (or one not found) is
-    the unknown speaker's.
+    On another worker thread's reader, from the moment the episodes'
+    stimuli are read (`stimuli`; their texts are read after them): while
+    the texts are read, tokenised and their pairs counted (SQLite reads
+    without the interpreter lock). An episode with no stimulus (or one
+    not found) is the unknown speaker's.
     """
-    speakers = load_speakers(ctx.store.reader(), {s for s in window.stimuli if s is not None})
-    names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in window.stimuli]
-    return speakers, Authors.of(names, [c[:10] for c in window.created])
+    speakers = load_speakers(ctx.store.reader(), {s for s in stimuli.result() if s is not None})
+    episodes = window.result()
+    names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in episodes.stimuli]
+    return speakers, Authors.of(names, [c[:10] for c in episodes.created])
 
 
 def _find(ctx: JobContext, window: Window, min_episodes: int, speakers: Future[tuple[dict[int, str], Authors]]) -> _Found:
@@ -168,20 +219,27 @@ async def run(ctx: JobContext) -> dict[str, Any]:
     now = ctx.now()
     start = now - span
     # Off the loop: tokenising and clustering a busy month takes a good part of a second; the episodes' speakers
-    # are read meanwhile on another thread, and clustering waits for them once the pairs are counted.
-    considered = await ctx.store.off_loop(lambda: _load(ctx, start, now))
+    # are read meanwhile on another thread, from the moment their stimuli are read (before their texts: once the
+    # whole window was read, that read outlasted tokenising), and clustering waits for them once the pairs are counted.
+    stimuli: Future[list[int | None]] = Future()
+    read: Future[Window] = Future()
     reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="consolidation-speakers")
-    speakers = reading.submit(_speakers, ctx, considered)
+    speakers = reading.submit(_speakers, ctx, stimuli, read)
     reading.shutdown(wait=False)  # the read goes on; its thread ends with it
     try:
+        considered = await ctx.store.off_loop(lambda: _load(ctx, start, now, stimuli))
+        read.set_result(considered)
         found = await ctx.store.off_loop(lambda: _find(ctx, considered, min_episodes, speakers))
-    except BaseException:
+    except BaseException as exc:
+        for waited in (stimuli, read):  # the speakers' thread waits for them: it ends with this
+            if not waited.done():
+                waited.set_exception(exc)
         await asyncio.gather(asyncio.wrap_future(speakers), return_exceptions=True)  # a thread cannot be stopped: let it finish unheard
         raise
     total = len(found.clusters)
 
     wordings: list[Wording] = []
-    written: list[tuple[Plan, Wording, Written | Skipped | NoemaError]] = []
+    settled = _Settled()
     pending: deque[tuple[list[tuple[Plan, Wording]], asyncio.Future[Any]]] = deque()
     batch: list[tuple[Plan, Wording]] = []  # planned, not yet submitted, and their episodes
     held = 0
@@ -204,8 +262,9 @@ async def run(ctx: JobContext) -> dict[str, Any]:
                         results.extend(await submit([one]))
                     except NoemaError as alone:
                         results.append(alone)
-        written.extend((p, w, result) for (p, w), result in zip(clusters, results))
-        ctx.progress(0.4 + 0.55 * len(written) / total, f"writing {len(written)}/{total}")
+        for (p, w), result in zip(clusters, results):
+            settled.add(p, w, result)
+        ctx.progress(0.4 + 0.55 * settled.count / total, f"writing {settled.count}/{total}")
 
     try:
         for index in range(total):
@@ -214,7 +273,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
             if refused is not None:
                 w = Wording(p.plain, reason=refused.reason, detail=f"not asked: an earlier call was refused ({refused.detail})")
             elif ctx.calls_left > 0:
-                ctx.progress(0.4 + 0.55 * len(written) / total, f"wording {index + 1}/{total}")
+                ctx.progress(0.4 + 0.55 * settled.count / total, f"wording {index + 1}/{total}")
                 w = await word(ctx, p, found.terms_of(p.cluster).union())
                 if w.reason in REFUSALS:
                     refused = w
@@ -234,40 +293,7 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         # Wait for what is queued even when something failed, so nothing is written unreported.
         await asyncio.gather(*(fut for _, fut in pending), return_exceptions=True)
 
-    clusters: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
-    clustered = 0
-    for p, w, result in written:
-        if isinstance(result, Written):
-            clustered += len(p.episodes)
-            clusters.append(
-                {
-                    "belief": result.belief,
-                    "memory": result.memory,
-                    "episodes": len(p.episodes),
-                    "proposition": w.text,
-                    **dump(w),
-                    "plain": p.plain,
-                    "terms": p.shown_terms,
-                    "pair": list(p.cluster.pair),
-                    "association": {
-                        "cosine": round(p.cluster.cosine, 4), "lift": round(p.cluster.lift, 4),
-                        "share": round(p.cluster.share, 4), "by": p.cluster.by,
-                    },
-                    "subject": p.subject,
-                    "confidence": result.confidence,
-                    "speakers": dict(p.speakers[:SPEAKERS_NAMED * 3]),
-                    "first": p.first,
-                    "last": p.last,
-                    "belief_event": result.belief_event,
-                    "memory_event": result.memory_event,
-                }
-            )
-        elif isinstance(result, Skipped):
-            skipped.append({"cluster": p.index, "episodes": len(p.episodes), "proposition": w.text, "belief": result.belief, "why": result.reason})
-        else:
-            failed.append({"cluster": p.index, "episodes": len(p.episodes), "error": result.detail})
+    clusters, clustered = settled.clusters, settled.clustered
     outputs: dict[str, Any] = {
         "summary": summary(len(found.window.ids), clustered, len(clusters), min_episodes, window, found.pairs),
         "window": {"from": iso(start), "to": iso(now), "span": window},
@@ -279,8 +305,8 @@ async def run(ctx: JobContext) -> dict[str, Any]:
         "beliefs": [c["belief"] for c in clusters],
         "memories": [c["memory"] for c in clusters],
         "discarded": [w.discarded for w in wordings if w.discarded is not None],
-        "skipped": skipped,
-        "failed": failed,
+        "skipped": settled.skipped,
+        "failed": settled.failed,
     }
     ctx.progress(0.97, "recording")
     mind, job_id, cause = ctx.mind, ctx.job.id, found.cause

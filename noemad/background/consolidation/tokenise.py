@@ -24,7 +24,8 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import chain, repeat
+from functools import cached_property
+from itertools import chain, count, repeat
 
 import numpy as np
 from numpy.typing import NDArray
@@ -160,10 +161,17 @@ class TermTable:
         bodies = ranked[firsts]
         return bodies, np.diff(np.r_[firsts, len(ranked)]), np.searchsorted(bodies, of)
 
+    @cached_property
+    def _entry_starts(self) -> Ints:
+        """Where each body's entries start, and after the last body's, where they end: made once, then read per plan."""
+        starts = np.zeros(self.bodies + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.entry_body, minlength=self.bodies), out=starts[1:])
+        return starts
+
     def entries_of(self, bodies: Ints) -> tuple[Ints, Ints]:
         """The indices of these (ascending) bodies' entries, body by body, and how many each body has."""
-        starts = np.searchsorted(self.entry_body, bodies, side="left")
-        sizes = np.searchsorted(self.entry_body, bodies, side="right") - starts
+        starts = self._entry_starts[bodies]
+        sizes = self._entry_starts[bodies + 1] - starts
         return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum())), sizes
 
 
@@ -174,10 +182,17 @@ class TableTerms:
     table: TermTable
     episodes: Sequence[int]
 
+    @cached_property
+    def _bodies(self) -> tuple[Ints, Ints, Ints, Ints, Ints]:
+        """The episodes' distinct bodies, how many have each, each episode's place among them, and the bodies' entries
+        and how many each has: found once for a plan's counts and hits (a sort of the episodes' bodies each)."""
+        bodies, times, place = self.table.bodies_of(self.episodes)
+        entries, sizes = self.table.entries_of(bodies)
+        return bodies, times, place, entries, sizes
+
     def counts(self) -> Counter[str]:
         """term -> how many of the episodes hold it."""
-        bodies, times, _ = self.table.bodies_of(self.episodes)
-        entries, sizes = self.table.entries_of(bodies)
+        _, times, _, entries, sizes = self._bodies
         count = np.bincount(self.table.entry_term[entries], weights=np.repeat(times, sizes))
         found = np.flatnonzero(count)
         names = self.table.names
@@ -187,8 +202,7 @@ class TableTerms:
         """How many of `keys` each episode holds, in their order."""
         names = self.table.names
         numbers = [i for i in (bisect_left(names, k) for k in set(keys)) if i < len(names) and names[i] in keys]
-        bodies, _, place = self.table.bodies_of(self.episodes)
-        entries, sizes = self.table.entries_of(bodies)
+        bodies, _, place, entries, sizes = self._bodies
         is_key = np.isin(self.table.entry_term[entries], numbers)
         per_body = np.bincount(np.repeat(np.arange(len(bodies)), sizes), weights=is_key, minlength=len(bodies))
         return per_body[place].astype(np.int64).tolist()  # type: ignore[no-any-return]
@@ -200,8 +214,7 @@ class TableTerms:
 
     def union(self) -> set[str]:
         """Every term of the episodes."""
-        bodies, _, _ = self.table.bodies_of(self.episodes)
-        entries, _ = self.table.entries_of(bodies)
+        entries = self._bodies[3]
         return set(map(self.table.names.__getitem__, set(self.table.entry_term[entries].tolist())))
 
 
@@ -231,26 +244,36 @@ def term_table(texts: Sequence[str]) -> TermTable:
     in one pass, and the bodies are told apart by the separators between
     them (a running count), with no loop per body.
     """
-    bodies = _bodies(texts)
-    number: dict[str, int] = dict.fromkeys(bodies, 0)
-    distinct = list(number)
-    number.update(zip(distinct, range(len(distinct))))
-    body_of = np.fromiter(map(number.__getitem__, bodies), dtype=np.int64, count=len(bodies))
+    distinct, body_of = _first_seen(_bodies(texts))
     words = _words(distinct)
     length = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
     if words is None:  # a body holds the separator: cut one by one
         return replace(table_of(body_of, list(map(_cut, distinct))), body_length=length)
-    code: dict[str, int] = dict.fromkeys(words, -1)  # every distinct word; -1 for no content word
-    term_of = _stems(code.keys())
+    spelt, word_of = _first_seen(words)  # every distinct word, and each word's among them
+    term_of = _stems(spelt)
     names = sorted(set(term_of.values()))
     term_number = dict(zip(names, range(len(names))))
-    code.update(zip(term_of, map(term_number.__getitem__, term_of.values())))
+    code = {word: term_number[term] for word, term in term_of.items()}  # -1 for no content word
     code[_SEPARATOR] = -2
-    codes = np.fromiter(map(code.__getitem__, words), dtype=np.int64, count=len(words))
+    codes = np.fromiter(map(code.get, spelt, repeat(-1)), dtype=np.int64, count=len(spelt))[word_of]
     body = np.cumsum(codes == -2)  # a word's body: the separators before it
     content = codes >= 0
     entry_body, entry_term = _distinct_entries(body[content], codes[content], len(names))
     return TermTable(names, len(distinct), body_of, entry_body, entry_term, length)
+
+
+def _first_seen(values: Sequence[str]) -> tuple[list[str], Ints]:
+    """The distinct values in order of first appearance, and each value's number among them.
+
+    One pass with one hash of each value: each is numbered by where it first
+    appears, then those places by their order (a dict of the distinct
+    values first and a lookup of each after cost a fifth more).
+    """
+    at: dict[str, int] = {}
+    first = np.fromiter(map(at.setdefault, values, count()), dtype=np.int64, count=len(values))
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[np.fromiter(at.values(), dtype=np.int64, count=len(at))] = np.arange(len(at))
+    return list(at), rank[first]
 
 
 def table_of(body_of: Ints, terms_by_body: Sequence[Collection[str]]) -> TermTable:
