@@ -324,6 +324,30 @@ def test_turns_go_on_while_stimuli_keep_coming(store: Store) -> None:
     assert ran == ["s1", "a", "s2", "s3", "b", "s4", "s5", "c"]
 
 
+def test_a_thread_made_for_one_read_gives_its_reader_back(store: Store) -> None:
+    """A consolidation reads its speakers on a thread of its own: its connection is closed as it ends, not kept till the store closes."""
+    import sqlite3
+
+    held: list[Any] = []
+
+    def once() -> None:
+        db = store.reader()
+        db.execute("SELECT 1").fetchone()
+        held.append(db)
+        store.drop_reader()
+        store.drop_reader()  # twice is once
+
+    threads = [threading.Thread(target=once) for _ in range(3)]
+    for t in threads:
+        t.start()
+        t.join()
+    assert len({id(db) for db in held}) == 3
+    for db in held:
+        with pytest.raises(sqlite3.ProgrammingError):
+            db.execute("SELECT 1")
+    assert store.reader().execute("SELECT count(*) FROM minds").fetchone() == (1,)  # this thread's own reader is untouched
+
+
 def test_memory_terms_migration_counts_memories_already_stored(tmp_path: Path) -> None:
     from noemad.words import index_stems
     from noemad.store.connection import open_db

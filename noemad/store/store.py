@@ -55,6 +55,17 @@ class Store:
                 self._readers.append(db)
         return db
 
+    def drop_reader(self) -> None:
+        """Close this thread's read-only connection, if it has one: a thread made for one read gives it back as it
+        ends (else each such thread would leave a connection open until the store closes)."""
+        db: Database | None = getattr(self._local, "db", None)
+        if db is None:
+            return
+        self._local.db = None
+        with self._lock:
+            self._readers.remove(db)
+        db.close()
+
     async def off_loop(self, read: Callable[[], T]) -> T:
         """Run `read` (which reads through `reader()`) in a worker thread; a caller cancelled meanwhile waits for it to end.
 

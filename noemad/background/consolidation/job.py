@@ -135,7 +135,10 @@ def _speakers(ctx: JobContext, stimuli: Future[list[int | None]], window: Future
     without the interpreter lock). An episode with no stimulus (or one
     not found) is the unknown speaker's.
     """
-    speakers = load_speakers(ctx.store.reader(), {s for s in stimuli.result() if s is not None})
+    try:
+        speakers = load_speakers(ctx.store.reader(), {s for s in stimuli.result() if s is not None})
+    finally:
+        ctx.store.drop_reader()  # this thread is the run's own: it ends with it
     episodes = window.result()
     names = [UNKNOWN_SPEAKER if s is None else speakers.get(s, UNKNOWN_SPEAKER) for s in episodes.stimuli]
     return speakers, Authors.of(names, [c[:10] for c in episodes.created])
