@@ -54,13 +54,15 @@ def test_predictions_draw_no_source_warnings_and_are_judged_by_calibration(app: 
     predictions = app.ctl_json("predictions", mind)["predictions"]
     assert len(predictions) == 5 and {p["status"] for p in predictions} == {"open"}
     # The outcomes judge them: five misses at 0.9 are overconfidence, which calibration shows and metacognition warns of.
+    # Each outcome is its own turn: a warning competes with a turn's other thoughts for attention, and a turn
+    # over all five outcomes would fill it with their five belief updates.
     out = app.ctl("outcome", str(predictions[0]["id"]), "--miss")
     assert out.returncode == 0, out.stderr
+    settle(app, mind, app.api("GET", f"/minds/{mind}/events", params={"kind": "outcome"}).json()["events"][-1]["id"])
     for p in predictions[1:]:  # the body `noemactl outcome --miss` sends
-        assert app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": p["id"], "result": "miss"}).status_code == 201
-    outcome = app.api("GET", f"/minds/{mind}/events", params={"kind": "outcome"}).json()["events"][-1]
-    app.wait_for(mind, "narrative_updated", since=outcome["id"])
-    app.settle(mind)  # a turn over the earlier ones may have written that narrative: wait for every turn to end
+        answer = app.api("POST", f"/minds/{mind}/events", json={"kind": "outcome", "prediction": p["id"], "result": "miss"})
+        assert answer.status_code == 201
+        settle(app, mind, answer.json()["id"])
     shown = app.ctl("mind", "show", mind)
     # Five misses on one subject are a repeated failure too; still no source check on a bet.
     assert warnings(app, mind) == ["overconfidence", "repeated_failure"], shown.stdout
