@@ -77,7 +77,8 @@ def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_join
         for _ in range(3):
             await asyncio.sleep(0)
         asked = asyncio.ensure_future(app.sup.ingest(mind, Message(author="b", text="late")))  # ...and this, after it
-        await asyncio.sleep(0)
+        for _ in range(3):  # handed to the writer at the end of this turn of the loop, before the writer is let go
+            await asyncio.sleep(0)
         hold.set()
         return (await asked).id
 
