@@ -193,19 +193,33 @@ def fail_first_turn(monkeypatch: Any, message: str = "injected write failure") -
     monkeypatch.setattr(actor_module, "run_turn", failing_once)
 
 
-def hold_turns(monkeypatch: Any) -> asyncio.Event:
-    """Make every turn wait, once started, until the returned event is set (on the engine's loop)."""
+class HeldTurns:
+    """Turns held once started, their stimuli taken, until `release` is set (on the engine's loop)."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = 0  # turns that took their stimuli and wait for `release`
+
+
+def hold_turns(monkeypatch: Any) -> HeldTurns:
+    """Make every turn wait, once it has taken its stimuli, until `release` is set.
+
+    Wait for `started`, not for the actor's `turn_running`: a turn runs from before it
+    takes its stimuli (it first lets the writer commit those still being stored), so a
+    stimulus said after `turn_running` may still be one of its own.
+    """
     from noemad.runtime import actor as actor_module
 
-    release = asyncio.Event()
+    held = HeldTurns()
     real = actor_module.run_turn
 
     async def slow_turn(*args: Any) -> Any:
-        await release.wait()
+        held.started += 1
+        await held.release.wait()
         return await real(*args)
 
     monkeypatch.setattr(actor_module, "run_turn", slow_turn)
-    return release
+    return held
 
 
 class Bridge(httpx.BaseTransport):

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conftest import SCRIPTED_RESPOND
-from inprocess import InProcess, start_app
+from inprocess import InProcess, hold_turns, start_app
 from noemad.events import list_events
 from noemad.gate import sleep as gate_sleep
 from noemad.rules.shape import read_rule
@@ -125,20 +125,12 @@ def test_a_batch_stimulus_taken_by_another_wake_is_absorbed(ada: InProcess) -> N
 
 
 def test_deliveries_during_a_turn_wait_and_go_as_one_turn(ada: InProcess, monkeypatch: pytest.MonkeyPatch) -> None:
-    release = asyncio.Event()
-    real = actor_module.run_turn
-
-    async def slow_turn(*args: Any) -> Any:
-        await release.wait()  # the first turn runs until the test lets it end
-        return await real(*args)
-
-    monkeypatch.setattr(actor_module, "run_turn", slow_turn)
+    held = hold_turns(monkeypatch)  # the first turn runs until the test lets it end
     first = say(ada, "one")
-    actor = ada.sup.actors[MIND]
-    until(ada, lambda: actor.turn_running)
+    until(ada, lambda: held.started)
     second, third = say(ada, "two"), say(ada, "three")
     assert ada.sup.actors[MIND].gate.status(ada.clock.now()).held == 2
-    ada.run(_call(release.set))
+    ada.run(_call(held.release.set))
     ada.settle(MIND)
     one, two = events(ada, "cycle_started")
     assert one["parents"] == [first] and two["parents"] == [second, third]

@@ -167,14 +167,13 @@ def test_a_batch_due_during_a_turn_is_held_and_judged_once_the_turn_ends(
     ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(ada, ROOM)
-    release = hold_turns(monkeypatch)
+    held = hold_turns(monkeypatch)
     say(ada, "a direct question", channel="dm")
-    actor = ada.sup.actors[MIND]
-    until(ada, lambda: actor.turn_running)
+    until(ada, lambda: held.started)
     ambient = say(ada, "anyone?", channel="cli")
     ada.advance(2)
     assert judge.requests == [] and judge_status(ada)["held"] == 1
-    ada.run(_call(release.set))
+    ada.run(_call(held.release.set))
     ada.settle(MIND)
     [request] = judge.requests
     assert request.batch == (ambient,)
@@ -251,13 +250,12 @@ def test_a_verdict_that_comes_after_the_mind_went_to_sleep_does_not_wake_it(ada:
 def test_deliveries_held_for_a_turn_that_runs_into_a_sleep_wait_for_its_end(
     ada: InProcess, judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = hold_turns(monkeypatch)
+    held = hold_turns(monkeypatch)
     say(ada, "a direct question", channel="dm")
-    actor = ada.sup.actors[MIND]
-    until(ada, lambda: actor.turn_running)
+    until(ada, lambda: held.started)
     second = say(ada, "and another", channel="dm")  # the default wakes the mind: held for the running turn
     assert ada.api("POST", f"/minds/{MIND}/sleep", json={"for": "1h"}).status_code == 200
-    ada.run(_call(release.set))
+    ada.run(_call(held.release.set))
     ada.settle(MIND)
     assert len(events(ada, "cycle_started")) == 1  # the held delivery did not start a turn in the sleep
     status = gate_of(ada)

@@ -9,7 +9,6 @@ each test makes its own people and rooms.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import itertools
 import os
@@ -23,7 +22,7 @@ from nio import AsyncClient, RoomCreateResponse, RoomMessagesResponse, RoomSendR
 
 from conftest import SCRIPTED_RESPOND, poll
 from homeserver import Homeserver, People
-from inprocess import InProcess, scripted_app
+from inprocess import HeldTurns, InProcess, scripted_app
 
 SCRIPT = """
 [respond]
@@ -320,7 +319,7 @@ def test_the_homeserver_reaches_nothing_beyond_loopback(homeserver: Homeserver) 
 def test_the_mind_shows_as_typing_in_the_room_while_its_turn_runs(garden: Room, monkeypatch: pytest.MonkeyPatch) -> None:
     from inprocess import hold_turns
 
-    release = garden.engine.run(_held(monkeypatch, hold_turns))
+    held = garden.engine.run(_held(monkeypatch, hold_turns))
     alice = garden.clients["alice"]
     first = garden.people.run(alice.sync(timeout=0))
     since = first.next_batch
@@ -336,12 +335,12 @@ def test_the_mind_shows_as_typing_in_the_room_while_its_turn_runs(garden: Room, 
         return [u for e in events if getattr(e, "users", None) is not None for u in e.users] or []
 
     assert garden.until(lambda: garden.mind.user_id in typing(), "the mind typing") is True
-    garden.engine.loop.call_soon_threadsafe(release.set)
+    garden.engine.loop.call_soon_threadsafe(held.release.set)
     garden.engine.wait_for("ada", "reply")
     garden.until(lambda: typing() == [] or None, "the typing notice off")
 
 
-async def _held(monkeypatch: pytest.MonkeyPatch, hold: Callable[[Any], asyncio.Event]) -> asyncio.Event:
+async def _held(monkeypatch: pytest.MonkeyPatch, hold: Callable[[Any], HeldTurns]) -> HeldTurns:
     return hold(monkeypatch)  # on the engine's loop: the event belongs to it
 
 
