@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import io
 import json
@@ -30,7 +31,7 @@ import threading
 from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from unittest import mock
 
 import httpx
@@ -43,6 +44,7 @@ from noemad.operator import SCOPE_KEY, Operator
 from noemad.paths import Paths, resolve_paths
 from noemad.runtime.supervisor import Supervisor
 from noemad.store import Store
+from noemad.store.writer import Writer
 from noemad.wire import dump
 
 START = "2026-01-01T00:00:00Z"  # the daemon tier's NOEMA_CLOCK start, so both tiers see the same times
@@ -191,6 +193,21 @@ def fail_first_turn(monkeypatch: Any, message: str = "injected write failure") -
         return await real(*args, **kwargs)
 
     monkeypatch.setattr(actor_module, "run_turn", failing_once)
+
+
+class HeldWriter(NamedTuple):
+    """The writer busy with a job of the test's own (`hold_writer`)."""
+
+    release: threading.Event  # set it to let the job end
+    job: concurrent.futures.Future[Any]
+
+
+def hold_writer(writer: Writer) -> HeldWriter:
+    """Occupy the writer with a job that has begun and ends once `release` is set: what is asked meanwhile queues behind it."""
+    started, release = threading.Event(), threading.Event()
+    job = writer.submit(lambda db: (started.set(), release.wait(TIMEOUT)))
+    assert started.wait(TIMEOUT)
+    return HeldWriter(release, job)
 
 
 class HeldTurns:

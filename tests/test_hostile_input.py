@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from inprocess import InProcess, fail_first_turn, start_app
+from inprocess import InProcess, fail_first_turn, hold_writer, start_app
 from noemad.events import EventDraft, append
 
 TOO_BIG = 2**63  # one past SQLite's largest integer
@@ -180,6 +180,16 @@ def _fill_disk(db: Any) -> None:
     db.execute(f"PRAGMA max_page_count = {pages}")
 
 
+def _filling(mind: str) -> Any:
+    """A writer job that fills the disk, then writes more than fits."""
+
+    def job(db: Any) -> None:
+        _fill_disk(db)
+        append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="y" * 60_000), 0)
+
+    return job
+
+
 def _free_disk(db: Any) -> None:
     db.execute("PRAGMA max_page_count = 1073741823")
 
@@ -203,28 +213,14 @@ def test_a_full_disk_answers_507_with_retry_after_and_reads_keep_working(app: In
 
 def test_a_full_disk_fails_every_write_of_its_group_not_the_writer(app: InProcess, mind: str) -> None:
     """SQLITE_FULL rolls back the whole transaction: a job that ran before it in the group was not stored either."""
-    import threading
-
     from noemad.errors import StoreFull
 
     writer = app.sup.store.writer
-    hold, held = threading.Event(), threading.Event()
-
-    def block(db: Any) -> None:
-        held.set()
-        hold.wait(30)
-
-    blocker = writer.submit(block)
-    assert held.wait(30)  # the writer is in the blocker's group: the next two jobs queue up behind it, as one group
+    blocker = hold_writer(writer)  # the writer is in the blocker's group: the next two jobs queue up behind it, as one group
     small = writer.submit(lambda db: append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="small"), 0).id)
-
-    def big(db: Any) -> None:
-        _fill_disk(db)
-        append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="y" * 60_000), 0)
-
-    filler = writer.submit(big)
-    hold.set()
-    blocker.result(30)
+    filler = writer.submit(_filling(mind))
+    blocker.release.set()
+    blocker.job.result(30)
     with pytest.raises(StoreFull):
         filler.result(30)
     with pytest.raises(StoreFull):
@@ -237,36 +233,24 @@ def test_a_full_disk_fails_every_write_of_its_group_not_the_writer(app: InProces
 def test_a_full_disk_answers_the_stimuli_a_group_took_in_and_had_not_run_yet(app: InProcess, mind: str) -> None:
     """Stimuli taken into a turn's group (they go first) and lost with its transaction are answered, never left waiting."""
     import asyncio
-    import threading
 
     from noemad.errors import StoreFull
 
     writer = app.sup.store.writer
-    hold, held = threading.Event(), threading.Event()
-
-    def block(db: Any) -> None:
-        held.set()
-        hold.wait(30)
-
-    blocker = writer.submit(block)  # not first: the stimuli asked while it runs end its group, and run in it
-    assert held.wait(30)
-
-    def big(db: Any) -> None:
-        _fill_disk(db)
-        append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="y" * 60_000), 0)
+    blocker = hold_writer(writer)  # not first: the stimuli asked while it runs end its group, and run in it
 
     async def stimuli() -> list[BaseException | int]:
         asked = [
-            asyncio.ensure_future(writer.run(big, first=True)),
+            asyncio.ensure_future(writer.run(_filling(mind), first=True)),
             asyncio.ensure_future(writer.run(lambda db: append(db, EventDraft(mind=mind, kind="observation", actor="source:probe", text="small"), 0).id, first=True)),
         ]
         for _ in range(3):  # handed to the writer at the end of this turn of the loop
             await asyncio.sleep(0)
-        hold.set()
+        blocker.release.set()
         return await asyncio.wait_for(asyncio.gather(*asked, return_exceptions=True), 30)
 
     outcomes = app.run(stimuli())
-    blocker.result(30)
+    blocker.job.result(30)
     assert [type(o) for o in outcomes] == [StoreFull, StoreFull]
     assert app.api("GET", f"/minds/{mind}/events?kind=observation").json()["events"] == []
     app.run(writer.run(_free_disk))

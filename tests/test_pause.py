@@ -6,7 +6,7 @@ import asyncio
 import threading
 from pathlib import Path
 
-from inprocess import TIMEOUT, InProcess, start_app
+from inprocess import InProcess, hold_writer, start_app
 from noemad.stimuli import Message
 
 
@@ -40,15 +40,7 @@ def _paused_with_the_writer_held(app: InProcess, mind: str) -> tuple[int, thread
     the event that lets the writer go."""
     app.api("POST", f"/minds/{mind}/pause")
     waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()
-    hold, holding = threading.Event(), threading.Event()
-
-    def busy(db: object) -> None:
-        holding.set()
-        hold.wait(TIMEOUT)
-
-    app.sup.store.writer.submit(busy)
-    assert holding.wait(TIMEOUT)
-    return waiting["id"], hold
+    return waiting["id"], hold_writer(app.sup.store.writer).release
 
 
 def test_a_turn_takes_the_stimuli_still_being_stored_when_it_began(app: InProcess, mind: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from inprocess import hold_writer
 from noemad.errors import InvalidLink, ShuttingDown
 from noemad.events import Event, EventDraft, append
 from noemad.minds import create_mind, delete_mind
@@ -172,9 +173,7 @@ def test_close_flushes_queued_work(tmp_path: Path) -> None:
 def _grouped_awaits(store: Store, jobs: list[Any]) -> tuple[list[Any], int]:
     """Await `jobs` from one loop, all queued behind a job that holds the writer so they commit as one group;
     their results, and how many calls the writer made into the loop to answer them."""
-    started, hold = threading.Event(), threading.Event()
-    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
-    assert started.wait(30)
+    hold = hold_writer(store.writer).release
 
     async def main() -> tuple[list[Any], int]:
         loop = asyncio.get_running_loop()
@@ -268,9 +267,7 @@ async def _handed_over() -> None:
 def test_a_stimulus_commits_ahead_of_the_turns_queued_before_it_and_a_turn_under_way_gives_way(store: Store) -> None:
     """A stimulus waits for the one job under way, not for every turn queued before it; the turns keep their order."""
     ran: list[str] = []
-    started, hold = threading.Event(), threading.Event()
-    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
-    assert started.wait(30)
+    hold = hold_writer(store.writer).release
     in_a, release_a = threading.Event(), threading.Event()
 
     async def main() -> list[int]:
@@ -297,9 +294,7 @@ def test_a_stimulus_commits_ahead_of_the_turns_queued_before_it_and_a_turn_under
 def test_turns_go_on_while_stimuli_keep_coming(store: Store) -> None:
     """Each stimulus is asked while the one before it runs: one turn still runs between two of them, none starves."""
     ran: list[str] = []
-    started, hold = threading.Event(), threading.Event()
-    store.writer.submit(lambda db: (started.set(), hold.wait(30)))
-    assert started.wait(30)
+    hold = hold_writer(store.writer).release
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
