@@ -123,63 +123,79 @@ def append(db: Database, draft: EventDraft, now: float, *, links_checked: bool =
     link of the draft exists and is the draft's mind's (a writer that has
     just checked or written what its event names): they are not looked up again.
     """
+    return append_all(db, (draft,), now, links_checked=links_checked)[0]
+
+
+_EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_EVENTS_AT_ONCE = 500  # events one statement inserts (11 values each, well inside SQLite's bound on a statement's values)
+
+
+def append_all(db: Database, drafts: Sequence[EventDraft], now: float, *, links_checked: bool = False) -> list[Event]:
+    """Write several events and their links, in their order: the rows and ids `append` gives them one at a time.
+
+    One statement inserts them (a statement per event was most of recording
+    a turn's episodes), one more their parents and one their refs. Every
+    draft's links are checked (unless `links_checked`) before any is
+    written, so a draft cannot link to another of the same call.
+    """
     if not links_checked:
-        _check_links(db, draft)
+        for draft in drafts:
+            _check_links(db, draft)
     at = iso(now)
-    try:
-        # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
-        data = _DATA_JSON(draft.data)
-    except ValueError:
-        raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
-    cur = db.execute(
-        "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            draft.mind,
-            draft.kind,
-            draft.cycle_id,
-            draft.causation_id,
-            draft.actor,
-            draft.channel,
-            draft.text,
-            data,
-            draft.subject.type if draft.subject else None,
-            draft.subject.id if draft.subject else None,
-            at,
-        ],
-    )
-    event_id = int(cur.lastrowid or 0)
-    parents = tuple(dict.fromkeys(draft.parents))
-    refs = tuple(dict.fromkeys(draft.refs))
-    if parents:
-        db.conn.executemany(
-            "INSERT INTO event_parents (event_id, parent_id, mind) VALUES (?, ?, ?)",
-            [(event_id, p, draft.mind) for p in parents],
+    rows: list[Any] = []
+    for draft in drafts:
+        try:
+            # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
+            data = _DATA_JSON(draft.data)
+        except ValueError:
+            raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
+        subject = draft.subject
+        rows.append((draft.mind, draft.kind, draft.cycle_id, draft.causation_id, draft.actor, draft.channel, draft.text, data,
+                     subject.type if subject else None, subject.id if subject else None, at))
+    ids: list[int] = []
+    for start in range(0, len(rows), _EVENTS_AT_ONCE):
+        chunk = rows[start : start + _EVENTS_AT_ONCE]
+        cur = db.execute(
+            "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at)"
+            f" VALUES {', '.join([_EVENT_ROW] * len(chunk))}",
+            [value for row in chunk for value in row],
         )
-    if refs:
-        db.conn.executemany(
-            "INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)",
-            [(event_id, r.type, r.id, draft.mind) for r in refs],
-        )
-    # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
-    event = object.__new__(Event)
-    object.__setattr__(event, "__dict__", {
-        "id": event_id,
-        "mind": draft.mind,
-        "kind": draft.kind,
-        "actor": draft.actor,
-        "at": at,
-        "channel": draft.channel,
-        "text": draft.text,
-        "data": dict(draft.data),
-        "cycle_id": draft.cycle_id,
-        "causation_id": draft.causation_id,
-        "parents": parents,
-        "refs": refs,
-        "subject": draft.subject,
-    })
-    emit(event)
-    return event
+        # One statement's rows are given ids in the order of its VALUES, one after another (the writer is alone).
+        last = int(cur.lastrowid or 0)
+        ids.extend(range(last - len(chunk) + 1, last + 1))
+    events: list[Event] = []
+    parent_rows: list[tuple[int, int, str]] = []
+    ref_rows: list[tuple[int, str, int, str]] = []
+    for event_id, draft in zip(ids, drafts):
+        parents = tuple(dict.fromkeys(draft.parents))
+        refs = tuple(dict.fromkeys(draft.refs))
+        parent_rows.extend((event_id, p, draft.mind) for p in parents)
+        ref_rows.extend((event_id, r.type, r.id, draft.mind) for r in refs)
+        # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
+        event = object.__new__(Event)
+        object.__setattr__(event, "__dict__", {
+            "id": event_id,
+            "mind": draft.mind,
+            "kind": draft.kind,
+            "actor": draft.actor,
+            "at": at,
+            "channel": draft.channel,
+            "text": draft.text,
+            "data": dict(draft.data),
+            "cycle_id": draft.cycle_id,
+            "causation_id": draft.causation_id,
+            "parents": parents,
+            "refs": refs,
+            "subject": draft.subject,
+        })
+        events.append(event)
+    if parent_rows:
+        db.conn.executemany("INSERT INTO event_parents (event_id, parent_id, mind) VALUES (?, ?, ?)", parent_rows)
+    if ref_rows:
+        db.conn.executemany("INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)", ref_rows)
+    for event in events:
+        emit(event)
+    return events
 
 
 REDACTED = "(redacted)"  # what a redacted stimulus' text reads from then on

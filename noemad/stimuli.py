@@ -27,7 +27,7 @@ import json
 import math
 import types
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin, get_type_hints
 
@@ -98,6 +98,11 @@ class _Stimulus(_Stored):
         stimulus = object.__new__(cls)
         object.__setattr__(stimulus, "__dict__", {name: read(event, data) for name, read in _reader(cls)})
         return stimulus
+
+    @classmethod
+    def field_of(cls, event: Event, name: str) -> Any:
+        """One field of the stimulus `of` would read from `event`, read alone (the gate asks each stimulus for its operator)."""
+        return _field_reads(cls)[name](event, data_of(event, cls.KIND))
 
 
 @wire
@@ -407,6 +412,17 @@ def _reader(cls: type) -> tuple[tuple[str, _Read], ...]:
     return found
 
 
+_FIELD_READS: dict[type, dict[str, _Read]] = {}
+
+
+def _field_reads(cls: type) -> dict[str, _Read]:
+    """`_reader(cls)` by field name."""
+    found = _FIELD_READS.get(cls)
+    if found is None:
+        found = _FIELD_READS[cls] = dict(_reader(cls))
+    return found
+
+
 Stimulus = Message | Observation | Assertion | Correction | GoalStimulus | PredictionStimulus | OutcomeStimulus
 _CLASSES: tuple[type[Stimulus], ...] = (Message, Observation, Assertion, Correction, GoalStimulus, PredictionStimulus, OutcomeStimulus)
 STIMULUS_KINDS = tuple(cls.KIND for cls in _CLASSES)
@@ -417,7 +433,12 @@ _CLAIMED_KINDS: dict[str, type[Message] | type[Observation] | type[Assertion]] =
 
 def stored_by(stimulus: Stimulus, operator: str) -> Stimulus:
     """`stimulus` as the operator `operator` (`operator:root`) stored it: kept beside what it claims (an operator's own are theirs already)."""
-    return replace(stimulus, operator=operator) if isinstance(stimulus, CLAIMED) else stimulus
+    if not isinstance(stimulus, CLAIMED):
+        return stimulus
+    # What replace(stimulus, operator=operator) makes, without the frozen dataclass' __init__ (as `of` does).
+    stored = object.__new__(type(stimulus))
+    object.__setattr__(stored, "__dict__", {**stimulus.__dict__, "operator": operator})
+    return stored
 
 
 def operator_of(event: Event) -> str | None:
@@ -426,7 +447,7 @@ def operator_of(event: Event) -> str | None:
     if is_operator(event.actor):
         return event.actor
     claimed = _CLAIMED_KINDS.get(event.kind)
-    return claimed.of(event).operator if claimed is not None else None
+    return claimed.field_of(event, "operator") if claimed is not None else None
 
 
 def named(event: Event) -> str | None:

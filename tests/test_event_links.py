@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
 from sqlite_utils import Database
 
 from noemad.clock import parse_iso
-from noemad.events import Event, EventDraft, Ref, append, get_event, get_events, latest_events
+from noemad.errors import InvalidLink
+from noemad.events import Event, EventDraft, Ref, append, append_all, get_event, get_events, latest_events
 from noemad.minds import create_mind
 from noemad.store import Store
 
@@ -54,5 +56,46 @@ def test_an_appended_event_is_the_one_read_back(tmp_path: Path) -> None:
         appended = store.writer.run_sync(write)
         assert appended == get_event(store.reader(), appended.id)
         assert list(vars(appended)) == [f.name for f in dataclasses.fields(Event)]  # built as Event(...) builds it
+    finally:
+        store.close()
+
+
+def test_events_appended_together_are_the_rows_appending_each_writes(tmp_path: Path) -> None:
+    def drafts(a: int, b: int) -> list[EventDraft]:
+        return [
+            EventDraft("ada", "note", "operator:root", text="one", data={"n": 1}),
+            EventDraft("ada", "note", "operator:root", parents=[b, a, b], refs=[Ref("event", a)], causation_id=a),
+            EventDraft("ada", "note", "operator:root", channel="cli", refs=[Ref("event", b), Ref("event", a)]),
+        ]
+
+    def rows(db: Database) -> list[list[tuple[object, ...]]]:
+        return [db.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall() for table in ("events", "event_parents", "event_refs")]
+
+    written: list[tuple[list[Event], list[list[tuple[object, ...]]]]] = []
+    for together in (True, False):
+        store = Store(tmp_path / f"{together}.db")
+        try:
+            def write(db: Database) -> list[Event]:
+                create_mind(db, "ada", {}, START, "operator")
+                a, b = (append(db, EventDraft("ada", "message", "user:alice", text=t), START).id for t in "ab")
+                made = drafts(a, b)
+                return append_all(db, made, START) if together else [append(db, d, START) for d in made]
+
+            events = store.writer.run_sync(write)
+            written.append((events, rows(store.reader())))
+        finally:
+            store.close()
+    assert written[0] == written[1]
+    assert [e.id for e in written[0][0]] == [4, 5, 6]
+
+
+def test_events_appended_together_are_checked_before_any_is_written(tmp_path: Path) -> None:
+    store = Store(tmp_path / "n.db")
+    try:
+        store.writer.run_sync(lambda db: create_mind(db, "ada", {}, START, "operator"))
+        bad = [EventDraft("ada", "note", "operator:root"), EventDraft("ada", "note", "operator:root", causation_id=99)]
+        with pytest.raises(InvalidLink, match="event 99 does not exist"):
+            store.writer.run_sync(lambda db: append_all(db, bad, START))
+        assert latest_events(store.reader(), "ada", kinds=["note"]) == []
     finally:
         store.close()

@@ -278,6 +278,24 @@ def test_importance_orders_kinds_and_rewards_specific_text_a_little() -> None:
         importance("x", "dream")
 
 
+@pytest.mark.parametrize(
+    ("text", "details"),
+    [
+        ("Alice met Bob. Then Carol came\nDave left: OK", 2),  # Bob, Carol: each sentence's first word is not a detail
+        ("the deploy of v1.2 at 3pm on day ²", 4),  # a digit anywhere in a word (v1.2 is two: v1, 2)
+        ("Said Alice", 1),
+        ("nothing special here", 0),
+        ("... Alice! Bob? carol; Dave", 0),  # every one starts its sentence
+        ("", 0),
+    ],
+)
+def test_importance_counts_as_details_words_with_digits_and_names_past_a_sentences_start(text: str, details: int) -> None:
+    from noemad.cognition.memory.importance import _details
+    from noemad.words import WORD
+
+    assert _details(text, WORD.findall(text)) == details
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=400), kind=st.sampled_from(["episodic", "semantic", "procedural"]))
 def test_importance_is_bounded_and_deterministic(text: str, kind: str) -> None:

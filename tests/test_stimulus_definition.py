@@ -31,7 +31,7 @@ from noemad.stimuli import (
     Tags,
     _Stimulus,
 )
-from noemad.stimuli import Assertion, Claim, Correction, GoalStimulus, Message, Observation, OutcomeStimulus, PredictionStimulus
+from noemad.stimuli import Assertion, Claim, Correction, GoalStimulus, Message, Observation, OutcomeStimulus, PredictionStimulus, as_stimulus, operator_of, stored_by
 from noemad.wire import HIDDEN, OMIT_EMPTY, body, from_body, wire
 
 
@@ -116,3 +116,28 @@ def test_a_stored_stimulus_reads_back_as_the_object_its_class_makes(stimulus: An
     assert read == stimulus and vars(read) == vars(made) and list(vars(read)) == list(vars(made))
     with pytest.raises(dataclasses.FrozenInstanceError):
         read.kind_of_change = 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "stimulus",
+    [Message(author="alice", text="hi", mentions=("ada",)), Observation(source="ci", text="red", tags=("ci",)), Assertion(source="bob", claim=Claim("x", "y"))],
+    ids=lambda s: type(s).__name__,
+)
+def test_a_stimulus_stored_by_an_operator_is_the_object_replace_makes(stimulus: Any) -> None:
+    # stored_by builds it without the dataclass' __init__ (speed), as `of` does.
+    stored = stored_by(stimulus, "operator:root")
+    made = dataclasses.replace(stimulus, operator="operator:root")
+    assert stored == made and vars(stored) == vars(made) and list(vars(stored)) == list(vars(made))
+    assert stimulus.operator is None  # the one given is left as it was
+
+
+@pytest.mark.parametrize("stored", ["operator:root", None, 7, "alice", ["operator:root"]], ids=repr)
+@pytest.mark.parametrize("kind", ["message", "observation", "assertion"])
+def test_the_operator_of_a_stored_stimulus_is_the_one_its_payload_reads(kind: str, stored: Any) -> None:
+    # operator_of reads the one field alone; it must read what the whole payload reads, leniently as ever.
+    data: dict[str, Any] = {"author": "alice", "source": "ci", "claim": {"proposition": "x", "subject": "y"}}
+    if stored is not None:
+        data["operator"] = stored
+    event = Event(1, "ada", kind, "user:alice", "2026-01-01T00:00:00.000Z", "cli", "hi", data, None, None, (), (), None)
+    assert operator_of(event) == as_stimulus(event).operator  # type: ignore[union-attr]
+    assert operator_of(event) == (stored if stored == "operator:root" else None)

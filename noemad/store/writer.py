@@ -347,6 +347,9 @@ class Writer:
                 taken.append((job, fut))
                 if not fut.set_running_or_notify_cancel():
                     continue
+                if job is _nothing:  # `caught_up`: its place in the queue is all it asks for
+                    outcomes.append((fut, True, None))
+                    continue
                 conn.execute("SAVEPOINT job")
                 _outbox.items = []
                 try:

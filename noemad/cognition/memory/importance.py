@@ -15,6 +15,7 @@ from noemad.cognition.memory.model import (
 from noemad.words import STOP_WORDS, WORD
 
 _SENTENCE = re.compile(r"[.!?:;]\s+|\n")
+_LOG_LENGTH_SATURATION = math.log1p(LENGTH_SATURATION)
 
 
 def importance(text: str, kind: str) -> float:
@@ -36,20 +37,23 @@ def importance(text: str, kind: str) -> float:
     """
     check_kind(kind)
     words = WORD.findall(text)
-    content = sum(1 for w in words if len(w) > 1 and w.lower() not in STOP_WORDS)
-    details = _details(text)
-    length_term = min(1.0, math.log1p(content) / math.log1p(LENGTH_SATURATION))
-    detail_term = min(1.0, details / DETAIL_SATURATION)
+    content = len([w for w in words if len(w) > 1 and w.lower() not in STOP_WORDS])
+    length_term = min(1.0, math.log1p(content) / _LOG_LENGTH_SATURATION)
+    detail_term = min(1.0, _details(text, words) / DETAIL_SATURATION)
     value = KIND_BASE[kind] + SPECIFICITY_WEIGHT * (0.6 * length_term + 0.4 * detail_term)
     return round(min(1.0, max(0.0, value)), 6)
 
 
-def _details(text: str) -> int:
-    """Words with a digit, and capitalised words that do not start a sentence (names, places, acronyms)."""
-    count = 0
-    for sentence in _SENTENCE.split(text):
-        words = WORD.findall(sentence)
-        # No character is both a letter and a digit: a word of letters only (most) is not looked through.
-        count += sum(1 for w in words if not w.isalpha() and any(map(str.isdigit, w)))
-        count += sum(1 for w in words[1:] if w[0].isupper())
+def _details(text: str, words: list[str]) -> int:
+    """Words with a digit, and capitalised words that do not start a sentence (names, places, acronyms); `words`: the text's.
+
+    No word spans a sentence's end (punctuation or a line break), so the
+    capitalised words that do not start one are all the capitalised words
+    but each sentence's first; most texts have none, and no sentence is looked for.
+    """
+    # No character is both a letter and a digit: a word of letters only (most) is not looked through.
+    count = len([w for w in words if not w.isalpha() and any(map(str.isdigit, w))])
+    capitalised = len([w for w in words if w[0].isupper()])
+    if capitalised:
+        count += capitalised - len([s for s in _SENTENCE.split(text) if (first := WORD.search(s)) is not None and first[0][0].isupper()])
     return count

@@ -31,7 +31,7 @@ from noemad.cognition.memory.model import (
 )
 from noemad.cognition.memory.reads import get_memory
 from noemad.errors import Conflict, InvalidInput
-from noemad.events import Event, EventDraft, Ref, append
+from noemad.events import Event, EventDraft, Ref, append, append_all
 from noemad.minds import get_mind
 from noemad.store import savepoint
 from noemad.words import index_stems
@@ -151,10 +151,13 @@ def write_memories(
             checked = [replace(c, cause=cause) for c in checked]
         # Every link of their events is checked by now: each cause and event by _checked, each source as it was linked,
         # each memory as it was written; but the cause cause_citing appended is not.
-        return [
-            _recorded(db, mind, memory_id, c, created_at, now=now, actor=actor, cycle_id=cycle_id, links_checked=cause_citing is None)
-            for memory_id, c in zip(ids, checked)
-        ]
+        events = append_all(
+            db,
+            [_created(mind, memory_id, c, actor=actor, cycle_id=cycle_id) for memory_id, c in zip(ids, checked)],
+            now,
+            links_checked=cause_citing is None,
+        )
+        return [(_memory(mind, memory_id, c, created_at), event) for memory_id, c, event in zip(ids, checked, events)]
 
 
 def _checked(db: Database, mind: str, new: NewMemory, minds: Mapping[int, str]) -> _Checked:
@@ -217,10 +220,8 @@ def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[i
         raise not_linked(db, mind, sorted(set(chain.from_iterable(sources))))
 
 
-def _recorded(
-    db: Database, mind: str, memory_id: int, c: _Checked, created_at: str, *, now: float, actor: str, cycle_id: str | None, links_checked: bool
-) -> tuple[Memory, Event]:
-    """A new memory's `memory_created` event, and the memory."""
+def _created(mind: str, memory_id: int, c: _Checked, *, actor: str, cycle_id: str | None) -> EventDraft:
+    """A new memory's `memory_created` event, to append."""
     refs = [Ref("memory", source) for source in c.sources[:MAX_DERIVED_FROM]]  # sources are in id order
     if c.event_id is not None and c.event_id != c.cause:
         refs.append(Ref("event", c.event_id))  # so the timeline reaches the recorded event
@@ -229,23 +230,22 @@ def _recorded(
         data["derived_from"] = len(c.sources)  # all of them, cited or not
     if c.tags:
         data["tags"] = list(c.tags)
-    event = append(
-        db,
-        EventDraft(
-            mind=mind,
-            kind="memory_created",
-            actor=actor,
-            text=preview(c.text),
-            data=data,
-            cycle_id=cycle_id,
-            causation_id=c.cause,
-            refs=refs,
-            subject=Ref("memory", memory_id),
-        ),
-        now,
-        links_checked=links_checked,
+    return EventDraft(
+        mind=mind,
+        kind="memory_created",
+        actor=actor,
+        text=preview(c.text),
+        data=data,
+        cycle_id=cycle_id,
+        causation_id=c.cause,
+        refs=refs,
+        subject=Ref("memory", memory_id),
     )
-    memory = Memory(
+
+
+def _memory(mind: str, memory_id: int, c: _Checked, created_at: str) -> Memory:
+    """A new memory as stored."""
+    return Memory(
         id=memory_id,
         mind=mind,
         kind=c.kind,  # type: ignore[arg-type]  # checked by check_kind
@@ -259,7 +259,6 @@ def _recorded(
         derived_from=c.sources,
         tags=c.tags,
     )
-    return memory, event
 
 
 def retract(
