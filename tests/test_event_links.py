@@ -99,3 +99,18 @@ def test_events_appended_together_are_checked_before_any_is_written(tmp_path: Pa
         assert latest_events(store.reader(), "ada", kinds=["note"]) == []
     finally:
         store.close()
+
+
+def test_a_number_json_cannot_carry_stored_by_an_older_version_reads_as_null(tmp_path: Path) -> None:
+    store = Store(tmp_path / "n.db")
+    try:
+        def write(db: Database) -> int:
+            create_mind(db, "ada", {}, START, "operator")
+            event = append(db, EventDraft("ada", "note", "operator:root", data={"x": 1}), START)
+            db.execute("UPDATE events SET data = ? WHERE id = ?", ['{"x": NaN, "y": [Infinity, -Infinity, 2]}', event.id])
+            return event.id
+
+        event_id = store.writer.run_sync(write)
+        assert get_event(store.reader(), event_id).data == {"x": None, "y": [None, None, 2]}
+    finally:
+        store.close()
