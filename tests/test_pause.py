@@ -79,6 +79,39 @@ def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_join
     assert started["parents"] == [waiting, stored] and started["id"] > stored
 
 
+def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_three_times(app: InProcess, mind: str) -> None:
+    """Under load a turn waits for the writer once more each time that brought the mind stimuli, so it takes them too."""
+    writer = app.sup.store.writer
+    real = writer.caught_up
+    said: list[int] = []
+    rounds: list[int] = []
+
+    async def busy_catch_up() -> None:
+        # Stimuli keep arriving: one is asked of the writer just before each catch-up, and commits ahead of it.
+        rounds.append(len(rounds) + 1)
+        asked = asyncio.ensure_future(app.sup.ingest(mind, Message(author="b", text=f"busy {len(rounds)}")))
+        await asyncio.sleep(0)
+        await real()
+        said.append((await asked).id)
+
+    app.api("POST", f"/minds/{mind}/pause")
+    waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()["id"]
+    app.run(_patched(writer, "caught_up", busy_catch_up))
+    app.api("POST", f"/minds/{mind}/resume")
+    started = app.wait_for(mind, "cycle_started", waiting)
+    assert rounds == [1, 2, 3]  # each round brought a stimulus; the third is the last
+    assert started["parents"] == [waiting, *said]
+    app.run(_patched(writer, "caught_up", real))
+    app.wait_for(mind, "narrative_updated", started["id"])
+    quiet = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "alone"}).json()["id"]
+    assert app.wait_for(mind, "cycle_started", quiet)["parents"] == [quiet]
+
+
+async def _patched(obj: object, name: str, value: object) -> None:
+    """Set an attribute on the engine's loop, between two of its steps."""
+    setattr(obj, name, value)
+
+
 def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:
     out = app.ctl("pause", mind)
     assert (out.returncode, out.stdout) == (0, "mind ada is paused (mode paused)\n")
