@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from inprocess import InProcess, hold_writer, start_app
+from noemad.runtime.actor import CATCH_UPS
 from noemad.stimuli import Message
 
 
@@ -79,7 +80,7 @@ def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_join
     assert started["parents"] == [waiting, stored] and started["id"] > stored
 
 
-def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_three_times(app: InProcess, mind: str) -> None:
+def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_catch_ups_times(app: InProcess, mind: str) -> None:
     """Under load a turn waits for the writer once more each time that brought the mind stimuli, so it takes them too."""
     writer = app.sup.store.writer
     real = writer.caught_up
@@ -99,7 +100,7 @@ def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_three_t
     app.run(_patched(writer, "caught_up", busy_catch_up))
     app.api("POST", f"/minds/{mind}/resume")
     started = app.wait_for(mind, "cycle_started", waiting)
-    assert rounds == [1, 2, 3]  # each round brought a stimulus; the third is the last
+    assert rounds == list(range(1, CATCH_UPS + 1))  # each round brought a stimulus; the last is the bound
     assert started["parents"] == [waiting, *said]
     app.run(_patched(writer, "caught_up", real))
     app.wait_for(mind, "narrative_updated", started["id"])

@@ -66,7 +66,7 @@ from noemad.turn.run import Turn, TurnResult, run_turn
 log = logging.getLogger("noemad.actor")
 BACKLOG = "stimuli stored before noemad restarted"
 GATE_FAILED = "the gate failed on this stimulus"
-CATCH_UPS = 3  # rounds a turn waits for the writer at most before it takes its stimuli (`MindActor._catch_up`)
+CATCH_UPS = 6  # rounds a turn waits for the writer at most before it takes its stimuli (`MindActor._catch_up`)
 
 
 def pending_stimuli(db: Database, mind: str) -> tuple[int, list[int]]:
@@ -457,9 +457,10 @@ class MindActor:
         """Let the writer commit what was asked of it; again while that brings the mind stimuli, `CATCH_UPS` rounds at most.
 
         Under load each round is one turn of the writer (its stimuli go first), and
-        a turn's work is much the same for 12 stimuli as for 20: with three rounds
-        a turn of the ingest bench took 20 stimuli instead of 13, at a fifth less
-        CPU per stimulus. Without load nothing arrives during the first round.
+        a turn's work is much the same for 13 stimuli as for 23: in the ingest
+        bench (a full cycle per stimulus) a turn took 13-16 stimuli with one round,
+        17-20 with three and 21-25 with six, each step a fifth less CPU per stimulus.
+        Without load nothing arrives during the first round, and the turn starts.
         """
         for _ in range(CATCH_UPS):
             untaken = len(self._untaken)
