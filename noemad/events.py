@@ -7,10 +7,12 @@ evidence refs) are checked here: each must exist and belong to the same mind.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, Literal
 
 from sqlite_utils import Database
@@ -123,11 +125,15 @@ def append(db: Database, draft: EventDraft, now: float, *, links_checked: bool =
     link of the draft exists and is the draft's mind's (a writer that has
     just checked or written what its event names): they are not looked up again.
     """
-    return append_all(db, (draft,), now, links_checked=links_checked)[0]
-
-
-_EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_EVENTS_AT_ONCE = 500  # events one statement inserts (11 values each, well inside SQLite's bound on a statement's values)
+    if not links_checked:
+        _check_links(db, draft)
+    at = iso(now)
+    cur = db.execute(_insert_events(1), _row(draft, at))
+    event = _event(int(cur.lastrowid or 0), draft, at)
+    if event.parents or event.refs:
+        _store_links(db, (event,))
+    emit(event)
+    return event
 
 
 def append_all(db: Database, drafts: Sequence[EventDraft], now: float, *, links_checked: bool = False) -> list[Event]:
@@ -142,60 +148,75 @@ def append_all(db: Database, drafts: Sequence[EventDraft], now: float, *, links_
         for draft in drafts:
             _check_links(db, draft)
     at = iso(now)
-    rows: list[Any] = []
-    for draft in drafts:
-        try:
-            # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
-            data = _DATA_JSON(draft.data)
-        except ValueError:
-            raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
-        subject = draft.subject
-        rows.append((draft.mind, draft.kind, draft.cycle_id, draft.causation_id, draft.actor, draft.channel, draft.text, data,
-                     subject.type if subject else None, subject.id if subject else None, at))
+    rows = [_row(draft, at) for draft in drafts]
     ids: list[int] = []
     for start in range(0, len(rows), _EVENTS_AT_ONCE):
         chunk = rows[start : start + _EVENTS_AT_ONCE]
-        cur = db.execute(
-            "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at)"
-            f" VALUES {', '.join([_EVENT_ROW] * len(chunk))}",
-            [value for row in chunk for value in row],
-        )
+        cur = db.execute(_insert_events(len(chunk)), list(chain.from_iterable(chunk)))
         # One statement's rows are given ids in the order of its VALUES, one after another (the writer is alone).
         last = int(cur.lastrowid or 0)
         ids.extend(range(last - len(chunk) + 1, last + 1))
-    events: list[Event] = []
-    parent_rows: list[tuple[int, int, str]] = []
-    ref_rows: list[tuple[int, str, int, str]] = []
-    for event_id, draft in zip(ids, drafts):
-        parents = tuple(dict.fromkeys(draft.parents))
-        refs = tuple(dict.fromkeys(draft.refs))
-        parent_rows.extend((event_id, p, draft.mind) for p in parents)
-        ref_rows.extend((event_id, r.type, r.id, draft.mind) for r in refs)
-        # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
-        event = object.__new__(Event)
-        object.__setattr__(event, "__dict__", {
-            "id": event_id,
-            "mind": draft.mind,
-            "kind": draft.kind,
-            "actor": draft.actor,
-            "at": at,
-            "channel": draft.channel,
-            "text": draft.text,
-            "data": dict(draft.data),
-            "cycle_id": draft.cycle_id,
-            "causation_id": draft.causation_id,
-            "parents": parents,
-            "refs": refs,
-            "subject": draft.subject,
-        })
-        events.append(event)
-    if parent_rows:
-        db.conn.executemany("INSERT INTO event_parents (event_id, parent_id, mind) VALUES (?, ?, ?)", parent_rows)
-    if ref_rows:
-        db.conn.executemany("INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)", ref_rows)
+    events = [_event(event_id, draft, at) for event_id, draft in zip(ids, drafts)]
+    _store_links(db, events)
     for event in events:
         emit(event)
     return events
+
+
+_EVENTS_AT_ONCE = 500  # events one statement inserts (11 values each, well inside SQLite's bound on a statement's values)
+
+
+@functools.cache
+def _insert_events(rows: int) -> str:
+    """The statement that inserts `rows` events (one string per count, so SQLite's statement cache keeps each)."""
+    return (
+        "INSERT INTO events (mind, kind, cycle_id, causation_id, actor, channel, text, data, subject_type, subject_id, at) VALUES "
+        + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+    )
+
+
+def _row(draft: EventDraft, at: str) -> tuple[Any, ...]:
+    """A draft's values for `_insert_events`, its data as JSON."""
+    try:
+        # JSON has no NaN or Infinity: an event holding one could not be answered to any reader.
+        data = _DATA_JSON(draft.data)
+    except ValueError:
+        raise InvalidInput(f"a {draft.kind} event's data holds a number that is not finite (NaN or Infinity); JSON numbers are finite") from None
+    subject = draft.subject
+    return (draft.mind, draft.kind, draft.cycle_id, draft.causation_id, draft.actor, draft.channel, draft.text, data,
+            subject.type if subject else None, subject.id if subject else None, at)
+
+
+def _event(event_id: int, draft: EventDraft, at: str) -> Event:
+    """The event a draft became, its links without repeats."""
+    # Event(...) without its frozen __init__, as event_from_row makes one (a field at a time was most of building it).
+    event = object.__new__(Event)
+    object.__setattr__(event, "__dict__", {
+        "id": event_id,
+        "mind": draft.mind,
+        "kind": draft.kind,
+        "actor": draft.actor,
+        "at": at,
+        "channel": draft.channel,
+        "text": draft.text,
+        "data": dict(draft.data),
+        "cycle_id": draft.cycle_id,
+        "causation_id": draft.causation_id,
+        "parents": tuple(dict.fromkeys(draft.parents)),
+        "refs": tuple(dict.fromkeys(draft.refs)),
+        "subject": draft.subject,
+    })
+    return event
+
+
+def _store_links(db: Database, events: Sequence[Event]) -> None:
+    """The parents and refs of events just inserted, a statement for each."""
+    parents = [(e.id, p, e.mind) for e in events for p in e.parents]
+    if parents:
+        db.conn.executemany("INSERT INTO event_parents (event_id, parent_id, mind) VALUES (?, ?, ?)", parents)
+    refs = [(e.id, r.type, r.id, e.mind) for e in events for r in e.refs]
+    if refs:
+        db.conn.executemany("INSERT INTO event_refs (event_id, ref_type, ref_id, mind) VALUES (?, ?, ?, ?)", refs)
 
 
 REDACTED = "(redacted)"  # what a redacted stimulus' text reads from then on
