@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import Any
 
 from inprocess import InProcess, hold_writer, start_app
 from noemad.runtime.actor import CATCH_UPS
@@ -80,7 +81,7 @@ def test_a_stimulus_stored_while_a_turn_waits_for_the_writer_goes_ahead_and_join
     assert started["parents"] == [waiting, stored] and started["id"] > stored
 
 
-def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_catch_ups_times(app: InProcess, mind: str) -> None:
+def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_catch_ups_times(app: InProcess, mind: str, monkeypatch: Any) -> None:
     """Under load a turn waits for the writer once more each time that brought the mind stimuli, so it takes them too."""
     writer = app.sup.store.writer
     real = writer.caught_up
@@ -97,20 +98,15 @@ def test_a_turn_catches_up_again_while_stimuli_keep_arriving_and_at_most_catch_u
 
     app.api("POST", f"/minds/{mind}/pause")
     waiting = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "waited"}).json()["id"]
-    app.run(_patched(writer, "caught_up", busy_catch_up))
+    monkeypatch.setattr(writer, "caught_up", busy_catch_up)  # read by the actor when a turn begins
     app.api("POST", f"/minds/{mind}/resume")
     started = app.wait_for(mind, "cycle_started", waiting)
     assert rounds == list(range(1, CATCH_UPS + 1))  # each round brought a stimulus; the last is the bound
     assert started["parents"] == [waiting, *said]
-    app.run(_patched(writer, "caught_up", real))
+    monkeypatch.setattr(writer, "caught_up", real)
     app.wait_for(mind, "narrative_updated", started["id"])
     quiet = app.api("POST", f"/minds/{mind}/events", json={"kind": "message", "author": "a", "text": "alone"}).json()["id"]
     assert app.wait_for(mind, "cycle_started", quiet)["parents"] == [quiet]
-
-
-async def _patched(obj: object, name: str, value: object) -> None:
-    """Set an attribute on the engine's loop, between two of its steps."""
-    setattr(obj, name, value)
 
 
 def test_pause_and_resume_through_the_cli(app: InProcess, mind: str) -> None:
