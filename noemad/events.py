@@ -19,7 +19,7 @@ from sqlite_utils import Database
 
 from noemad.clock import iso
 from noemad.errors import EventNotFound, InvalidInput, InvalidLink
-from noemad.store.writer import emit
+from noemad.store.writer import emit, inserted_ids
 from noemad.wire import wire
 
 RefType = Literal["event", "memory", "belief", "model_call"]
@@ -152,10 +152,7 @@ def append_all(db: Database, drafts: Sequence[EventDraft], now: float, *, links_
     ids: list[int] = []
     for start in range(0, len(rows), _EVENTS_AT_ONCE):
         chunk = rows[start : start + _EVENTS_AT_ONCE]
-        cur = db.execute(_insert_events(len(chunk)), list(chain.from_iterable(chunk)))
-        # One statement's rows are given ids in the order of its VALUES, one after another (the writer is alone).
-        last = int(cur.lastrowid or 0)
-        ids.extend(range(last - len(chunk) + 1, last + 1))
+        ids.extend(inserted_ids(db.execute(_insert_events(len(chunk)), list(chain.from_iterable(chunk))), len(chunk)))
     events = [_event(event_id, draft, at) for event_id, draft in zip(ids, drafts)]
     _store_links(db, events)
     for event in events:

@@ -29,7 +29,7 @@ import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import AfterValidator, BaseModel, Field, PlainSerializer, StringConstraints
 from sqlite_utils import Database
@@ -74,6 +74,9 @@ class _Or_actor:
 OR_ACTOR = _Or_actor()  # `Annotated[Author, OR_ACTOR]`: a stored event without the name reads as its actor, as readers always read it
 
 
+S = TypeVar("S")  # a stimulus class, for `_made`
+
+
 class _Stored:
     """A stimulus' event data is its JSON (noemad/wire.py), the event's own columns left out."""
 
@@ -92,17 +95,24 @@ class _Stimulus(_Stored):
     def of(cls, event: Event) -> Self:
         """The stimulus a stored event of its kind holds."""
         data = data_of(event, cls.KIND)
-        # The object cls(**fields) would make, every field read, without the frozen dataclass' __init__
-        # (a field at a time through object.__setattr__: 40% of reading a message back). No stimulus
-        # class has a __post_init__ to skip; tests/test_stimulus_definition.py compares both ways.
-        stimulus = object.__new__(cls)
-        object.__setattr__(stimulus, "__dict__", {name: read(event, data) for name, read in _reader(cls)})
-        return stimulus
+        return _made(cls, {name: read(event, data) for name, read in _reader(cls).items()})
 
     @classmethod
     def field_of(cls, event: Event, name: str) -> Any:
         """One field of the stimulus `of` would read from `event`, read alone (the gate asks each stimulus for its operator)."""
-        return _field_reads(cls)[name](event, data_of(event, cls.KIND))
+        return _reader(cls)[name](event, data_of(event, cls.KIND))
+
+
+def _made(cls: type[S], fields: dict[str, Any]) -> S:
+    """The object cls(**fields) would make, without the frozen dataclass' __init__.
+
+    Its __init__ sets a field at a time through object.__setattr__: 40% of reading a
+    message back. No stimulus class has a __post_init__ to skip;
+    tests/test_stimulus_definition.py compares both ways.
+    """
+    made = object.__new__(cls)
+    object.__setattr__(made, "__dict__", fields)
+    return made
 
 
 @wire
@@ -400,26 +410,15 @@ def _field_reader(f: dataclasses.Field[Any], hint: Any) -> _Read:
     return lambda event, data: data.get(name, default)
 
 
-_READS: dict[type, tuple[tuple[str, _Read], ...]] = {}  # a dict, not functools.cache: mypy takes no class for a Hashable
+_READS: dict[type, dict[str, _Read]] = {}  # a dict, not functools.cache: mypy takes no class for a Hashable
 
 
-def _reader(cls: type) -> tuple[tuple[str, _Read], ...]:
-    """How each field of the stimulus class `cls` is read back, worked out once from its declaration."""
+def _reader(cls: type) -> dict[str, _Read]:
+    """How each field of the stimulus class `cls` is read back, by name in declaration order, worked out once from its declaration."""
     found = _READS.get(cls)
     if found is None:
         hints = get_type_hints(cls, include_extras=True)
-        found = _READS[cls] = tuple((f.name, _field_reader(f, hints[f.name])) for f in dataclasses.fields(cls))
-    return found
-
-
-_FIELD_READS: dict[type, dict[str, _Read]] = {}
-
-
-def _field_reads(cls: type) -> dict[str, _Read]:
-    """`_reader(cls)` by field name."""
-    found = _FIELD_READS.get(cls)
-    if found is None:
-        found = _FIELD_READS[cls] = dict(_reader(cls))
+        found = _READS[cls] = {f.name: _field_reader(f, hints[f.name]) for f in dataclasses.fields(cls)}
     return found
 
 
@@ -435,10 +434,7 @@ def stored_by(stimulus: Stimulus, operator: str) -> Stimulus:
     """`stimulus` as the operator `operator` (`operator:root`) stored it: kept beside what it claims (an operator's own are theirs already)."""
     if not isinstance(stimulus, CLAIMED):
         return stimulus
-    # What replace(stimulus, operator=operator) makes, without the frozen dataclass' __init__ (as `of` does).
-    stored = object.__new__(type(stimulus))
-    object.__setattr__(stored, "__dict__", {**stimulus.__dict__, "operator": operator})
-    return stored
+    return _made(type(stimulus), {**stimulus.__dict__, "operator": operator})  # replace(stimulus, operator=operator)
 
 
 def operator_of(event: Event) -> str | None:

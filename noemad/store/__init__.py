@@ -3,6 +3,6 @@
 from noemad.store.connection import open_db
 from noemad.store.migrations import migrations
 from noemad.store.store import Store
-from noemad.store.writer import Writer, savepoint
+from noemad.store.writer import Writer, inserted_ids, savepoint
 
-__all__ = ["Store", "Writer", "migrations", "open_db", "savepoint"]
+__all__ = ["Store", "Writer", "inserted_ids", "migrations", "open_db", "savepoint"]

@@ -145,6 +145,16 @@ def _is_full(exc: BaseException) -> bool:
 AfterCommit = Callable[[list[Any]], None]
 
 
+def inserted_ids(cursor: sqlite3.Cursor, rows: int) -> range:
+    """The ids of the `rows` rows one INSERT ... VALUES statement just gave, in the order of its VALUES.
+
+    SQLite gives a statement's rows ids one after another, and in a writer job
+    nothing else inserts meanwhile (the writer is alone).
+    """
+    last = int(cursor.lastrowid or 0)
+    return range(last - rows + 1, last + 1)
+
+
 @contextmanager
 def savepoint(db: Database, name: str) -> Iterator[None]:
     """A part of a writer job that writes all or nothing: what it wrote is rolled back if it raises.

@@ -33,7 +33,7 @@ from noemad.cognition.memory.reads import get_memory
 from noemad.errors import Conflict, InvalidInput
 from noemad.events import Event, EventDraft, Ref, append, append_all
 from noemad.minds import get_mind
-from noemad.store import savepoint
+from noemad.store import inserted_ids, savepoint
 from noemad.words import index_stems
 
 # Document counts per stem and mind; the row with the empty term counts the mind's memories. One
@@ -190,9 +190,7 @@ def _insert(db: Database, mind: str, checked: Sequence[_Checked], created_at: st
         f" VALUES {', '.join([row] * len(checked))}",
         [value for c in checked for value in (mind, c.kind, c.text, created_at, c.importance, c.event_id, json.dumps(c.tags))],
     )
-    # One statement's rows are given ids in the order of its VALUES, one after another (the writer is alone).
-    last = int(cur.lastrowid or 0)
-    return list(range(last - len(checked) + 1, last + 1))
+    return list(inserted_ids(cur, len(checked)))
 
 
 def _link(db: Database, mind: str, ids: Sequence[int], sources: Sequence[tuple[int, ...]]) -> None:
